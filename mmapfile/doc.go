@@ -1,0 +1,62 @@
+// Package mmapfile is mmapkit's memory-mapping layer. It opens a file
+// read-only or read-write, maps the whole file or any byte range of it, and
+// hands out typed slices ([]float64, []int32, …) that alias the mapped
+// pages: reading them reads the file, and, in a read-write mapping, writing
+// them writes the file.
+//
+//	f, err := mmapfile.Open("data.bin")
+//	r, err := f.MapAll()
+//	xs, err := mmapfile.View[float64](r, 64, 1<<20, binary.LittleEndian)
+//	sum := 0.0
+//	for _, x := range xs { sum += x }
+//	f.Close() // xs must not be used after this line
+//
+// The package knows nothing of file formats; packages abf, futhark, daphne
+// and scidb build on it.
+//
+// # What is safe
+//
+//   - A File and its Regions may be used from any number of goroutines.
+//     Writers are serialised by the File.
+//   - Reads of a read-only mapping from many goroutines are safe, also while
+//     another handle of the same process appends to the file (growing a file
+//     never moves or invalidates existing mappings).
+//   - Copying APIs ([Region.ReadAt], [Copy], [Region.WriteAt], [Region.Guard])
+//     turn a fault inside the mapping (SIGBUS after another process truncated
+//     the file, SIGSEGV on a write to a read-only page) into an error wrapping
+//     [ErrFault], instead of crashing the process.
+//   - A read-write open takes an exclusive advisory lock (flock on Unix,
+//     LockFileEx on Windows), so a second writer — in this or another process
+//     — fails with [ErrLocked] or waits, as [Options.Wait] says. Read-only
+//     opens take no lock unless [Options.Lock] asks for a shared one.
+//
+// # What is not safe
+//
+// These are the same caveats as bbolt's, stated plainly:
+//
+//   - Slices returned by [View] and [Region.Bytes] point into the mapping.
+//     After [Region.Unmap] or [File.Close] they point at unmapped memory and
+//     any use crashes the process (SIGSEGV). Copy what must outlive the File.
+//   - Writing through a slice of a read-only mapping crashes the process
+//     (SIGSEGV): the pages are mapped read-only. Use WriteAt for a checked
+//     write.
+//   - If another process truncates the file under a live mapping, reading
+//     the lost pages through a slice raises SIGBUS and kills the process.
+//     Only the copying APIs are guarded; slices cannot be. Advisory locks do
+//     not stop a process that ignores them.
+//   - The race detector does not see accesses to mapped memory. Sharing a
+//     writable slice between goroutines needs the caller's own
+//     synchronisation, exactly as for any Go slice.
+//   - Changes made through a read-write mapping reach the page cache at once
+//     (other mappings of the file see them) but are durable only after
+//     [Region.Sync], [File.Sync] or [File.Close].
+//
+// # Platforms
+//
+// Mapping uses github.com/edsrzf/mmap-go; golang.org/x/sys supplies what it
+// lacks (madvise, ranged msync, fallocate, flock). Offsets are rounded down
+// to the OS mapping granularity internally (the page size on Unix, 64 KiB
+// on Windows) and the result re-sliced, so any byte offset may be mapped.
+// Features an OS lacks (access advice on Windows, preallocation on macOS)
+// return an error wrapping [errors.ErrUnsupported].
+package mmapfile

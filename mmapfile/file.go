@@ -1,0 +1,377 @@
+package mmapfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+
+	"github.com/edsrzf/mmap-go"
+)
+
+// Mode says whether a file is opened for reading only or for reading and
+// writing.
+type Mode int
+
+const (
+	ReadOnly Mode = iota
+	ReadWrite
+)
+
+// LockMode selects the advisory lock an open takes.
+type LockMode int
+
+const (
+	// LockDefault: exclusive for ReadWrite, none for ReadOnly.
+	LockDefault LockMode = iota
+	LockNone
+	LockShared
+	LockExclusive
+)
+
+// Advice is access advice for a mapping (madvise).
+type Advice int
+
+const (
+	AdviceNormal Advice = iota
+	AdviceSequential
+	AdviceRandom
+	AdviceWillNeed
+	AdviceDontNeed
+	AdviceHugePage // transparent huge pages, where the OS has them
+)
+
+// Options configures OpenFile. A nil *Options means the defaults.
+type Options struct {
+	Create   bool        // ReadWrite: create the file if it does not exist
+	Truncate bool        // ReadWrite: truncate the file to 0 bytes
+	Perm     os.FileMode // permissions of a created file; 0 means 0644
+	Lock     LockMode    // see LockMode
+	Wait     bool        // wait for a held lock instead of failing with ErrLocked
+	Advice   Advice      // advice applied to every new mapping
+	Populate bool        // fault every page of each new mapping in at map time
+}
+
+// File is an open file whose contents can be mapped.
+type File struct {
+	mu       sync.Mutex
+	f        *os.File
+	name     string
+	writable bool
+	opts     Options
+	closed   bool
+	regions  map[*Region]struct{}
+}
+
+// Open opens name read-only, with no lock.
+func Open(name string) (*File, error) { return OpenFile(name, ReadOnly, nil) }
+
+// Create creates or truncates name and opens it read-write with an
+// exclusive lock.
+func Create(name string) (*File, error) {
+	return OpenFile(name, ReadWrite, &Options{Create: true, Truncate: true})
+}
+
+// OpenFile opens name in the given mode. A ReadWrite open takes an exclusive
+// advisory lock unless opt says otherwise; when another holder has it the
+// open fails with ErrLocked, or waits if opt.Wait is set.
+func OpenFile(name string, mode Mode, opt *Options) (*File, error) {
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	flag := os.O_RDONLY
+	if mode == ReadWrite {
+		flag = os.O_RDWR
+		if o.Create {
+			flag |= os.O_CREATE
+		}
+	} else if o.Create || o.Truncate {
+		return nil, &Error{File: name, Offset: -1, Op: "open", Err: errors.New("Create and Truncate need ReadWrite")}
+	}
+	perm := o.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	osf, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	lock := o.Lock
+	if lock == LockDefault {
+		lock = LockNone
+		if mode == ReadWrite {
+			lock = LockExclusive
+		}
+	}
+	if lock == LockShared || lock == LockExclusive {
+		if err := lockFile(osf, lock == LockExclusive, o.Wait); err != nil {
+			osf.Close()
+			return nil, &Error{File: name, Offset: -1, Op: "lock", Err: err}
+		}
+	}
+	// Truncate only after the lock is ours, so that a second writer's open
+	// cannot clobber the first writer's file.
+	if mode == ReadWrite && o.Truncate {
+		if err := osf.Truncate(0); err != nil {
+			osf.Close()
+			return nil, err
+		}
+	}
+	return &File{f: osf, name: name, writable: mode == ReadWrite, opts: o, regions: map[*Region]struct{}{}}, nil
+}
+
+// Name returns the name the file was opened with.
+func (f *File) Name() string { return f.name }
+
+// Writable reports whether the file was opened read-write.
+func (f *File) Writable() bool { return f.writable }
+
+// Size returns the file's current size.
+func (f *File) Size() (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, f.errf(-1, "size", ErrClosed)
+	}
+	fi, err := f.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+func (f *File) errf(off int64, op string, err error) error {
+	return &Error{File: f.name, Offset: off, Op: op, Err: err}
+}
+
+// MapAll maps the whole file as it is now. For an empty file it returns an
+// empty region without calling mmap.
+func (f *File) MapAll() (*Region, error) {
+	size, err := f.Size()
+	if err != nil {
+		return nil, err
+	}
+	return f.Map(0, size)
+}
+
+// Map maps length bytes of the file starting at byte offset off, which may
+// be any offset: it is rounded down to the mapping granularity internally.
+// The range must lie within the file (grow the file first to map beyond
+// its end). A zero length gives an empty region and no mmap call. The
+// region is writable if the file is.
+func (f *File) Map(off, length int64) (*Region, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, f.errf(off, "map", ErrClosed)
+	}
+	if off < 0 || length < 0 {
+		return nil, f.errf(off, "map", fmt.Errorf("negative offset or length %d: %w", length, ErrOutOfRange))
+	}
+	fi, err := f.f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	end := off + length
+	if end < off || end > fi.Size() {
+		return nil, f.errf(off, "map", fmt.Errorf("%d bytes wanted, file has %d: %w", length, fi.Size(), ErrOutOfRange))
+	}
+	r := &Region{f: f, off: off, writable: f.writable}
+	if length == 0 {
+		r.data = []byte{}
+		f.regions[r] = struct{}{}
+		return r, nil
+	}
+	g := int64(granularity())
+	base := off - off%g
+	delta := off - base
+	total := delta + length
+	if total > math.MaxInt || total < 0 {
+		return nil, f.errf(off, "map", ErrTooLarge)
+	}
+	prot := mmap.RDONLY
+	if f.writable {
+		prot = mmap.RDWR
+	}
+	m, err := mmap.MapRegion(f.f, int(total), prot, 0, base)
+	if err != nil {
+		return nil, f.errf(off, "map", err)
+	}
+	r.raw = m
+	r.data = m[delta:total:total]
+	f.regions[r] = struct{}{}
+	if f.opts.Advice != AdviceNormal {
+		if err := advise(r.raw, f.opts.Advice); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			r.unmapLocked()
+			return nil, f.errf(off, "madvise", err)
+		}
+	}
+	if f.opts.Populate {
+		if err := r.populate(); err != nil {
+			r.unmapLocked()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// ReadAt reads from the file with pread, not through a mapping.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.isClosed() {
+		return 0, f.errf(off, "read", ErrClosed)
+	}
+	return f.f.ReadAt(p, off)
+}
+
+// WriteAt writes to the file with pwrite, not through a mapping. Mapped
+// regions of the file see the bytes at once (one page cache).
+func (f *File) WriteAt(p []byte, off int64) (int, error) {
+	if !f.writable {
+		return 0, f.errf(off, "write", ErrReadOnly)
+	}
+	if f.isClosed() {
+		return 0, f.errf(off, "write", ErrClosed)
+	}
+	return f.f.WriteAt(p, off)
+}
+
+// OSFile returns the underlying *os.File for writers that stream data. Do
+// not close it, truncate it below a live mapping, or unlock it.
+func (f *File) OSFile() *os.File { return f.f }
+
+func (f *File) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+// Grow extends a read-write file to size bytes (a smaller or equal size does
+// nothing). Where the OS can preallocate (fallocate on Linux) the blocks are
+// reserved now, so a full disk is an error here rather than a SIGBUS when
+// the new pages are first written. Existing regions stay mapped and valid;
+// map the new space with Map or MapAll.
+func (f *File) Grow(size int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.checkWritable("grow"); err != nil {
+		return err
+	}
+	return f.growLocked(size)
+}
+
+func (f *File) growLocked(size int64) error {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return err
+	}
+	cur := fi.Size()
+	if size <= cur {
+		return nil
+	}
+	if err := preallocate(f.f, cur, size-cur); err != nil {
+		if !errors.Is(err, errors.ErrUnsupported) {
+			// Give back what a partial preallocation took.
+			_ = f.f.Truncate(cur)
+			return f.errf(cur, "grow", err)
+		}
+	}
+	if err := f.f.Truncate(size); err != nil {
+		_ = f.f.Truncate(cur)
+		return f.errf(cur, "grow", err)
+	}
+	return nil
+}
+
+// Truncate sets the size of a read-write file. Shrinking below the end of a
+// live region fails with ErrMapped: pages beyond the new end would fault
+// (SIGBUS) on the next access. Unmap those regions first.
+func (f *File) Truncate(size int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.checkWritable("truncate"); err != nil {
+		return err
+	}
+	if size < 0 {
+		return f.errf(size, "truncate", ErrOutOfRange)
+	}
+	fi, err := f.f.Stat()
+	if err != nil {
+		return err
+	}
+	if size < fi.Size() {
+		for r := range f.regions {
+			if r.off+int64(len(r.data)) > size {
+				return f.errf(size, "truncate", ErrMapped)
+			}
+		}
+		return f.f.Truncate(size)
+	}
+	return f.growLocked(size)
+}
+
+func (f *File) checkWritable(op string) error {
+	if f.closed {
+		return f.errf(-1, op, ErrClosed)
+	}
+	if !f.writable {
+		return f.errf(-1, op, ErrReadOnly)
+	}
+	return nil
+}
+
+// Sync flushes every writable region to the file (msync) and then the file
+// itself (fsync), so that data written through mappings and with WriteAt,
+// and the file's size, are durable.
+func (f *File) Sync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errf(-1, "sync", ErrClosed)
+	}
+	return f.syncLocked()
+}
+
+func (f *File) syncLocked() error {
+	if !f.writable {
+		return nil
+	}
+	var first error
+	for r := range f.regions {
+		if err := r.flush(); err != nil && first == nil {
+			first = f.errf(r.off, "msync", err)
+		}
+	}
+	if err := f.f.Sync(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// Close syncs a writable file, unmaps every region, releases the lock and
+// closes the file. Every slice obtained from the file's regions is invalid
+// afterwards. Closing twice returns ErrClosed.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errf(-1, "close", ErrClosed)
+	}
+	first := f.syncLocked()
+	for r := range f.regions {
+		if err := r.unmapLocked(); err != nil && first == nil {
+			first = err
+		}
+	}
+	f.closed = true
+	// Closing the descriptor releases flock and LockFileEx locks.
+	if err := f.f.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+var _ io.ReaderAt = (*File)(nil)
+var _ io.WriterAt = (*File)(nil)

@@ -1,0 +1,233 @@
+package mmapfile
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/edsrzf/mmap-go"
+)
+
+// Region is one mapping of a byte range of a File.
+type Region struct {
+	f        *File
+	raw      mmap.MMap // the granularity-aligned mapping; nil if empty
+	data     []byte    // the requested range within raw
+	off      int64     // file offset of data[0]
+	writable bool
+	mu       sync.RWMutex // guards unmapping against concurrent copies
+	closed   bool
+}
+
+// Bytes returns the mapped bytes. The slice aliases the mapping: it must not
+// be used after Unmap or the File's Close, and must not be written unless
+// the region is writable. It is empty and non-nil for an empty region.
+func (r *Region) Bytes() []byte {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return nil
+	}
+	return r.data
+}
+
+// Offset returns the file offset of the region's first byte.
+func (r *Region) Offset() int64 { return r.off }
+
+// Len returns the region's length in bytes.
+func (r *Region) Len() int { return len(r.data) }
+
+// Writable reports whether the region may be written.
+func (r *Region) Writable() bool { return r.writable }
+
+// File returns the file the region maps.
+func (r *Region) File() *File { return r.f }
+
+func (r *Region) errf(off int64, op string, err error) error {
+	return &Error{File: r.f.name, Offset: off, Op: op, Err: err}
+}
+
+// check validates a region-relative range [off, off+n) and returns it as
+// ints.
+func (r *Region) check(off, n int64, op string) (int, int, error) {
+	if r.closed {
+		return 0, 0, r.errf(r.off+off, op, ErrClosed)
+	}
+	end := off + n
+	if off < 0 || n < 0 || end < off || end > int64(len(r.data)) {
+		return 0, 0, r.errf(r.off+off, op, fmt.Errorf("%d bytes from region offset %d, region has %d: %w", n, off, len(r.data), ErrOutOfRange))
+	}
+	return int(off), int(end), nil
+}
+
+// ReadAt copies len(p) bytes from region offset off into p. A fault while
+// copying (the file was truncated by another process) is an error wrapping
+// ErrFault, not a crash. It implements io.ReaderAt on the region.
+func (r *Region) ReadAt(p []byte, off int64) (int, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	lo, hi, err := r.check(off, int64(len(p)), "read")
+	if err != nil {
+		return 0, err
+	}
+	if err := r.guardLocked(func() { copy(p, r.data[lo:hi]) }); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteAt copies p into the region at region offset off. It fails with
+// ErrReadOnly on a read-only region (instead of the SIGSEGV a direct write
+// would raise) and with ErrFault if the pages are gone.
+func (r *Region) WriteAt(p []byte, off int64) (int, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if !r.writable {
+		return 0, r.errf(r.off+off, "write", ErrReadOnly)
+	}
+	lo, hi, err := r.check(off, int64(len(p)), "write")
+	if err != nil {
+		return 0, err
+	}
+	if err := r.guardLocked(func() { copy(r.data[lo:hi], p) }); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Guard runs fn, turning a memory fault inside this region's mapping into
+// an error wrapping ErrFault. Faults at other addresses are re-raised.
+// The region stays mapped while fn runs.
+func (r *Region) Guard(fn func()) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return r.errf(r.off, "guard", ErrClosed)
+	}
+	return r.guardLocked(fn)
+}
+
+// Sync flushes the region's changes to the file (msync, synchronous).
+func (r *Region) Sync() error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return r.errf(r.off, "sync", ErrClosed)
+	}
+	if err := r.flush(); err != nil {
+		return r.errf(r.off, "msync", err)
+	}
+	return nil
+}
+
+// SyncRange flushes region bytes [off, off+n) (rounded out to whole pages).
+func (r *Region) SyncRange(off, n int64) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	lo, hi, err := r.check(off, n, "sync")
+	if err != nil {
+		return err
+	}
+	if !r.writable || lo == hi {
+		return nil
+	}
+	// Translate to raw coordinates and round to pages.
+	delta := len(r.raw) - len(r.data)
+	ps := os.Getpagesize()
+	a := (lo + delta) / ps * ps // msync wants a page-aligned start
+	b := hi + delta
+	if err := msyncRange(r.raw, a, b); err != nil {
+		return r.errf(r.off+off, "msync", err)
+	}
+	return nil
+}
+
+func (r *Region) flush() error {
+	if !r.writable || r.closed || len(r.raw) == 0 {
+		return nil
+	}
+	return r.raw.Flush()
+}
+
+// Advise gives the OS access advice for the whole region.
+func (r *Region) Advise(a Advice) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return r.errf(r.off, "madvise", ErrClosed)
+	}
+	if len(r.raw) == 0 {
+		return nil
+	}
+	if err := advise(r.raw, a); err != nil {
+		return r.errf(r.off, "madvise", err)
+	}
+	return nil
+}
+
+// Populate faults every page of the region in now (after will-need advice),
+// so later scans do not stall on page faults. Faults become errors.
+func (r *Region) Populate() error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return r.errf(r.off, "populate", ErrClosed)
+	}
+	return r.populate()
+}
+
+func (r *Region) populate() error {
+	if len(r.raw) == 0 {
+		return nil
+	}
+	_ = advise(r.raw, AdviceWillNeed)
+	ps := os.Getpagesize()
+	var sink byte
+	err := r.guardLocked(func() {
+		for i := 0; i < len(r.raw); i += ps {
+			sink += r.raw[i]
+		}
+	})
+	populateSink = sink
+	return err
+}
+
+// populateSink keeps the page-touching loop from being optimised away.
+var populateSink byte
+
+// Unmap releases the region. Slices of it must not be used afterwards.
+// Unmapping twice returns ErrClosed.
+func (r *Region) Unmap() error {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	if r.closed {
+		return r.errf(r.off, "unmap", ErrClosed)
+	}
+	return r.unmapLocked()
+}
+
+// unmapLocked needs f.mu held; it waits for running copies to finish.
+func (r *Region) unmapLocked() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	var err error
+	if len(r.raw) > 0 {
+		if r.writable {
+			err = r.raw.Flush()
+		}
+		if e := r.raw.Unmap(); e != nil && err == nil {
+			err = e
+		}
+	}
+	r.closed = true
+	r.raw = nil
+	r.data = nil
+	delete(r.f.regions, r)
+	if err != nil {
+		return r.errf(r.off, "unmap", err)
+	}
+	return nil
+}

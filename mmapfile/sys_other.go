@@ -1,0 +1,26 @@
+//go:build !unix && !windows
+
+package mmapfile
+
+import (
+	"errors"
+	"os"
+)
+
+func granularity() int { return os.Getpagesize() }
+
+func lockFile(f *os.File, exclusive, wait bool) error { return errors.ErrUnsupported }
+
+func msyncRange(raw []byte, a, b int) error { return errors.ErrUnsupported }
+
+func advise(raw []byte, a Advice) error {
+	if a == AdviceNormal {
+		return nil
+	}
+	return errors.ErrUnsupported
+}
+
+func preallocate(f *os.File, off, n int64) error { return errors.ErrUnsupported }
+
+// DropCache is unsupported here.
+func (f *File) DropCache() error { return errors.ErrUnsupported }

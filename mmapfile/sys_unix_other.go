@@ -1,0 +1,17 @@
+//go:build unix && !linux
+
+package mmapfile
+
+import (
+	"errors"
+	"os"
+)
+
+func hugePageAdvice() (int, bool) { return 0, false }
+
+// preallocate is unsupported here: the file is grown with ftruncate, and a
+// full disk shows up when pages are written.
+func preallocate(f *os.File, off, n int64) error { return errors.ErrUnsupported }
+
+// DropCache is unsupported outside Linux.
+func (f *File) DropCache() error { return errors.ErrUnsupported }

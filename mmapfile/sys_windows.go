@@ -1,0 +1,46 @@
+//go:build windows
+
+package mmapfile
+
+import (
+	"errors"
+	"os"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"golang.org/x/sys/windows"
+)
+
+// Windows maps views at multiples of the allocation granularity.
+func granularity() int { return 64 << 10 }
+
+func lockFile(f *os.File, exclusive, wait bool) error {
+	var flags uint32
+	if exclusive {
+		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	if !wait {
+		flags |= windows.LOCKFILE_FAIL_IMMEDIATELY
+	}
+	ol := new(windows.Overlapped)
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return ErrLocked
+	}
+	return err
+}
+
+func msyncRange(raw []byte, a, b int) error {
+	return windows.FlushViewOfFile(unsafeslice.Addr(raw[a:b]), uintptr(b-a))
+}
+
+func advise(raw []byte, a Advice) error {
+	if a == AdviceNormal {
+		return nil
+	}
+	return errors.ErrUnsupported
+}
+
+func preallocate(f *os.File, off, n int64) error { return errors.ErrUnsupported }
+
+// DropCache is unsupported on Windows.
+func (f *File) DropCache() error { return errors.ErrUnsupported }
