@@ -12,37 +12,37 @@ type Elem interface {
 // TypeOf returns the element type that T stands for. uint8 is U8 and
 // uint32 is U32; use [Char] for Julia Chars and [Float16] for f16.
 func TypeOf[T Elem]() Type {
-	var z T
-	switch any(z).(type) {
-	case int8:
+	// Switching on a nil *T never boxes a value, so this does not allocate.
+	switch any((*T)(nil)).(type) {
+	case *int8:
 		return I8
-	case int16:
+	case *int16:
 		return I16
-	case int32:
+	case *int32:
 		return I32
-	case int64:
+	case *int64:
 		return I64
-	case uint8:
+	case *uint8:
 		return U8
-	case uint16:
+	case *uint16:
 		return U16
-	case uint32:
+	case *uint32:
 		return U32
-	case uint64:
+	case *uint64:
 		return U64
-	case Float16:
+	case *Float16:
 		return F16
-	case float32:
+	case *float32:
 		return F32
-	case float64:
+	case *float64:
 		return F64
-	case bool:
+	case *bool:
 		return Bool
-	case Int128:
+	case *Int128:
 		return I128
-	case Uint128:
+	case *Uint128:
 		return U128
-	case Char:
+	case *Char:
 		return JuliaChar
 	}
 	return Invalid

@@ -23,8 +23,19 @@ func HostOrder() binary.ByteOrder { return hostOrder }
 
 // IsHostOrder reports whether order is this machine's byte order.
 func IsHostOrder(order binary.ByteOrder) bool {
-	b := []byte{1, 0}
-	return order.Uint16(b) == hostOrder.Uint16(b)
+	// Comparing with the known orders keeps the view path free of
+	// allocations; the probe handles any other implementation.
+	switch order {
+	case binary.LittleEndian:
+		return hostOrder == binary.ByteOrder(binary.LittleEndian)
+	case binary.BigEndian:
+		return hostOrder == binary.ByteOrder(binary.BigEndian)
+	case binary.NativeEndian:
+		return true
+	}
+	var b [2]byte
+	b[0] = 1
+	return order.Uint16(b[:]) == hostOrder.Uint16(b[:])
 }
 
 // View returns n elements of type T starting at region offset off, as a
