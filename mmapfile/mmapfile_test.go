@@ -518,3 +518,18 @@ func ExampleView() {
 	fmt.Println(len(ys), sum)
 	// Output: 3 10.5
 }
+
+func TestAdviseRange(t *testing.T) {
+	ps := os.Getpagesize()
+	p, want := writeFile(t, 8*ps)
+	f, err := Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := f.Map(100, int64(7*ps))
+	require.NoError(t, err)
+	require.NoError(t, r.AdviseRange(int64(ps)+5, int64(2*ps), AdviceDontNeed))
+	require.NoError(t, r.AdviseRange(0, 0, AdviceSequential))
+	assert.ErrorIs(t, r.AdviseRange(int64(7*ps), 1, AdviceDontNeed), ErrOutOfRange)
+	// Dropped pages of a file mapping read back from the file.
+	assert.Equal(t, want[100+ps+5:100+3*ps], r.Bytes()[ps+5:3*ps])
+}

@@ -231,3 +231,26 @@ func (r *Region) unmapLocked() error {
 	}
 	return nil
 }
+
+// AdviseRange gives access advice for region bytes [off, off+n), rounded
+// out to whole pages. AdviceDontNeed behind a sequential reader lets the
+// kernel drop pages already read, so a scan of a huge file keeps a small
+// resident set.
+func (r *Region) AdviseRange(off, n int64, a Advice) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	lo, hi, err := r.check(off, n, "madvise")
+	if err != nil {
+		return err
+	}
+	if lo == hi {
+		return nil
+	}
+	delta := len(r.raw) - len(r.data)
+	ps := os.Getpagesize()
+	a0 := (lo + delta) / ps * ps
+	if err := advise(r.raw[a0:hi+delta], a); err != nil {
+		return r.errf(r.off+off, "madvise", err)
+	}
+	return nil
+}
