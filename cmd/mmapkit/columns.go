@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// hostOrder is the byte order of this machine.
+var hostOrder = binary.NativeEndian
+
+// lenOf returns the length of a column's typed slice.
+func lenOf(v any) int {
+	switch v := v.(type) {
+	case []int8:
+		return len(v)
+	case []int16:
+		return len(v)
+	case []int32:
+		return len(v)
+	case []int64:
+		return len(v)
+	case []uint8:
+		return len(v)
+	case []uint16:
+		return len(v)
+	case []uint32:
+		return len(v)
+	case []uint64:
+		return len(v)
+	case []float32:
+		return len(v)
+	case []float64:
+		return len(v)
+	case []bool:
+		return len(v)
+	case []layout.Float16:
+		return len(v)
+	case []string:
+		return len(v)
+	case [][]byte:
+		return len(v)
+	case [][2]int64:
+		return len(v)
+	}
+	return 0
+}
+
+// cellOf formats row k of a column in memory as a CSV cell.
+func cellOf(c *columnData, k int) cell {
+	if c.reason != nil && c.reason[k] >= 0 {
+		return cell{null: true}
+	}
+	return cell{text: formatValue(c.scidbType, c.values, k)}
+}
+
+// formatValue formats element k of a typed column slice as design.md's CSV
+// rules say; SciDB types print as SciDB prints them.
+func formatValue(scidbType string, v any, k int) string {
+	switch v := v.(type) {
+	case []int8:
+		return strconv.FormatInt(int64(v[k]), 10)
+	case []int16:
+		return strconv.FormatInt(int64(v[k]), 10)
+	case []int32:
+		return strconv.FormatInt(int64(v[k]), 10)
+	case []int64:
+		if scidbType == "datetime" {
+			return formatDatetime(v[k])
+		}
+		return strconv.FormatInt(v[k], 10)
+	case []uint8:
+		if scidbType == "char" {
+			return string(v[k : k+1])
+		}
+		return strconv.FormatUint(uint64(v[k]), 10)
+	case []uint16:
+		return strconv.FormatUint(uint64(v[k]), 10)
+	case []uint32:
+		return strconv.FormatUint(uint64(v[k]), 10)
+	case []uint64:
+		return strconv.FormatUint(v[k], 10)
+	case []float32:
+		return strconv.FormatFloat(float64(v[k]), 'g', -1, 32)
+	case []float64:
+		return strconv.FormatFloat(v[k], 'g', -1, 64)
+	case []bool:
+		return strconv.FormatBool(v[k])
+	case []layout.Float16:
+		return strconv.FormatFloat(float64(v[k].Float32()), 'g', -1, 32)
+	case []string:
+		return v[k]
+	case [][]byte:
+		return "0x" + hex.EncodeToString(v[k])
+	case [][2]int64:
+		return formatDatetimeTZ(v[k][0], v[k][1])
+	}
+	return ""
+}
+
+// formatDatetime prints a SciDB datetime (seconds since the epoch, UTC) as
+// SciDB does: %F %T.
+func formatDatetime(s int64) string {
+	return time.Unix(s, 0).UTC().Format("2006-01-02 15:04:05")
+}
+
+// formatDatetimeTZ prints a SciDB datetimetz (local wall clock encoded as
+// UTC seconds, UTC offset in seconds) as SciDB does: "%F %T +hh:mm", with
+// "-" when the offset is ≤ 0.
+func formatDatetimeTZ(local, off int64) string {
+	sign := byte('+')
+	a := off
+	if off <= 0 {
+		sign = '-'
+		a = -off
+	}
+	return fmt.Sprintf("%s %c%02d:%02d", time.Unix(local, 0).UTC().Format("2006-01-02 15:04:05"), sign, a/3600, a%3600/60)
+}
+
+// f64bits and friends decode host-order bytes.
+func f64at(b []byte) float64 { return math.Float64frombits(hostOrder.Uint64(b)) }

@@ -1,0 +1,104 @@
+// Command mmapkit lists, prints, converts and edits array files of
+// AlignedBinaryFormat.jl (ABF), Futhark, DAPHNE and SciDB, mapping them
+// instead of reading them, and runs mmapkit's demo and benchmarks.
+//
+// Usage:
+//
+//	mmapkit ls [--json] FILE
+//	mmapkit cat [--name NAME] FILE
+//	mmapkit convert [flags] IN OUT
+//	mmapkit set FILE NAME INDEX VALUE
+//	mmapkit dataset [options...]
+//	mmapkit demo
+//
+// Errors are printed as "mmapkit: FILE: message" with exit status 1; usage
+// errors exit with status 2; --help on any command prints its help and an
+// example and exits 0. The command-line contract is in design.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(env)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.err != nil {
+			fmt.Fprintln(stderr, "mmapkit: "+ex.message())
+		}
+		return ex.code
+	}
+	// Anything cobra itself reports (unknown command or flag, missing
+	// argument) is a usage error.
+	fmt.Fprintf(stderr, "mmapkit: %v\nRun 'mmapkit --help' for usage.\n", err)
+	return 2
+}
+
+// exitError carries an exit status and the error to print for it.
+type exitError struct {
+	code int
+	file string // the file the error is about, or ""
+	err  error  // nil: print nothing (the command printed its own message)
+}
+
+func (e *exitError) Error() string { return e.message() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// message formats the error as "FILE: message" without repeating the file
+// name: format packages' errors already read "<pkg>: FILE: offset N: msg", and
+// *os.PathError reads "open FILE: reason".
+func (e *exitError) message() string {
+	if e.err == nil {
+		return ""
+	}
+	msg := e.err.Error()
+	if e.file == "" {
+		return msg
+	}
+	if i := strings.Index(msg, e.file+": "); i >= 0 {
+		return e.file + ": " + msg[i+len(e.file)+2:]
+	}
+	return e.file + ": " + msg
+}
+
+// fileErr reports err about file with exit status 1.
+func fileErr(file string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		return err
+	}
+	return &exitError{code: 1, file: file, err: err}
+}
+
+// usageErr reports a usage error (exit status 2).
+func usageErr(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+// fileUsageErr reports a usage error about a file (exit status 2), e.g. a
+// SciDB file without its format string.
+func fileUsageErr(file string, err error) error {
+	return &exitError{code: 2, file: file, err: err}
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mkBin is the mmapkit binary built once for all tests.
+var mkBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mmapkit-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mkBin = filepath.Join(dir, "mmapkit")
+	out, err := exec.Command("go", "build", "-o", mkBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what one run of the binary gave.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// mk runs the binary with args and returns its output and exit status.
+func mk(t testing.TB, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(mkBin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		require.True(t, errors.As(err, &ee), "running mmapkit: %v", err)
+		code = ee.ExitCode()
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// mustMk runs the binary and requires exit status 0.
+func mustMk(t testing.TB, args ...string) string {
+	t.Helper()
+	r := mk(t, args...)
+	require.Equal(t, 0, r.code, "mmapkit %s: stderr: %s", strings.Join(args, " "), r.stderr)
+	return r.stdout
+}
+
+// testdata returns ../../shared/testdata/<format>, skipping when absent.
+func testdata(t testing.TB, format string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "testdata", format)
+	if _, err := os.Stat(dir); err != nil {
+		dir = filepath.Join("..", "..", "shared", "testdata", format)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("%s test data not found at ../shared/testdata/%s (from the project root)", format, format)
+	}
+	return dir
+}
+
+func writeFile(t testing.TB, path, content string) string {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	return path
+}
+
+func TestHelpExitsZeroWithExample(t *testing.T) {
+	top := mustMk(t, "--help")
+	for _, c := range []string{"", "ls", "cat", "convert", "set", "demo", "dataset", "bench"} {
+		args := []string{"--help"}
+		if c != "" {
+			if !strings.Contains(top, "\n  "+c+" ") {
+				t.Logf("command %s is not in this build", c)
+				continue
+			}
+			args = []string{c, "--help"}
+		}
+		r := mk(t, args...)
+		require.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
+		if c != "dataset" {
+			assert.Contains(t, r.stdout, "Examples:", "%v", args)
+			assert.Contains(t, r.stdout, "mmapkit "+c, "%v", args)
+		}
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	csv := writeFile(t, filepath.Join(t.TempDir(), "t.csv"), "a\n1\n")
+	for _, args := range [][]string{
+		{},
+		{"nosuchcommand"},
+		{"ls"},
+		{"ls", "a", "b"},
+		{"ls", "--bogus", csv},
+		{"cat", "--format", "xml", csv},
+		{"ls", "--format", "abf", "--scidb-format", "(int64)", csv},
+		{"ls", "--format", "scidb", csv},
+		{"demo", "extra"},
+		{"demo", "--size", "12"},
+	} {
+		r := mk(t, args...)
+		assert.Equal(t, 2, r.code, "%v: stdout %q stderr %q", args, r.stdout, r.stderr)
+		assert.True(t, strings.HasPrefix(r.stderr, "mmapkit: "), "%v: %q", args, r.stderr)
+		assert.Empty(t, r.stdout, "%v", args)
+	}
+}
+
+func TestErrorsNameTheFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.csv")
+	r := mk(t, "cat", missing)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "mmapkit: "+missing+": no such file or directory\n", r.stderr)
+
+	odd := writeFile(t, filepath.Join(dir, "odd.bin"), "\x01\x02junk")
+	r = mk(t, "ls", odd)
+	assert.Equal(t, 1, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "mmapkit: "+odd+": cannot tell the format"), r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, odd))
+}
+
+func TestSniff(t *testing.T) {
+	for _, c := range []struct {
+		head, want string
+	}{
+		{"", "abf"},
+		{"\x06\x00\x00\x00\x00\x00\x00\x00LITTLE\x02", "abf"},
+		{"\x00\x00\x00\x00\x00\x00\x00\x06BIG   ", "abf"},
+		{"\x00\x04\x00\x00\x00", "abf"},
+		{"\xff\x00", "abf"},
+		{"b\x02\x01 i32", "futhark"},
+		{"  \n-- comment\nb\x02\x00", "futhark"},
+		{"[1, 2]", "futhark"},
+		{"-- only a comment", "futhark"},
+		{"empty([0]i32)", "futhark"},
+		{"true", "futhark"},
+		{"f32.nan", "futhark"},
+		{"42i32", "futhark"},
+		{"\x01\x01\x02", ""},
+		{"hello", ""},
+	} {
+		got, err := sniff([]byte(c.head))
+		if c.want == "" {
+			assert.Error(t, err, "%q", c.head)
+			continue
+		}
+		require.NoError(t, err, "%q", c.head)
+		assert.Equal(t, c.want, got, "%q", c.head)
+	}
+}
+
+func TestCSVInputLsCat(t *testing.T) {
+	dir := t.TempDir()
+	csv := writeFile(t, filepath.Join(dir, "t.csv"), "id,x,label,ok\n1,0.5,\"a,b\",true\n-2,,,false\n3,1e300,\"say \"\"hi\"\"\",true\n")
+	out := mustMk(t, "ls", "--json", csv)
+	var doc struct {
+		File    string           `json:"file"`
+		Format  string           `json:"format"`
+		Version *string          `json:"version"`
+		Records []map[string]any `json:"records"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, csv, doc.File)
+	assert.Equal(t, "csv", doc.Format)
+	assert.Nil(t, doc.Version)
+	require.Len(t, doc.Records, 4)
+	wantTypes := []string{"i64", "f64", "string", "bool"}
+	for i, name := range []string{"id", "x", "label", "ok"} {
+		rec := doc.Records[i]
+		assert.Equal(t, name, rec["name"])
+		assert.Equal(t, wantTypes[i], rec["type"])
+		assert.Equal(t, []any{3.0}, rec["shape"])
+		assert.Equal(t, "row", rec["order"])
+		assert.Contains(t, rec, "offset")
+		assert.Nil(t, rec["offset"])
+	}
+	assert.Equal(t, true, doc.Records[1]["nullable"])
+
+	assert.Equal(t, "id,x,label,ok\n1,0.5,\"a,b\",true\n-2,,,false\n3,1e+300,\"say \"\"hi\"\"\",true\n", mustMk(t, "cat", csv))
+	assert.Equal(t, "label\n\"a,b\"\n\n\"say \"\"hi\"\"\"\n", mustMk(t, "cat", "--name", "label", csv))
+	r := mk(t, "cat", "--name", "nope", csv)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "mmapkit: "+csv+": no such record \"nope\"\n", r.stderr)
+
+	table := mustMk(t, "ls", csv)
+	assert.Equal(t, csv+": csv, 4 record(s)\n"+
+		"NAME   TYPE         SHAPE  ORDER  OFFSET  BYTES\n"+
+		"id     i64          [3]    row    -       -\n"+
+		"x      f64 null     [3]    row    -       -\n"+
+		"label  string null  [3]    row    -       -\n"+
+		"ok     bool         [3]    row    -       -\n", table)
+}
+
+func TestDemoSmall(t *testing.T) {
+	out := mustMk(t, "demo", "--size", "1MiB", "--dir", t.TempDir())
+	assert.Contains(t, out, "filled 131072 f64 (1 MiB)")
+	assert.Contains(t, out, "GB/s")
+	assert.Contains(t, out, "from 21845 to -1 in place")
+	assert.Contains(t, out, "elements 43689..43691 = [21844.5 -1 21845.5]")
+	assert.Contains(t, out, "done in")
+}

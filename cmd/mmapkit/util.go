@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+)
+
+// bytesOf returns the memory of s as bytes, aliasing s.
+func bytesOf[T any](s []T) []byte { return unsafeslice.Bytes(s) }
+
+// castBytes reinterprets b as []T. b must come from an allocation aligned
+// for T (alignedBytes) and hold a whole number of elements.
+func castBytes[T any](b []byte) []T { return unsafeslice.Cast[T](b) }
+
+// alignedBytes allocates n bytes aligned to 16, so that they can be cast to
+// any element type.
+func alignedBytes(n int64) []byte {
+	words := make([]uint64, (n+15)/16*2)
+	return bytesOf(words)[:n]
+}
+
+// byteSize is a flag value of bytes: a number with an optional unit
+// (B, KiB, MiB, GiB, TiB; K, M, G, T and KB, MB, GB, TB mean the same
+// binary units).
+type byteSize int64
+
+func (b *byteSize) String() string { return human(int64(*b)) }
+func (b *byteSize) Type() string   { return "bytes" }
+
+func (b *byteSize) Set(s string) error {
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToLower(strings.TrimSpace(s[len(num):]))
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v < 0 {
+		return fmt.Errorf("invalid size %q", s)
+	}
+	shift := map[string]int{"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+		"g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+	sh, ok := shift[unit]
+	if !ok {
+		return fmt.Errorf("invalid size %q (units: KiB, MiB, GiB, TiB)", s)
+	}
+	if v > math.MaxInt64>>sh {
+		return fmt.Errorf("size %q too large", s)
+	}
+	*b = byteSize(v << sh)
+	return nil
+}
