@@ -1,0 +1,53 @@
+// Package abf reads and writes AlignedBinaryFormat.jl files (.abf) byte for
+// byte as the Julia package does, serves every array as a typed Go slice
+// that aliases the file's mapped pages, and lets programs change arrays on
+// disk in place.
+//
+// An ABF file is a sequence of named records: arrays of fixed-size
+// elements (column-major, each payload aligned to its element size counted
+// from the file start), BitArrays, Strings and opaque serialized Julia
+// values. There is no index or footer, so opening reads every header in
+// order; every field read from the file is checked against the file size,
+// with overflow checks, before anything is allocated or sliced, and bad
+// input gives a [*FormatError] naming the byte offset.
+//
+// Three on-disk formats exist and are detected automatically: A (v0.1–v0.3,
+// a "LITTLE" header with a record count), B (v0.4, read only) and C
+// (v0.5–v0.7, what AlignedBinaryFormat.jl reads today, and what this
+// package writes unless [Options.Format] asks for A).
+//
+//	f, err := abf.OpenFile("data.abf", "r+", nil)
+//	x, err := abf.View[float64](f, "x") // aliases the file
+//	x[0] = -10                          // changes the file
+//	err = f.Close()                     // flushes; x is dead from here on
+//
+// # Modes
+//
+// OpenFile takes Julia's modes: "r" (read), "r+" (read, edit in place,
+// append), "w" (create or truncate, append only), "w+" (create or truncate,
+// read and append) and "a" (create if missing, append only). Unlike
+// upstream, "a" scans the file, so a duplicate key is refused before a
+// byte is written; every failed write truncates the file back to what it
+// was; Sync and Close flush (msync, fsync); read-write opens take an
+// exclusive advisory lock.
+//
+// # What is unsafe
+//
+// These caveats are the same as bbolt's, stated plainly:
+//
+//   - Slices returned by [View], [File.ViewBits] and [File.ViewBytes] point
+//     into the mapping. After [File.Close] they point at unmapped memory and
+//     any use crashes the process. Copy ([Read]) what must outlive the File.
+//   - Writing through a view of a file opened "r" crashes the process
+//     (SIGSEGV): its pages are mapped read-only.
+//   - Views are not guarded against another process truncating the file:
+//     touching lost pages raises SIGBUS and kills the process. Only the
+//     copying functions ([Read], [ReadAt], [File.ReadBits], ...) turn such
+//     faults into errors.
+//   - The race detector cannot see accesses to mapped memory; goroutines
+//     sharing a writable view need their own synchronisation.
+//
+// Upstream cannot read empty BitArrays (it indexes the last chunk of an
+// empty vector); this package reads and writes them, but Julia will fail
+// on such a file.
+package abf

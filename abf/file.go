@@ -1,0 +1,412 @@
+package abf
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Options configures OpenFile. A nil *Options means the zero value.
+type Options struct {
+	// Format is the format of a new or empty file: FormatC (the zero
+	// value) or FormatA. For a file that has contents it must be 0 or the
+	// file's own format.
+	Format Format
+	// Salvage keeps the records before a damaged record instead of failing
+	// (R12); Damage reports the error. In "r+" and "a" the damaged tail is
+	// then cut off the file (and Format A's count rewritten), so that
+	// appends continue after the last good record.
+	Salvage bool
+	// Lenient makes copying reads accept what views refuse: BitArray
+	// unused bits that are set are masked off, and Bool bytes other than
+	// 0 and 1 read as true. Views stay strict.
+	Lenient bool
+}
+
+// regionRef is the mapping that holds a record's payload, made on first use.
+type regionRef struct {
+	p atomic.Pointer[mmapfile.Region]
+}
+
+// writerAt is where appends go: the file, or a fault injector in tests.
+type writerAt interface {
+	WriteAt(p []byte, off int64) (int, error)
+}
+
+// File is an open ABF file. It is safe for concurrent use; writes are
+// serialised.
+type File struct {
+	name     string
+	mode     string
+	readable bool
+	writable bool
+	lenient  bool
+	regular  bool
+	mf       *mmapfile.File // nil for NewReader
+	ra       io.ReaderAt    // NewReader's source
+
+	wmu   sync.Mutex   // serialises writers; taken before mu
+	mu    sync.RWMutex // guards entries, index, closed
+	mapMu sync.Mutex   // serialises lazy mapping
+
+	format   Format
+	entries  []*entry
+	index    map[string]int
+	end      int64 // where the next record starts
+	size     int64 // the file's size as the writer knows it
+	count    int64 // Format A's record count
+	trailing int64
+	damage   error
+	closed   bool
+
+	wr writerAt
+}
+
+// Open opens name for reading (mode "r").
+func Open(name string) (*File, error) { return OpenFile(name, "r", nil) }
+
+// OpenFile opens name in one of Julia's modes:
+//
+//	"r"   read; the file must exist
+//	"r+"  read, edit in place and append; the file must exist
+//	"w"   create or truncate; append only
+//	"w+"  create or truncate; read, edit in place and append
+//	"a"   create if missing; append only (the file is scanned first)
+//
+// Format B files and files with big-endian records cannot be opened for
+// writing (ErrNotWritable).
+func OpenFile(name, mode string, opt *Options) (*File, error) {
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	f := &File{name: name, mode: mode, lenient: o.Lenient}
+	if o.Format > FormatB {
+		return nil, f.errf(-1, nil, "unknown format %v", o.Format)
+	}
+	var err error
+	switch mode {
+	case "r":
+		f.readable = true
+		f.mf, err = mmapfile.Open(name)
+	case "r+":
+		f.readable, f.writable = true, true
+		f.mf, err = mmapfile.OpenFile(name, mmapfile.ReadWrite, nil)
+	case "w", "w+", "a":
+		f.readable, f.writable = mode == "w+", true
+		f.mf, err = mmapfile.OpenFile(name, mmapfile.ReadWrite, &mmapfile.Options{Create: true})
+	default:
+		return nil, f.errf(-1, nil, "mode %q is not one of r, r+, w, w+, a", mode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := f.open(o); err != nil {
+		f.mf.Close()
+		return nil, err
+	}
+	f.wr = f.mf
+	return f, nil
+}
+
+func (f *File) open(o Options) error {
+	fi, err := f.mf.OSFile().Stat()
+	if err != nil {
+		return err
+	}
+	f.regular = fi.Mode().IsRegular()
+	if f.mode == "w" || f.mode == "w+" {
+		if f.regular {
+			// Truncate only now that the lock is ours.
+			if err := f.mf.Truncate(0); err != nil {
+				return err
+			}
+		}
+		return f.create(o.Format)
+	}
+	size, err := f.mf.Size()
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		if o.Format != FormatC && f.mode == "r" {
+			return f.errf(0, nil, "empty file is Format C, not %v", o.Format)
+		}
+		if f.writable {
+			return f.create(o.Format)
+		}
+		f.index = map[string]int{}
+		return nil
+	}
+	whole, err := f.mf.MapAll()
+	if err != nil {
+		return err
+	}
+	in := &input{name: f.name, size: size, mem: whole.Bytes()}
+	var res *parsed
+	var perr error
+	if err := whole.Guard(func() { res, perr = parseFile(in, o.Salvage) }); err != nil {
+		return err
+	}
+	if perr != nil {
+		return perr
+	}
+	if o.Format != FormatC && o.Format != res.format {
+		return f.errf(0, ErrUnsupported, "file is Format %v; Options.Format asks for %v", res.format, o.Format)
+	}
+	f.adopt(res, size)
+	if f.writable {
+		if res.format == FormatB {
+			return f.errf(0, ErrNotWritable, "Format B files are read only")
+		}
+		for _, e := range res.entries {
+			if e.BigEndian {
+				return f.errf(e.Start, ErrNotWritable, "record %q is big-endian; big-endian files are read only", e.Key)
+			}
+		}
+		if res.damage != nil && res.end < size {
+			// Cut the damaged tail away before anything else maps it.
+			if err := whole.Unmap(); err != nil {
+				return err
+			}
+			if err := f.mf.Truncate(res.end); err != nil {
+				return err
+			}
+			f.size = res.end
+			if res.format == FormatA {
+				f.count = int64(len(res.entries))
+				if err := f.putCount(f.count); err != nil {
+					return err
+				}
+			}
+			f.trailing = 0
+			if !f.readable {
+				return nil
+			}
+			if whole, err = f.mf.MapAll(); err != nil {
+				return err
+			}
+		}
+	}
+	if !f.readable {
+		return whole.Unmap()
+	}
+	for _, e := range f.entries {
+		e.reg.p.Store(whole)
+	}
+	return nil
+}
+
+// create starts a new, empty file: nothing for C, the 22-byte header for A.
+func (f *File) create(format Format) error {
+	f.index = map[string]int{}
+	switch format {
+	case FormatC:
+		return nil
+	case FormatA:
+		hdr := append(append([]byte{}, headerALE...), make([]byte, 8)...)
+		if _, err := f.mf.WriteAt(hdr, 0); err != nil {
+			return f.errf(0, err, "writing the Format A header")
+		}
+		f.format, f.end, f.size = FormatA, headerASize, headerASize
+		return nil
+	}
+	return f.errf(-1, ErrUnsupported, "Format %v cannot be written", format)
+}
+
+func (f *File) adopt(res *parsed, size int64) {
+	f.format, f.entries, f.index = res.format, res.entries, res.index
+	f.end, f.size, f.count = res.end, size, res.count
+	f.trailing, f.damage = res.trailing, res.damage
+	if res.format == FormatA && res.damage != nil {
+		f.count = int64(len(res.entries))
+	}
+}
+
+// NewReader parses the ABF file of size bytes that r holds. The File it
+// returns serves copying reads only: View, ViewBits and ViewBytes fail.
+func NewReader(r io.ReaderAt, size int64) (*File, error) {
+	if size < 0 {
+		return nil, &FormatError{Offset: -1, Msg: fmt.Sprintf("negative size %d", size)}
+	}
+	res, err := parseFile(&input{size: size, ra: r}, false)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{mode: "r", readable: true, ra: r}
+	f.adopt(res, size)
+	return f, nil
+}
+
+func (f *File) errf(off int64, err error, format string, args ...any) error {
+	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Format returns the file's format.
+func (f *File) Format() Format {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.format
+}
+
+// Name returns the name the file was opened with ("" for NewReader).
+func (f *File) Name() string { return f.name }
+
+// Records returns a description of every record, in file order.
+func (f *File) Records() []Record {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]Record, len(f.entries))
+	for i, e := range f.entries {
+		out[i] = e.Record.clone()
+	}
+	return out
+}
+
+// Lookup returns the record with the given key.
+func (f *File) Lookup(key string) (Record, bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	i, ok := f.index[key]
+	if !ok {
+		return Record{}, false
+	}
+	return f.entries[i].Record.clone(), true
+}
+
+// Arrays returns one layout descriptor per record, in file order: Type is
+// the element type (layout.Invalid for BitArrays, Strings and serialized
+// records, whose Kind Records gives), Shape the Dims, Order column-major,
+// Offset the payload offset and Size the payload bytes.
+func (f *File) Arrays() []layout.Array {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]layout.Array, len(f.entries))
+	for i, e := range f.entries {
+		out[i] = layout.Array{Name: e.Key, Type: e.Elem, Shape: append([]int64(nil), e.Dims...),
+			Order: layout.ColMajor, Offset: e.DataOffset, Size: e.DataLen}
+	}
+	return out
+}
+
+// TrailingBytes returns the number of bytes after the last record that
+// belong to no record: Format A files may have them (upstream reads only
+// `count` records), and so may a salvaged file.
+func (f *File) TrailingBytes() int64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.trailing
+}
+
+// Damage returns the error that ended a salvaged parse (Options.Salvage),
+// or nil.
+func (f *File) Damage() error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.damage
+}
+
+// Sync makes changes made through views and appends durable (msync, fsync).
+func (f *File) Sync() error {
+	if f.mf == nil {
+		return nil
+	}
+	return f.mf.Sync()
+}
+
+// Close flushes changes, unmaps the file and releases its lock. Every view
+// of the file is invalid afterwards.
+func (f *File) Close() error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errf(-1, os.ErrClosed, "file already closed")
+	}
+	f.closed = true
+	if f.mf == nil {
+		return nil
+	}
+	return f.mf.Close()
+}
+
+// readEntry finds key for reading. f.mu must be read-locked.
+func (f *File) readEntry(key string) (*entry, error) {
+	if f.closed {
+		return nil, f.errf(-1, os.ErrClosed, "file is closed")
+	}
+	if !f.readable {
+		return nil, f.errf(-1, ErrNotReadable, "mode %q cannot read", f.mode)
+	}
+	i, ok := f.index[key]
+	if !ok {
+		return nil, f.errf(-1, ErrNotFound, "no record %q", key)
+	}
+	return f.entries[i], nil
+}
+
+// region returns the mapping that holds e's payload, mapping it on first
+// use (records appended after open).
+func (f *File) region(e *entry) (*mmapfile.Region, error) {
+	if r := e.reg.p.Load(); r != nil {
+		return r, nil
+	}
+	f.mapMu.Lock()
+	defer f.mapMu.Unlock()
+	if r := e.reg.p.Load(); r != nil {
+		return r, nil
+	}
+	r, err := f.mf.Map(e.DataOffset, e.DataLen)
+	if err != nil {
+		return nil, err
+	}
+	e.reg.p.Store(r)
+	return r, nil
+}
+
+// readRaw copies the payload bytes at file offset off into dst, guarded
+// against faults.
+func (f *File) readRaw(e *entry, dst []byte, off int64) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if f.mf == nil {
+		n, err := f.ra.ReadAt(dst, off)
+		if n == len(dst) {
+			return nil
+		}
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return f.errf(off, err, "record %q: read failed", e.Key)
+	}
+	r, err := f.region(e)
+	if err != nil {
+		return err
+	}
+	if _, err := r.ReadAt(dst, off-r.Offset()); err != nil {
+		return f.errf(off, err, "record %q: read failed", e.Key)
+	}
+	return nil
+}
+
+// putCount writes Format A's record count.
+func (f *File) putCount(n int64) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	w := f.wr
+	if w == nil {
+		w = f.mf
+	}
+	if _, err := w.WriteAt(b[:], countOffset); err != nil {
+		return f.errf(countOffset, err, "writing the record count")
+	}
+	return nil
+}

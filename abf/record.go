@@ -1,0 +1,173 @@
+package abf
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// MaxDims is the largest number of dimensions this package accepts (an
+// mmapkit limit; Julia has none).
+const MaxDims = 1024
+
+// Format is one of the three on-disk formats.
+type Format uint8
+
+const (
+	// FormatC is v0.5–v0.7: no file header, 4×nchars string prefixes, one
+	// type string per record. It is the default for new files.
+	FormatC Format = iota
+	// FormatA is v0.1–v0.3: a 22-byte "LITTLE" header with a record count.
+	FormatA
+	// FormatB is v0.4: Format A records with a byte-order flag and no
+	// header. It is read only.
+	FormatB
+)
+
+// String returns "A", "B" or "C", the version `mmapkit ls` prints.
+func (f Format) String() string {
+	switch f {
+	case FormatA:
+		return "A"
+	case FormatB:
+		return "B"
+	case FormatC:
+		return "C"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// Kind is what a record holds.
+type Kind uint8
+
+const (
+	KindArray      Kind = iota // Array{T,N}: Record.Elem says T
+	KindBitArray               // BitArray{N}: packed bits in 64-bit words
+	KindString                 // String: UTF-8 text
+	KindDataType               // DataType: opaque Serialization output
+	KindSerialized             // AbfSerializer{…}: opaque Serialization output
+)
+
+// String returns the name `mmapkit ls` prints for records that are not
+// typed arrays: "bits", "string", "datatype", "serialized" (and "array").
+func (k Kind) String() string {
+	switch k {
+	case KindArray:
+		return "array"
+	case KindBitArray:
+		return "bits"
+	case KindString:
+		return "string"
+	case KindDataType:
+		return "datatype"
+	case KindSerialized:
+		return "serialized"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ElemType is an array's element type.
+type ElemType = layout.Type
+
+// Elem is the set of Go element types of arrays: layout's.
+type Elem = layout.Elem
+
+// Record describes one record of a file.
+type Record struct {
+	Key        string   // the stored key bytes
+	Kind       Kind     // what the record holds
+	Elem       ElemType // element type; KindArray only (layout.Invalid otherwise)
+	Dims       []int64  // Julia's size(x), column-major; String: [nchars]; serialized: nil
+	TypeString string   // C: as stored; A/B: the canonical C spelling
+	BigEndian  bool     // the record's integers and payload are big-endian
+
+	Start      int64 // offset of the record's first byte
+	DataOffset int64 // offset of the payload (aligned for arrays)
+	DataLen    int64 // payload bytes (String: UTF-8 bytes)
+	End        int64 // offset just past the record; the next record starts here
+	Unpadded   bool  // an empty array whose padding upstream never wrote (R9)
+}
+
+// Order returns the storage order of the record's elements: always
+// column-major, as in Julia.
+func (r *Record) Order() layout.Order { return layout.ColMajor }
+
+// Len returns the number of elements: prod(Dims) for arrays and BitArrays
+// (1 for 0-d), the character count for Strings, the byte count for
+// serialized records.
+func (r *Record) Len() int64 {
+	switch r.Kind {
+	case KindArray, KindBitArray:
+		n, err := layout.Count(r.Dims)
+		if err != nil {
+			return 0 // cannot happen for a parsed record
+		}
+		return n
+	case KindString:
+		return r.Dims[0]
+	}
+	return r.DataLen
+}
+
+// Index returns the linear (column-major) position of the 0-based index
+// idx, checking each component: Julia's x[i,j] is Index(i-1, j-1).
+func (r *Record) Index(idx ...int64) (int64, error) {
+	if r.Kind != KindArray && r.Kind != KindBitArray {
+		return 0, fmt.Errorf("abf: record %q is a %v, not an array", r.Key, r.Kind)
+	}
+	p, err := layout.Index(r.Dims, layout.ColMajor, idx...)
+	if err != nil {
+		return 0, fmt.Errorf("abf: record %q: %w", r.Key, err)
+	}
+	return p, nil
+}
+
+// TypeName is the type `mmapkit ls` prints: the element type's name for
+// arrays ("f64", "char", …), else the Kind's.
+func (r *Record) TypeName() string {
+	if r.Kind == KindArray {
+		return r.Elem.String()
+	}
+	return r.Kind.String()
+}
+
+func (r Record) clone() Record {
+	r.Dims = slices.Clone(r.Dims)
+	return r
+}
+
+// juliaNames maps element types to Julia's names, as type strings hold them.
+var juliaNames = map[layout.Type]string{
+	layout.F16: "Float16", layout.F32: "Float32", layout.F64: "Float64",
+	layout.Bool: "Bool", layout.JuliaChar: "Char",
+	layout.I8: "Int8", layout.I16: "Int16", layout.I32: "Int32", layout.I64: "Int64",
+	layout.U8: "UInt8", layout.U16: "UInt16", layout.U32: "UInt32", layout.U64: "UInt64",
+	layout.I128: "Int128", layout.U128: "UInt128",
+}
+
+var juliaTypes = func() map[string]layout.Type {
+	m := make(map[string]layout.Type, len(juliaNames))
+	for t, s := range juliaNames {
+		m[s] = t
+	}
+	return m
+}()
+
+// JuliaName returns the Julia name of an element type ("Float64"), or "".
+func JuliaName(t ElemType) string { return juliaNames[t] }
+
+// canonicalType is the Format C type string of an array or BitArray.
+func canonicalType(kind Kind, elem layout.Type, ndims int) string {
+	switch kind {
+	case KindArray:
+		return fmt.Sprintf("Array{%s,%d}", juliaNames[elem], ndims)
+	case KindBitArray:
+		return fmt.Sprintf("BitArray{%d}", ndims)
+	case KindString:
+		return "String"
+	case KindDataType:
+		return "DataType"
+	}
+	return "AbfSerializer"
+}
