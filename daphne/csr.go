@@ -1,0 +1,245 @@
+package daphne
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+)
+
+// CSR is a compressed sparse row matrix as DAPHNE stores it: row i's
+// entries are ColIdxs[RowOffsets[i]:RowOffsets[i+1]] with the matching
+// Values. A leniently read matrix may break these rules; At, ToDense and
+// Validate check before they index.
+type CSR[T Numeric] struct {
+	Rows, Cols uint64
+	RowOffsets []uint64 // Rows+1 entries
+	ColIdxs    []uint64
+	Values     []T
+
+	// Where the arrays lie in the file they were read from, for error
+	// offsets (-1 when not read from one contiguous layout).
+	file                  string
+	rowAt, colAt, valueAt int64
+}
+
+// NNZ returns the number of stored entries, RowOffsets[Rows] −
+// RowOffsets[0] (0 for a malformed matrix).
+func (m *CSR[T]) NNZ() uint64 {
+	if uint64(len(m.RowOffsets)) != m.Rows+1 || m.RowOffsets[m.Rows] < m.RowOffsets[0] {
+		return 0
+	}
+	return m.RowOffsets[m.Rows] - m.RowOffsets[0]
+}
+
+func (m *CSR[T]) errAt(base int64, i uint64, err error, format string, args ...any) error {
+	off := int64(-1)
+	if base >= 0 {
+		off = base + int64(i)*8
+	}
+	return &FormatError{File: m.file, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// check validates the arrays. Safety checks (lengths, offsets monotone and
+// within the arrays, column indexes < Cols) always apply; strict adds
+// RowOffsets[0] = 0 and column indexes increasing within each row.
+func (m *CSR[T]) check(strict bool) error {
+	if uint64(len(m.RowOffsets)) != m.Rows+1 || m.Rows+1 == 0 {
+		return m.errAt(-1, 0, nil, "%d row offsets for %d rows", len(m.RowOffsets), m.Rows)
+	}
+	if strict && m.RowOffsets[0] != 0 {
+		return m.errAt(m.rowAt, 0, nil, "rowOffsets[0] = %d, want 0", m.RowOffsets[0])
+	}
+	end := m.RowOffsets[m.Rows]
+	if end > uint64(len(m.ColIdxs)) || end > uint64(len(m.Values)) {
+		return m.errAt(m.rowAt, m.Rows, nil, "rowOffsets[%d] = %d beyond %d column indexes and %d values", m.Rows, end, len(m.ColIdxs), len(m.Values))
+	}
+	for i := uint64(0); i < m.Rows; i++ {
+		lo, hi := m.RowOffsets[i], m.RowOffsets[i+1]
+		if hi < lo {
+			return m.errAt(m.rowAt, i+1, nil, "rowOffsets[%d] = %d below rowOffsets[%d] = %d", i+1, hi, i, lo)
+		}
+		for k := lo; k < hi; k++ {
+			j := m.ColIdxs[k]
+			if j >= m.Cols {
+				return m.errAt(m.colAt, k, nil, "row %d: column index %d ≥ %d cols", i, j, m.Cols)
+			}
+			if strict && k > lo && j <= m.ColIdxs[k-1] {
+				return m.errAt(m.colAt, k, nil, "row %d: column index %d not above the previous %d", i, j, m.ColIdxs[k-1])
+			}
+		}
+	}
+	return nil
+}
+
+// Validate checks the matrix as WriteCSR and a strict read do: Rows+1 row
+// offsets starting at 0, never decreasing, within the arrays; column
+// indexes below Cols and increasing within each row.
+func (m *CSR[T]) Validate() error { return m.check(true) }
+
+// At returns element (i, j), after checking the matrix (a leniently read
+// one may be malformed) and the index.
+func (m *CSR[T]) At(i, j uint64) (T, error) {
+	var zero T
+	if err := m.check(false); err != nil {
+		return zero, err
+	}
+	if i >= m.Rows || j >= m.Cols {
+		return zero, &FormatError{File: m.file, Offset: -1, Msg: fmt.Sprintf("index (%d, %d) outside the %d×%d matrix", i, j, m.Rows, m.Cols)}
+	}
+	for k := m.RowOffsets[i]; k < m.RowOffsets[i+1]; k++ {
+		if m.ColIdxs[k] == j {
+			return m.Values[k], nil
+		}
+	}
+	return zero, nil
+}
+
+// ToDense returns the matrix as a row-major dense slice, after checking it.
+// Repeated column indexes in a row (possible in a lenient read) take the
+// last value. maxBytes bounds the result (0: DefaultMaxAlloc).
+func (m *CSR[T]) ToDense(maxBytes int64) ([]T, error) {
+	if err := m.check(false); err != nil {
+		return nil, err
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxAlloc
+	}
+	hi, lo := mul64(m.Rows, m.Cols)
+	s := uint64(unsafeslice.SizeOf[T]())
+	if hi != 0 || lo > uint64(maxBytes)/s {
+		return nil, &FormatError{File: m.file, Offset: -1, Msg: fmt.Sprintf("%d×%d dense result exceeds %d bytes", m.Rows, m.Cols, maxBytes), Err: ErrTooLarge}
+	}
+	out := make([]T, lo)
+	for i := uint64(0); i < m.Rows; i++ {
+		row := out[i*m.Cols : (i+1)*m.Cols]
+		for k := m.RowOffsets[i]; k < m.RowOffsets[i+1]; k++ {
+			row[m.ColIdxs[k]] = m.Values[k]
+		}
+	}
+	return out, nil
+}
+
+// ReadCSR reads a CSR matrix. A DAPHNE (≥ 0.2) file's three arrays are
+// each copied with one bulk memmove and, unless Lenient, validated with
+// the offending entry's offset in the error. Release-0.1, doc-layout, COO,
+// empty and multi-block files are assembled entry by entry.
+func ReadCSR[T Numeric](f *File) (*CSR[T], error) {
+	if f.hdr.Kind != KindCSR {
+		return nil, f.errf(1, ErrKind, "CSR read of a %v file (DAPHNE's \"DT mismatch\")", f.hdr.Kind)
+	}
+	if vt := valueTypeOf[T](); vt != f.hdr.ValueType {
+		return nil, f.errf(headerSize, ErrValueType, "%v read of a %v matrix (DAPHNE's \"VT mismatch\")", vt, f.hdr.ValueType)
+	}
+	if len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && f.blocks[0].Layout == LayoutCurrent {
+		return readCurrentCSR[T](f, f.blocks[0])
+	}
+	return assembleCSR[T](f)
+}
+
+func readCurrentCSR[T Numeric](f *File, b Block) (*CSR[T], error) {
+	s := int64(f.hdr.ValueType.Size())
+	m := &CSR[T]{Rows: uint64(b.Rows), Cols: uint64(b.Cols), file: f.name}
+	m.rowAt = b.DataOffset
+	m.colAt = m.rowAt + 8*(int64(b.Rows)+1)
+	m.valueAt = m.colAt + 8*int64(b.NNZ)
+	var rb, cb, vb []byte
+	m.RowOffsets, rb = alloc[uint64](int(b.Rows) + 1)
+	m.ColIdxs, cb = alloc[uint64](int(b.NNZ))
+	m.Values, vb = alloc[T](int(b.NNZ))
+	for _, a := range []struct {
+		dst  []byte
+		off  int64
+		size int
+	}{{rb, m.rowAt, 8}, {cb, m.colAt, 8}, {vb, m.valueAt, int(s)}} {
+		if err := f.copyBytes(a.dst, a.off); err != nil {
+			return nil, err
+		}
+		toHost(a.dst, a.size)
+	}
+	if !f.opts.Lenient {
+		if err := m.check(true); err != nil {
+			return nil, err
+		}
+		if m.RowOffsets[m.Rows] != b.NNZ {
+			return nil, m.errAt(m.rowAt, m.Rows, nil, "rowOffsets[%d] = %d, want nnz %d", m.Rows, m.RowOffsets[m.Rows], b.NNZ)
+		}
+	}
+	return m, nil
+}
+
+// assembleCSR builds a CSR matrix from any blocks: their stored entries
+// (all non-zero cells of dense blocks) gathered, ordered by row and column
+// when there are several blocks, and compressed.
+func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
+	h := &f.hdr
+	s := int64(h.ValueType.Size())
+	limit := max(f.opts.maxAlloc(), f.size)
+	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
+	if !ok || rowBytes > limit || h.Rows+1 == 0 {
+		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed ReadOptions.MaxAlloc", h.Rows)
+	}
+	var rows, cols []uint64
+	var vals []byte
+	per := 16 + s
+	for _, b := range f.blocks {
+		err := f.eachEntry(b, func(i, j uint64, off int64, v []byte) error {
+			if b.Type == BodyDense && allZero(v) {
+				return nil
+			}
+			if int64(len(rows)+1)*per > limit {
+				return f.errf(off, ErrTooLarge, "more than %d entries exceed ReadOptions.MaxAlloc", len(rows))
+			}
+			rows = append(rows, i)
+			cols = append(cols, j)
+			vals = append(vals, v...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	n := len(rows)
+	perm := make([]int, n)
+	for k := range perm {
+		perm[k] = k
+	}
+	if len(f.blocks) > 1 {
+		sort.SliceStable(perm, func(a, b int) bool {
+			pa, pb := perm[a], perm[b]
+			if rows[pa] != rows[pb] {
+				return rows[pa] < rows[pb]
+			}
+			return cols[pa] < cols[pb]
+		})
+	}
+	m := &CSR[T]{Rows: h.Rows, Cols: h.Cols, file: f.name, rowAt: -1, colAt: -1, valueAt: -1}
+	m.RowOffsets = make([]uint64, h.Rows+1)
+	m.ColIdxs = make([]uint64, n)
+	var vb []byte
+	m.Values, vb = alloc[T](n)
+	for k, p := range perm {
+		m.RowOffsets[rows[p]+1]++
+		m.ColIdxs[k] = cols[p]
+		copy(vb[int64(k)*s:], vals[int64(p)*s:int64(p+1)*s])
+	}
+	for i := uint64(0); i < h.Rows; i++ {
+		m.RowOffsets[i+1] += m.RowOffsets[i]
+	}
+	toHost(vb, int(s))
+	if !f.opts.Lenient {
+		if err := m.check(true); err != nil {
+			return nil, &FormatError{File: f.name, Offset: -1, Msg: "blocks store a cell twice: " + err.Error()}
+		}
+	}
+	return m, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

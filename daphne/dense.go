@@ -1,0 +1,225 @@
+package daphne
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+func checkDense[T Numeric](f *File) error {
+	if f.hdr.Kind != KindDense {
+		return f.errf(1, ErrKind, "DenseMatrix read of a %v file (DAPHNE's \"DT mismatch\")", f.hdr.Kind)
+	}
+	if vt := valueTypeOf[T](); vt != f.hdr.ValueType {
+		return f.errf(headerSize, ErrValueType, "%v read of a %v matrix (DAPHNE's \"VT mismatch\")", vt, f.hdr.ValueType)
+	}
+	return nil
+}
+
+// contiguous reports whether the matrix is one dense block whose values
+// are one run at hdr.DataOffset.
+func (f *File) contiguous() bool {
+	return len(f.blocks) == 1 && f.blocks[0].Type == BodyDense
+}
+
+// elems returns rows·cols as an int, or an error if it cannot be
+// allocated on this platform.
+func (f *File) elems(rows, cols uint64) (int, error) {
+	hi, lo := mul64(rows, cols)
+	if hi != 0 || lo > uint64(maxInt/8) {
+		return 0, f.errf(2, ErrTooLarge, "%d×%d elements do not fit in memory", rows, cols)
+	}
+	return int(lo), nil
+}
+
+// ViewDense returns the matrix's values, row-major, as a slice that
+// aliases the file's mapping. It never copies: it fails (with an error
+// wrapping mmapfile.ErrMisaligned, or ErrNotMapped) when the values cannot
+// be aliased. In DAPHNE's layout values start at byte 45, so only si8 and
+// ui8 matrices can be viewed. The slice is valid until Close.
+func ViewDense[T Numeric](f *File) ([]T, error) {
+	if err := checkDense[T](f); err != nil {
+		return nil, err
+	}
+	if f.mf == nil || !f.contiguous() {
+		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "values are not one mapped run")
+	}
+	n, err := f.elems(f.hdr.Rows, f.hdr.Cols)
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.payloadRegion()
+	if err != nil {
+		return nil, err
+	}
+	v, err := mmapfile.View[T](r, 0, n, binary.LittleEndian)
+	if err != nil {
+		return nil, f.errf(f.hdr.DataOffset, err, "cannot alias: %v", err)
+	}
+	return v, nil
+}
+
+func (f *File) payloadRegion() (*mmapfile.Region, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+	}
+	if f.payload != nil {
+		return f.payload, nil
+	}
+	b := f.blocks[0]
+	r, err := f.mf.Map(b.DataOffset, b.End-b.DataOffset)
+	if err != nil {
+		return nil, f.errf(b.DataOffset, err, "map: %v", err)
+	}
+	f.payload = r
+	return r, nil
+}
+
+// ReadDense returns a copy of the matrix's values, row-major. A DAPHNE
+// file's values are copied with one bulk memmove; multi-block files are
+// assembled block by block.
+func ReadDense[T Numeric](f *File) ([]T, error) {
+	return ReadDenseRange[T](f, 0, f.hdr.Rows, 0, f.hdr.Cols)
+}
+
+// DenseValues returns the matrix's values: aliasing the mapping when the
+// type and alignment allow it (aliased is true; the slice dies at Close),
+// a copy otherwise. It is the default way to read a dense matrix.
+func DenseValues[T Numeric](f *File) (v []T, aliased bool, err error) {
+	if err := checkDense[T](f); err != nil {
+		return nil, false, err
+	}
+	if f.mf != nil && f.contiguous() {
+		if v, err := ViewDense[T](f); err == nil {
+			return v, true, nil
+		} else if !errors.Is(err, mmapfile.ErrMisaligned) {
+			return nil, false, err
+		}
+	}
+	v, err = ReadDense[T](f)
+	return v, false, err
+}
+
+// ReadDenseRange copies rows [r0, r1) and columns [c0, c1) into a new
+// row-major slice of (r1−r0)·(c1−c0) values. It reads (and, for files from
+// Open, maps) only the bytes from the first to the last value of the
+// range; an empty range does no I/O. Streaming a huge matrix in row
+// chunks keeps memory bounded.
+func ReadDenseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) ([]T, error) {
+	if err := checkDense[T](f); err != nil {
+		return nil, err
+	}
+	h := &f.hdr
+	if r0 > r1 || r1 > h.Rows || c0 > c1 || c1 > h.Cols {
+		return nil, &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("range [%d,%d)×[%d,%d) outside the %d×%d matrix", r0, r1, c0, c1, h.Rows, h.Cols)}
+	}
+	n, err := f.elems(r1-r0, c1-c0)
+	if err != nil {
+		return nil, err
+	}
+	s := int64(h.ValueType.Size())
+	if !f.contiguous() {
+		if nb := int64(n) * s; nb > f.opts.maxAlloc() {
+			return nil, f.errf(2, ErrTooLarge, "%d×%d %v cells need %d bytes, ReadOptions.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
+		}
+	}
+	v, dst := alloc[T](n)
+	if n == 0 {
+		return v, nil
+	}
+	if err := f.denseWindow(dst, r0, r1, c0, c1); err != nil {
+		return nil, err
+	}
+	toHost(dst, int(s))
+	return v, nil
+}
+
+// denseWindow fills dst (zeroed) with the window [r0,r1)×[c0,c1), touching
+// only the blocks that intersect it.
+func (f *File) denseWindow(dst []byte, r0, r1, c0, c1 uint64) error {
+	s := int64(f.hdr.ValueType.Size())
+	w := int64(c1 - c0)
+	for _, b := range f.blocks {
+		ir0, ir1 := max(r0, b.RX), min(r1, b.RX+uint64(b.Rows))
+		ic0, ic1 := max(c0, b.CX), min(c1, b.CX+uint64(b.Cols))
+		if ir0 >= ir1 || ic0 >= ic1 {
+			continue
+		}
+		switch b.Type {
+		case BodyEmpty:
+		case BodyDense:
+			bc := int64(b.Cols)
+			src := b.DataOffset + (int64(ir0-b.RX)*bc+int64(ic0-b.CX))*s
+			at := (int64(ir0-r0)*w + int64(ic0-c0)) * s
+			if err := f.copyRows(dst[at:], src, int64(ir1-ir0), bc*s, int64(ic1-ic0)*s, w*s); err != nil {
+				return err
+			}
+		default:
+			err := f.eachEntry(b, func(i, j uint64, _ int64, v []byte) error {
+				if i >= r0 && i < r1 && j >= c0 && j < c1 {
+					copy(dst[(int64(i-r0)*w+int64(j-c0))*s:], v)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SetElement writes one element of a dense matrix in place, through a
+// read-write mapping (Open with ReadOptions.ReadWrite). le holds the
+// value's little-endian bytes, as many as the value type's size. The change
+// reaches the file at once through the page cache and is synced at Close.
+func (f *File) SetElement(row, col uint64, le []byte) error {
+	if f.hdr.Kind != KindDense {
+		return f.errf(1, ErrKind, "SetElement on a %v file", f.hdr.Kind)
+	}
+	if f.mf == nil || !f.mf.Writable() {
+		return f.errf(-1, mmapfile.ErrReadOnly, "SetElement needs a file opened with ReadOptions.ReadWrite")
+	}
+	if !f.contiguous() {
+		return f.errf(-1, errors.ErrUnsupported, "SetElement on a multi-block or non-dense file")
+	}
+	h := &f.hdr
+	if row >= h.Rows || col >= h.Cols {
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("index (%d, %d) outside the %d×%d matrix", row, col, h.Rows, h.Cols)}
+	}
+	s := h.ValueType.Size()
+	if len(le) != s {
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("%d value bytes for a %v element of %d bytes", len(le), h.ValueType, s)}
+	}
+	r, err := f.payloadRegion()
+	if err != nil {
+		return err
+	}
+	off := (int64(row)*int64(h.Cols) + int64(col)) * int64(s)
+	if _, err := r.WriteAt(le, off); err != nil {
+		return f.errf(f.hdr.DataOffset+off, err, "%v", err)
+	}
+	return nil
+}
+
+// Sync flushes changes made with SetElement to the file.
+func (f *File) Sync() error {
+	if f.mf == nil {
+		return nil
+	}
+	return f.mf.Sync()
+}
+
+// ElementBytes returns the little-endian bytes of a value, for SetElement.
+func ElementBytes[T Numeric](v T) []byte {
+	b := make([]byte, valueTypeOf[T]().Size())
+	s, raw := alloc[T](1)
+	s[0] = v
+	copy(b, raw)
+	toHost(b, len(b)) // host to little endian is the same swap
+	return b
+}

@@ -1,0 +1,67 @@
+// Package daphne reads and writes the DAPHNE binary data format (.dbdf)
+// and its JSON .meta sidecar, byte for byte as DAPHNE's implementation
+// (release 0.2 and later) writes them: dense matrices, CSR matrices and
+// frames of the value types si8, si32, si64, ui8, ui32, ui64, f32 and f64.
+//
+// Where DAPHNE's code and its draft documentation (doc/BinaryFormat.md)
+// differ, this package follows the code: value type codes start at 0
+// (si8) and f64 is 7; a matrix is exactly one block at (0, 0) whose values
+// start at byte 45 (dense) or whose arrays start at byte 53 (CSR: u64 row
+// offsets and column indexes); a frame has no block header and its values
+// are interleaved row by row. Release 0.1's CSR layout and the doc-only
+// layouts (empty blocks, COO blocks, the doc's u32 CSR, several blocks with
+// positions) are read but never written. String value types are refused:
+// DAPHNE writes raw std::string objects, memory addresses rather than
+// characters.
+//
+//	f, err := daphne.Open("X.dbdf", nil) // reads X.dbdf.meta if present
+//	v, aliased, err := daphne.DenseValues[float64](f)
+//	...
+//	f.Close() // v must not be used after this if aliased
+//
+// # Strict and lenient reading
+//
+// By default reading is stricter than DAPHNE: the version byte must be 1,
+// the header's u64 dims must equal the block's u32 dims, rx/cx must be 0,
+// the block's value type must equal the header's, CSR row offsets must
+// start at 0, never decrease and end at nnz, column indexes must be below
+// the column count and increase within a row, nothing may follow the data,
+// and a .meta beside the file must agree with it (its keys are named in the
+// error). ReadOptions.Lenient accepts what DAPHNE's reader accepts (Header
+// lists what was waived in Relaxed). No mode relaxes size, bounds,
+// overflow or allocation checks: every size read from a file is checked
+// against the file's size before anything is allocated or sliced, and bad
+// input gives a *FormatError naming the byte offset, never a panic.
+//
+// # Copies and views
+//
+// DAPHNE never pads, so dense values at byte 45 and CSR arrays at 53+8k sit
+// at offsets ≡ 5 (mod 8): only 1-byte types (si8, ui8) can alias the
+// mapping. Reads of other types copy with one bulk memmove per contiguous
+// range, at memory speed. ReadDenseRange and ReadFrameRange map only the
+// bytes of the requested rows, so huge files can be streamed in bounded
+// memory.
+//
+// # What is unsafe
+//
+//   - Slices from ViewDense, and from DenseValues when it reports aliased,
+//     point into the mapping: after Close any use crashes the process.
+//   - Writing through such a slice of a read-only mapping crashes the
+//     process (SIGSEGV). Use Open with ReadOptions.ReadWrite and
+//     SetElement to change values in place.
+//   - If another process truncates the file while a view is live, touching
+//     the lost pages raises SIGBUS. Copying reads are guarded (the fault
+//     becomes an error); views cannot be.
+//
+// # Interchange with DAPHNE
+//
+// DaphneDSL's write() produces .dbdf only for DenseMatrix (f32, f64, si64,
+// ui8 are instantiated), and its read() loads DenseMatrix f32/f64/si64/ui8
+// and CSRMatrix f32/f64 (the latter only when the .meta's numNonZeros makes
+// the matrix sparse enough and --select-matrix-repr is on). DaphneDSL
+// needs the .meta at compile time; the writers here always write it (unless
+// WriteOptions.NoMeta). Frames travel only through DAPHNE's C++
+// readDaphne/writeDaphne; DAPHNE writes garbage bytes in place of frame
+// labels, so labels come from the .meta schema, and this package writes
+// the real label bytes (DAPHNE's reader skips them).
+package daphne

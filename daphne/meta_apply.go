@@ -1,0 +1,86 @@
+package daphne
+
+import (
+	"errors"
+	"fmt"
+)
+
+// applyMeta parses the sidecar and, in strict mode, checks it against the
+// data file. Frames take their labels from it.
+func (f *File) applyMeta(b []byte) error {
+	metaName := f.name + ".meta"
+	if f.name == "" {
+		metaName = ".meta"
+	}
+	m, err := ParseMeta(b)
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.File = metaName
+		}
+		if f.opts.Lenient {
+			f.relax("%s ignored: %v", metaName, err)
+			return nil
+		}
+		return err
+	}
+	if err := f.checkMeta(m); err != nil {
+		if f.opts.Lenient {
+			f.relax("%s ignored: %s", metaName, err.Error())
+			return nil
+		}
+		return &FormatError{File: metaName, Offset: -1, Msg: err.Error(), Err: ErrMeta}
+	}
+	f.hdr.Meta = m
+	return nil
+}
+
+func (f *File) checkMeta(m *Meta) error {
+	h := &f.hdr
+	if m.NumRows != h.Rows {
+		return fmt.Errorf(`key "numRows": %d, the file has %d rows`, m.NumRows, h.Rows)
+	}
+	if m.NumCols != h.Cols {
+		return fmt.Errorf(`key "numCols": %d, the file has %d cols`, m.NumCols, h.Cols)
+	}
+	if h.Kind != KindFrame {
+		if m.Schema != nil {
+			return fmt.Errorf(`key "schema": a frame's schema for a %v matrix`, h.Kind)
+		}
+		vt, ok := ParseValueType(m.ValueType)
+		if !ok || vt != h.ValueType {
+			return fmt.Errorf(`key "valueType": %q, the file holds %v`, m.ValueType, h.ValueType)
+		}
+		if h.Kind == KindCSR && m.NumNonZeros >= 0 && len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && uint64(m.NumNonZeros) != f.blocks[0].NNZ {
+			return fmt.Errorf(`key "numNonZeros": %d, the file has %d`, m.NumNonZeros, f.blocks[0].NNZ)
+		}
+		return nil
+	}
+	if m.Schema == nil {
+		return fmt.Errorf(`key "schema": missing for a frame`)
+	}
+	if uint64(len(m.Schema)) != h.Cols {
+		return fmt.Errorf(`key "schema": %d entries for %d columns`, len(m.Schema), h.Cols)
+	}
+	labels := make([]string, len(m.Schema))
+	seen := make(map[string]int, len(m.Schema))
+	for i, c := range m.Schema {
+		vt, ok := ParseValueType(c.ValueType)
+		if !ok {
+			// DAPHNE falls back to the top-level valueType.
+			if vt, ok = ParseValueType(m.ValueType); !ok {
+				return fmt.Errorf(`key "schema": entry %d valueType %q is unknown and there is no top-level valueType`, i, c.ValueType)
+			}
+		}
+		if vt != h.ColumnTypes[i] {
+			return fmt.Errorf(`key "schema": entry %d valueType %v, the file's column %d is %v`, i, vt, i, h.ColumnTypes[i])
+		}
+		if j, dup := seen[c.Label]; dup {
+			return fmt.Errorf(`key "schema": label %q of entry %d repeats entry %d`, c.Label, i, j)
+		}
+		seen[c.Label] = i
+		labels[i] = c.Label
+	}
+	f.labels = labels
+	return nil
+}

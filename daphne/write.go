@@ -1,0 +1,398 @@
+package daphne
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// WriteOptions configures the writers. A nil *WriteOptions means the
+// defaults.
+type WriteOptions struct {
+	// NoMeta skips writing "<path>.meta".
+	NoMeta bool
+	// RowStride (WriteDense) is the distance in elements between the starts
+	// of consecutive rows in v; 0 means cols. DAPHNE ignores strides when
+	// writing views (its issue #679); mmapkit honours them.
+	RowStride uint64
+	// AllowLongLabels (WriteFrame) permits labels over 32 bytes, which
+	// DAPHNE's frame reader copies into a 32-byte std::string object,
+	// corrupting its heap.
+	AllowLongLabels bool
+	// Perm is the permission of new files; 0 means 0644.
+	Perm os.FileMode
+}
+
+func writeOpts(o *WriteOptions) WriteOptions {
+	if o == nil {
+		return WriteOptions{}
+	}
+	return *o
+}
+
+func argErr(path, format string, args ...any) error {
+	return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func checkDims(path string, rows, cols uint64) error {
+	if rows > maxU32 || cols > maxU32 {
+		return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%d×%d matrix: DAPHNE's block header stores dims as u32 (at most 4294967295)", rows, cols), Err: ErrTooLarge}
+	}
+	return nil
+}
+
+// matrixHeader returns bytes 0–44 of a single-block matrix file.
+func matrixHeader(kind Kind, vt ValueType, rows, cols uint64, bt BodyType) []byte {
+	b := make([]byte, DenseDataOffset)
+	b[0] = 1
+	b[1] = byte(kind)
+	binary.LittleEndian.PutUint64(b[2:], rows)
+	binary.LittleEndian.PutUint64(b[10:], cols)
+	b[18] = byte(vt)
+	binary.LittleEndian.PutUint32(b[35:], uint32(rows))
+	binary.LittleEndian.PutUint32(b[39:], uint32(cols))
+	b[43] = byte(bt)
+	b[44] = byte(vt)
+	return b
+}
+
+// writeLE writes v's little-endian bytes: v's own memory on little-endian
+// hosts, swapped copies in chunks on big-endian ones.
+func writeLE[T Numeric](w io.Writer, v []T) error {
+	b := unsafeslice.Bytes(v)
+	size := unsafeslice.SizeOf[T]()
+	if littleEndianHost || size == 1 {
+		_, err := w.Write(b)
+		return err
+	}
+	buf := make([]byte, 0, 1<<16)
+	for len(b) > 0 {
+		n := min(len(b), cap(buf)/size*size)
+		buf = append(buf[:0], b[:n]...)
+		layout.SwapBytes(buf, size)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// WriteDense writes a rows×cols dense matrix from row-major v (rows
+// RowStride apart, if set) to path in DAPHNE's layout, and path+".meta"
+// as DaphneDSL writes it. Values are written bit-exact (NaN payloads,
+// −0.0). Invalid input fails before any file is touched; the files are
+// written beside the target and renamed into place, data first.
+func WriteDense[T Numeric](path string, rows, cols uint64, v []T, o *WriteOptions) error {
+	opts := writeOpts(o)
+	if err := checkDims(path, rows, cols); err != nil {
+		return err
+	}
+	stride := opts.RowStride
+	if stride == 0 {
+		stride = cols
+	}
+	if stride < cols {
+		return argErr(path, "row stride %d below %d cols", stride, cols)
+	}
+	if rows > 0 && cols > 0 {
+		need := (rows-1)*stride + cols // u32 dims: no overflow
+		if uint64(len(v)) < need {
+			return argErr(path, "%d values for %d×%d with row stride %d (need %d)", len(v), rows, cols, stride, need)
+		}
+	}
+	vt := valueTypeOf[T]()
+	meta := &Meta{NumRows: rows, NumCols: cols, ValueType: vt.String(), NumNonZeros: -1}
+	return writeFiles(path, meta, opts, func(w io.Writer) error {
+		return encodeDense(w, rows, cols, stride, v)
+	})
+}
+
+func encodeDense[T Numeric](w io.Writer, rows, cols, stride uint64, v []T) error {
+	if _, err := w.Write(matrixHeader(KindDense, valueTypeOf[T](), rows, cols, BodyDense)); err != nil {
+		return err
+	}
+	if rows == 0 || cols == 0 {
+		return nil
+	}
+	if stride == cols {
+		return writeLE(w, v[:rows*cols])
+	}
+	for i := uint64(0); i < rows; i++ {
+		if err := writeLE(w, v[i*stride:i*stride+cols]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteCSR writes m in DAPHNE's current (≥ 0.2) CSR layout, with a .meta
+// that carries numNonZeros (so DaphneDSL can choose a sparse
+// representation). As DAPHNE does, row offsets are written relative to
+// RowOffsets[0] and only the entries they cover are written. m must pass
+// Validate, except that RowOffsets[0] may be non-zero.
+func WriteCSR[T Numeric](path string, m *CSR[T], o *WriteOptions) error {
+	opts := writeOpts(o)
+	if err := checkDims(path, m.Rows, m.Cols); err != nil {
+		return err
+	}
+	if err := m.check(false); err != nil {
+		return argErr(path, "invalid CSR matrix: %v", err)
+	}
+	for i := uint64(0); i < m.Rows; i++ {
+		for k := m.RowOffsets[i] + 1; k < m.RowOffsets[i+1]; k++ {
+			if m.ColIdxs[k] <= m.ColIdxs[k-1] {
+				return argErr(path, "row %d: column index %d not above the previous %d", i, m.ColIdxs[k], m.ColIdxs[k-1])
+			}
+		}
+	}
+	nnz := m.NNZ()
+	vt := valueTypeOf[T]()
+	meta := &Meta{NumRows: m.Rows, NumCols: m.Cols, ValueType: vt.String(), NumNonZeros: int64(nnz)}
+	return writeFiles(path, meta, opts, func(w io.Writer) error {
+		return encodeCSR(w, m)
+	})
+}
+
+func encodeCSR[T Numeric](w io.Writer, m *CSR[T]) error {
+	nnz := m.NNZ()
+	first := m.RowOffsets[0]
+	hdr := matrixHeader(KindCSR, valueTypeOf[T](), m.Rows, m.Cols, BodySparse)
+	hdr = binary.LittleEndian.AppendUint64(hdr, nnz)
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	if first == 0 {
+		if err := writeLE(w, m.RowOffsets); err != nil {
+			return err
+		}
+	} else {
+		buf := make([]byte, 0, 8*1024)
+		for _, r := range m.RowOffsets {
+			buf = binary.LittleEndian.AppendUint64(buf, r-first)
+			if len(buf) == cap(buf) {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	if err := writeLE(w, m.ColIdxs[first:first+nnz]); err != nil {
+		return err
+	}
+	return writeLE(w, m.Values[first:first+nnz])
+}
+
+// maxSafeLabel is sizeof(std::string) in libstdc++: DAPHNE's frame reader
+// copies each label into such an object.
+const maxSafeLabel = 32
+
+// WriteFrame writes fr in DAPHNE's frame layout with the real UTF-8 label
+// bytes (DAPHNE writes pointer bytes there; its reader skips them, so the
+// files stay compatible) and a .meta with the schema. Nil Labels means
+// col_0, col_1, …; nil Types are taken from the columns. Labels must be
+// unique, valid UTF-8 and at most 32 bytes (65535 with AllowLongLabels).
+func WriteFrame(path string, fr *Frame, o *WriteOptions) error {
+	opts := writeOpts(o)
+	labels, types, cols, err := checkFrame(path, fr, &opts)
+	if err != nil {
+		return err
+	}
+	meta := &Meta{NumRows: fr.Rows, NumCols: uint64(len(cols)), NumNonZeros: -1, Schema: make([]SchemaColumn, len(cols))}
+	for i := range cols {
+		meta.Schema[i] = SchemaColumn{Label: labels[i], ValueType: types[i].String()}
+	}
+	return writeFiles(path, meta, opts, func(w io.Writer) error {
+		return encodeFrame(w, fr.Rows, labels, types, cols)
+	})
+}
+
+func checkFrame(path string, fr *Frame, o *WriteOptions) ([]string, []ValueType, [][]byte, error) {
+	n := len(fr.Columns)
+	labels := fr.Labels
+	if labels == nil {
+		labels = defaultLabels(n)
+	}
+	if len(labels) != n {
+		return nil, nil, nil, argErr(path, "%d labels for %d columns", len(labels), n)
+	}
+	if fr.Types != nil && len(fr.Types) != n {
+		return nil, nil, nil, argErr(path, "%d types for %d columns", len(fr.Types), n)
+	}
+	types := make([]ValueType, n)
+	cols := make([][]byte, n)
+	seen := make(map[string]int, n)
+	for i, c := range fr.Columns {
+		vt, length, b, ok := columnBytes(c)
+		if !ok {
+			return nil, nil, nil, argErr(path, "column %d is a %T, not a slice of a DAPHNE value type", i, c)
+		}
+		if fr.Types != nil && fr.Types[i] != vt {
+			return nil, nil, nil, argErr(path, "column %d holds %v, Types says %v", i, vt, fr.Types[i])
+		}
+		if uint64(length) != fr.Rows {
+			return nil, nil, nil, argErr(path, "column %d has %d values for %d rows", i, length, fr.Rows)
+		}
+		l := labels[i]
+		if !utf8.ValidString(l) {
+			return nil, nil, nil, argErr(path, "label %d %q is not valid UTF-8", i, l)
+		}
+		if len(l) > 65535 {
+			return nil, nil, nil, argErr(path, "label %d is %d bytes; the format stores lengths as u16", i, len(l))
+		}
+		if len(l) > maxSafeLabel && !o.AllowLongLabels {
+			return nil, nil, nil, argErr(path, "label %d is %d bytes; DAPHNE's reader overwrites its heap with labels over %d bytes (WriteOptions.AllowLongLabels)", i, len(l), maxSafeLabel)
+		}
+		if j, dup := seen[l]; dup {
+			return nil, nil, nil, argErr(path, "label %q of column %d repeats column %d", l, i, j)
+		}
+		seen[l] = i
+		types[i], cols[i] = vt, b
+	}
+	return labels, types, cols, nil
+}
+
+func encodeFrame(w io.Writer, rows uint64, labels []string, types []ValueType, cols [][]byte) error {
+	hdr := make([]byte, headerSize, headerSize+len(types)*4+16)
+	hdr[0], hdr[1] = 1, byte(KindFrame)
+	binary.LittleEndian.PutUint64(hdr[2:], rows)
+	binary.LittleEndian.PutUint64(hdr[10:], uint64(len(types)))
+	rowSize := 0
+	for _, t := range types {
+		hdr = append(hdr, byte(t))
+		rowSize += t.Size()
+	}
+	for _, l := range labels {
+		hdr = binary.LittleEndian.AppendUint16(hdr, uint16(len(l)))
+		hdr = append(hdr, l...)
+	}
+	hdr = append(hdr, make([]byte, bodySize)...)
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	if rowSize == 0 || rows == 0 {
+		return nil
+	}
+	chunk := max(1, (1<<20)/rowSize)
+	buf := make([]byte, chunk*rowSize)
+	for r := 0; r < int(rows); r += chunk {
+		k := min(chunk, int(rows)-r)
+		off := 0
+		for c, t := range types {
+			scatter(buf, cols[c], r, k, rowSize, off, t.Size())
+			off += t.Size()
+		}
+		if _, err := w.Write(buf[:k*rowSize]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scatter interleaves elements [at, at+rows) of one column (host order)
+// into dst's rows as little endian.
+func scatter(dst, col []byte, at, rows, rowSize, off, size int) {
+	switch size {
+	case 1:
+		for i := range rows {
+			dst[i*rowSize+off] = col[at+i]
+		}
+	case 4:
+		s := unsafeslice.Cast[uint32](col)[at : at+rows]
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(dst[i*rowSize+off:], v)
+		}
+	case 8:
+		s := unsafeslice.Cast[uint64](col)[at : at+rows]
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(dst[i*rowSize+off:], v)
+		}
+	}
+}
+
+// writeFiles writes the data file and its .meta to temporaries beside
+// path, then renames them into place, data first. Nothing at path changes
+// unless every byte was written and synced.
+func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) error) error {
+	var metaBytes []byte
+	if !o.NoMeta {
+		var err error
+		if metaBytes, err = meta.Bytes(); err != nil {
+			return argErr(path, "%v", err)
+		}
+	}
+	perm := o.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	tmpData, err := writeTemp(path, perm, data)
+	if err != nil {
+		return err
+	}
+	tmpMeta := ""
+	if !o.NoMeta {
+		tmpMeta, err = writeTemp(path+".meta", perm, func(w io.Writer) error {
+			_, err := w.Write(metaBytes)
+			return err
+		})
+		if err != nil {
+			os.Remove(tmpData)
+			return err
+		}
+	}
+	if err := os.Rename(tmpData, path); err != nil {
+		os.Remove(tmpData)
+		if tmpMeta != "" {
+			os.Remove(tmpMeta)
+		}
+		return err
+	}
+	if tmpMeta != "" {
+		if err := os.Rename(tmpMeta, path+".meta"); err != nil {
+			os.Remove(tmpMeta)
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (name string, err error) {
+	t, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			t.Close()
+			os.Remove(t.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(t, 1<<20)
+	if err = data(bw); err != nil {
+		return "", err
+	}
+	if err = bw.Flush(); err != nil {
+		return "", err
+	}
+	if err = t.Chmod(perm); err != nil {
+		return "", err
+	}
+	if err = t.Sync(); err != nil {
+		return "", err
+	}
+	if err = t.Close(); err != nil {
+		return "", err
+	}
+	return t.Name(), nil
+}
