@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -219,4 +221,74 @@ func TestDemoSmall(t *testing.T) {
 	assert.Contains(t, out, "from 21845 to -1 in place")
 	assert.Contains(t, out, "elements 43689..43691 = [21844.5 -1 21845.5]")
 	assert.Contains(t, out, "done in")
+}
+
+func TestConvertCSVAndFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "in.csv"), "a,b\n1,x\n2,\n")
+	out := filepath.Join(dir, "out.csv")
+	mustMk(t, "convert", "--names", "n,s", in, out)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "n,s\n1,x\n2,\n", string(got))
+
+	r := mk(t, "convert", "--names", "only-one", in, filepath.Join(dir, "bad.csv"))
+	assert.Equal(t, 2, r.code, r.stderr)
+	r = mk(t, "convert", in, filepath.Join(dir, "out.unknown"))
+	assert.Equal(t, 2, r.code, r.stderr)
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"in.csv", "out.csv"}, names)
+}
+
+func TestParseIndexAndEncodeValue(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int64
+		ok   bool
+	}{{"[2,3]", []int64{2, 3}, true}, {"2, 3", []int64{2, 3}, true}, {"[]", []int64{}, true}, {"7", []int64{7}, true},
+		{"[-1]", nil, false}, {"[1", nil, false}, {"[a]", nil, false}} {
+		got, err := parseIndex(c.in)
+		if !c.ok {
+			assert.Error(t, err, c.in)
+			continue
+		}
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, got, c.in)
+	}
+	le := binary.LittleEndian
+	for _, c := range []struct {
+		t    layout.Type
+		in   string
+		want []byte
+	}{
+		{layout.I32, "42i32", []byte{42, 0, 0, 0}},
+		{layout.I8, "-1", []byte{0xff}},
+		{layout.U16, "0x102", []byte{2, 1}},
+		{layout.F64, "1.5", []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}},
+		{layout.F32, "-f32.inf", []byte{0, 0, 0x80, 0xff}},
+		{layout.F16, "1.0f16", []byte{0, 0x3c}},
+		{layout.Bool, "true", []byte{1}},
+		{layout.JuliaChar, "ζ", []byte{0, 0, 0xb6, 0xce}},
+		{layout.JuliaChar, "97", []byte{0, 0, 0, 0x61}},
+		{layout.I128, "-2", []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+	} {
+		got, err := encodeValue(c.t, c.in, le)
+		require.NoError(t, err, "%s %s", c.t, c.in)
+		assert.Equal(t, c.want, got, "%s %s", c.t, c.in)
+	}
+	for _, c := range []struct {
+		t  layout.Type
+		in string
+	}{{layout.I8, "128"}, {layout.U8, "-1"}, {layout.Bool, "1"}, {layout.F64, "x"}, {layout.JuliaChar, "ab"}, {layout.I32, "1i64"}} {
+		_, err := encodeValue(c.t, c.in, le)
+		assert.Error(t, err, "%s %s", c.t, c.in)
+	}
+	got, err := encodeValue(layout.I32, "258", binary.BigEndian)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{0, 0, 1, 2}, got)
 }

@@ -67,6 +67,8 @@ Errors are printed as "mmapkit: FILE: message" and exit with status 1; usage err
 	root.AddCommand(
 		newLsCmd(e),
 		newCatCmd(e),
+		newConvertCmd(e),
+		newSetCmd(e),
 		newDemoCmd(e),
 	)
 	for _, c := range extraCommands {

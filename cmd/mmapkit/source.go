@@ -16,6 +16,9 @@ type source struct {
 	version string // "" where the format has none
 	records []*record
 	close   func() error
+	// setter changes one element in place (set); nil if the format cannot.
+	// col is the table column for tables, else -1; idx is checked by it.
+	setter func(r *record, col int, idx []int64, value string) error
 }
 
 func (s *source) Close() error {
