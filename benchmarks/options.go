@@ -1,0 +1,125 @@
+package benchmarks
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+)
+
+// Default and quick sizes.
+const (
+	// DefaultSize is the size of the scanned and written files: 1 GiB.
+	DefaultSize = 1 << 30
+	// QuickSize is the file size under Options.Quick: 64 MiB.
+	QuickSize = 64 << 20
+	// RandomCount is how many random elements the random-access figures
+	// fetch.
+	RandomCount = 1_000_000
+)
+
+// Options configures Run. The zero value runs the full suite at its
+// defaults and prints a table.
+type Options struct {
+	// Size is the size in bytes of the files scanned and written. Zero
+	// means DefaultSize, or QuickSize with Quick.
+	Size int64
+	// RandomSize is the size of the file the random-access figures read
+	// RandomCount elements of. Zero means Size. The 4 GiB figure
+	// is RandomSize = 4<<30; the default stays at Size so that the suite
+	// fits a small machine.
+	RandomSize int64
+	// Quick runs every figure at small sizes (QuickSize unless Size says
+	// otherwise), with fewer repetitions.
+	Quick bool
+	// JSON prints the Results document as JSON instead of a table.
+	JSON bool
+	// Report, when not empty, is a directory in which Run writes
+	// report.md and chart.svg (throughput against file size). It is
+	// created if needed.
+	Report string
+	// Dir is where the suite's temporary files are created; empty means
+	// os.TempDir(). The files are removed when Run returns.
+	Dir string
+	// Progress receives one line per step; nil means no progress.
+	Progress io.Writer
+
+	// Test knobs (unexported): fewer random elements, fewer records in
+	// the open-latency figure, fewer repetitions.
+	randomCount int
+	openRecords []int
+	repeat      int
+	python      string
+}
+
+// resolved is Options with every default filled in.
+type resolved struct {
+	Options
+	repeat     int   // repetitions per throughput figure (best is kept)
+	latReps    int   // repetitions per latency figure (median is kept)
+	sweep      []int64
+	textSize   int64 // bytes of Futhark text parsed and printed
+	records    []int
+	workers    int
+	randomN    int
+	pythonPath string
+}
+
+func (o Options) resolve() (*resolved, error) {
+	r := &resolved{Options: o}
+	if o.Size < 0 || o.RandomSize < 0 {
+		return nil, fmt.Errorf("benchmarks: negative size")
+	}
+	if r.Size == 0 {
+		r.Size = DefaultSize
+		if o.Quick {
+			r.Size = QuickSize
+		}
+	}
+	// Whole float64 elements, and at least one page's worth.
+	r.Size = max(r.Size/64*64, 4096)
+	if r.RandomSize == 0 {
+		r.RandomSize = r.Size
+	}
+	r.RandomSize = max(r.RandomSize/8*8, 8)
+	r.repeat, r.latReps = 3, 21
+	if o.Quick {
+		r.repeat, r.latReps = 2, 7
+	}
+	if o.repeat > 0 {
+		r.repeat, r.latReps = o.repeat, o.repeat
+	}
+	r.textSize = min(r.Size/16, 32<<20)
+	r.textSize = max(r.textSize, 4096)
+	r.records = []int{1, 1000, 100000}
+	if o.openRecords != nil {
+		r.records = o.openRecords
+	}
+	r.randomN = RandomCount
+	if o.randomCount > 0 {
+		r.randomN = o.randomCount
+	}
+	r.workers = runtime.GOMAXPROCS(0)
+	if r.Dir == "" {
+		r.Dir = os.TempDir()
+	}
+	r.pythonPath = o.python
+	if r.pythonPath == "" {
+		r.pythonPath = "python3"
+	}
+	// The chart's sizes: Size and three smaller ones, each a quarter of
+	// the next, none below 64 KiB.
+	for s := r.Size; len(r.sweep) < 4 && s >= 64<<10; s /= 4 {
+		r.sweep = append([]int64{s / 64 * 64}, r.sweep...)
+	}
+	if len(r.sweep) == 0 {
+		r.sweep = []int64{r.Size}
+	}
+	return r, nil
+}
+
+func (r *resolved) progress(format string, args ...any) {
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, "bench: "+format+"\n", args...)
+	}
+}

@@ -1,0 +1,336 @@
+package benchmarks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// Unit is the unit of a figure's value; it is also the figure's JSON key
+// for the value.
+type Unit string
+
+const (
+	GBps   Unit = "gbps" // gigabytes (1e9 bytes) per second
+	MBps   Unit = "mbps" // megabytes (1e6 bytes) per second
+	Micros Unit = "us"   // microseconds (a latency: lower is better)
+)
+
+// Results is the document Run prints with Options.JSON:
+//
+//	{"machine": {...},
+//	 "ceilings": {"ram_scan": GBps, "mmap_scan": GBps, "mmap_scan_f32": GBps,
+//	              "read": GBps, "cold_read": GBps, "memmove": GBps},
+//	 "figures": [{"name": ..., "gbps"|"mbps"|"us": value, "ceiling": ...,
+//	              "ratio": ..., "goal": ..., ...}, ...]}
+//
+// Every figure of the suite is present, in a fixed order; values, ratios
+// and ceilings that were not measured are null, and the figure's note
+// says why.
+type Results struct {
+	Machine  Machine  `json:"machine"`
+	Ceilings Ceilings `json:"ceilings"`
+	Figures  []Figure `json:"figures"`
+	// Sweep holds the throughput of the scan figures at several file
+	// sizes; it is measured only for a report and drawn in its chart.
+	Sweep []SweepPoint `json:"-"`
+}
+
+// Machine describes where and how the suite ran.
+type Machine struct {
+	Date       string `json:"date"` // RFC 3339, UTC
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPUs       int    `json:"cpus"`
+	CPUModel   string `json:"cpu_model"`
+	MemTotal   int64  `json:"mem_total_bytes"` // 0 if unknown
+	GoVersion  string `json:"go_version"`
+	Size       int64  `json:"size_bytes"`        // Options.Size as resolved
+	RandomSize int64  `json:"random_size_bytes"` // Options.RandomSize as resolved
+	Quick      bool   `json:"quick"`
+}
+
+// Ceilings are the machine's best rates, in GB/s, measured in the same run
+// as the figures. A nil field was not measured.
+type Ceilings struct {
+	RAMScan     *float64 `json:"ram_scan"`      // summing an in-memory []float64
+	MmapScan    *float64 `json:"mmap_scan"`     // summing a raw mapping of the file as float64 (warm)
+	MmapScanF32 *float64 `json:"mmap_scan_f32"` // the same as float32, the ceiling of float32 views
+	Read        *float64 `json:"read"`          // read(2) of the file into a reused buffer (warm)
+	ColdRead    *float64 `json:"cold_read"`     // read(2) after posix_fadvise(DONTNEED)
+	Memmove     *float64 `json:"memmove"`       // copy() between two in-memory slices
+}
+
+// Figure is one measured figure.
+//
+// Ratio is oriented so that higher is better for mmapkit. For an mmapkit
+// figure it is the figure against its ceiling (value/ceiling for a
+// throughput, ceiling/value for a latency). For a peer figure (Peer: a
+// way of doing the same job without mmapkit) Ceiling names the mmapkit
+// figure doing that job and Ratio is mmapkit's lead over the peer. Goal is
+// the target for Ratio, or for the value itself when GoalOf is "value".
+type Figure struct {
+	Name    string   // stable identifier, e.g. "view_scan_f64"
+	Title   string   // what was measured, in words
+	Unit    Unit     // unit of Value
+	Value   *float64 // nil: not measured
+	Ceiling string   // name of the ceiling or figure Ratio is taken against; "" if none
+	Ratio   *float64 // nil: not measured or no reference
+	Goal    *float64 // nil: the issue sets none
+	GoalOf  string   // "ratio" or "value"
+	Peer    bool     // a non-mmapkit way of doing the same job
+	Bytes   int64    // bytes processed per repetition (0 for per-element latencies)
+	Note    string   // why a value is missing, or a caveat
+}
+
+// Met reports whether the figure reaches its goal; nil if it has no goal
+// or was not measured.
+func (f *Figure) Met() *bool {
+	if f.Goal == nil {
+		return nil
+	}
+	x := f.Ratio
+	if f.GoalOf == "value" {
+		x = f.Value
+		if x != nil && f.Unit == Micros {
+			ok := *x <= *f.Goal
+			return &ok
+		}
+	}
+	if x == nil {
+		return nil
+	}
+	ok := *x >= *f.Goal
+	return &ok
+}
+
+// MarshalJSON writes the value under the key named by the unit.
+func (f Figure) MarshalJSON() ([]byte, error) {
+	m := []kv{
+		{"name", f.Name},
+		{"title", f.Title},
+		{string(f.Unit), f.Value},
+		{"ceiling", nullString(f.Ceiling)},
+		{"ratio", f.Ratio},
+		{"goal", f.Goal},
+		{"goal_of", f.GoalOf},
+		{"met", f.Met()},
+		{"peer", f.Peer},
+		{"bytes", f.Bytes},
+		{"note", f.Note},
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, p := range m {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(p.k)
+		v, err := json.Marshal(p.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+type kv struct {
+	k string
+	v any
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// SweepPoint is one figure's throughput at one file size.
+type SweepPoint struct {
+	Figure string
+	Size   int64
+	GBps   float64
+}
+
+func ptr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// ceilingMap names the ceilings as figures refer to them.
+func (c *Ceilings) byName() map[string]*float64 {
+	return map[string]*float64{
+		"ram_scan":      c.RAMScan,
+		"mmap_scan":     c.MmapScan,
+		"mmap_scan_f32": c.MmapScanF32,
+		"read":          c.Read,
+		"cold_read":     c.ColdRead,
+		"memmove":       c.Memmove,
+	}
+}
+
+// ceilingOrder is the order ceilings are printed in.
+var ceilingOrder = []string{"ram_scan", "mmap_scan", "mmap_scan_f32", "read", "cold_read", "memmove"}
+
+// computeRatios fills every figure's Ratio from its value and its
+// reference's.
+func (res *Results) computeRatios() {
+	refs := res.Ceilings.byName()
+	units := map[string]Unit{}
+	for k := range refs {
+		units[k] = GBps
+	}
+	for i := range res.Figures {
+		f := &res.Figures[i]
+		refs[f.Name] = f.Value
+		units[f.Name] = f.Unit
+	}
+	for i := range res.Figures {
+		f := &res.Figures[i]
+		if f.Ratio != nil || f.Ceiling == "" || f.Value == nil {
+			continue
+		}
+		ref := refs[f.Ceiling]
+		if ref == nil || *ref == 0 || *f.Value == 0 || units[f.Ceiling] != f.Unit {
+			continue
+		}
+		r := *f.Value / *ref // value over reference, throughput sense
+		if f.Unit == Micros {
+			r = 1 / r
+		}
+		if f.Peer {
+			r = 1 / r
+		}
+		f.Ratio = ptr(r)
+	}
+}
+
+// figure returns the figure named name, or nil.
+func (res *Results) figure(name string) *Figure {
+	for i := range res.Figures {
+		if res.Figures[i].Name == name {
+			return &res.Figures[i]
+		}
+	}
+	return nil
+}
+
+func fmtNum(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	switch v := *x; {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 0.1:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func unitLabel(u Unit) string {
+	switch u {
+	case GBps:
+		return "GB/s"
+	case MBps:
+		return "MB/s"
+	case Micros:
+		return "µs"
+	}
+	return string(u)
+}
+
+func (f *Figure) valueText() string {
+	if f.Value == nil {
+		return "not measured"
+	}
+	return fmtNum(f.Value) + " " + unitLabel(f.Unit)
+}
+
+func (f *Figure) ratioText() string {
+	if f.Ratio == nil {
+		return "-"
+	}
+	return fmtNum(f.Ratio) + "×"
+}
+
+func (f *Figure) goalText() string {
+	if f.Goal == nil {
+		return "-"
+	}
+	if f.GoalOf == "value" {
+		op := "≥ "
+		if f.Unit == Micros {
+			op = "≤ "
+		}
+		return op + fmtNum(f.Goal) + " " + unitLabel(f.Unit)
+	}
+	return "≥ " + fmtNum(f.Goal) + "×"
+}
+
+func (f *Figure) metText() string {
+	m := f.Met()
+	switch {
+	case m == nil:
+		return ""
+	case *m:
+		return "yes"
+	}
+	return "no"
+}
+
+func (f *Figure) vsText() string {
+	switch {
+	case f.Ceiling == "":
+		return "-"
+	case f.Peer:
+		return "lead of " + f.Ceiling
+	}
+	return f.Ceiling
+}
+
+// WriteTable prints the ceilings and the figures as an aligned text table.
+func (res *Results) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "ceiling\tGB/s\n")
+	refs := res.Ceilings.byName()
+	for _, name := range ceilingOrder {
+		v := fmtNum(refs[name])
+		if refs[name] == nil {
+			v = "not measured"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, v)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "figure\tvalue\tceiling\tratio\tgoal\tmet\tnote\n")
+	for i := range res.Figures {
+		f := &res.Figures[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.valueText(), f.vsText(), f.ratioText(), f.goalText(), f.metText(), f.Note)
+	}
+	return tw.Flush()
+}
+
+// WriteJSON prints the Results document as indented JSON.
+func (res *Results) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(res)
+}

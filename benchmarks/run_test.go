@@ -1,0 +1,166 @@
+package benchmarks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// tinyOptions runs the whole suite on a 1 MiB file, quickly.
+func tinyOptions(t *testing.T) Options {
+	return Options{
+		Size:        1 << 20,
+		RandomSize:  1 << 19,
+		Dir:         t.TempDir(),
+		randomCount: 2000,
+		openRecords: []int{1, 10, 100},
+		repeat:      1,
+		python:      "python3",
+	}
+}
+
+func TestRunTableAndReport(t *testing.T) {
+	o := tinyOptions(t)
+	o.Report = filepath.Join(t.TempDir(), "report")
+	var progress, out bytes.Buffer
+	o.Progress = &progress
+	require.NoError(t, Run(context.Background(), o, &out))
+
+	table := out.String()
+	t.Log("\n" + table)
+	for _, sp := range catalogue() {
+		assert.Contains(t, table, sp.name, "table lists every figure")
+	}
+	for _, c := range ceilingOrder {
+		assert.Contains(t, table, c)
+	}
+	assert.Contains(t, progress.String(), "bench: view_scan_f64")
+
+	md, err := os.ReadFile(filepath.Join(o.Report, "report.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "# mmapkit throughput report")
+	assert.Contains(t, string(md), "![throughput against file size](chart.svg)")
+	assert.Contains(t, string(md), "| view_scan_f64 |")
+	svg, err := os.ReadFile(filepath.Join(o.Report, "chart.svg"))
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || bytes.Contains(svg, []byte("<svg")), "chart is an SVG")
+	assert.Contains(t, string(svg), "view_scan_f64", "chart has a legend entry per figure")
+
+	// The temporary files are gone.
+	left, err := os.ReadDir(o.Dir)
+	require.NoError(t, err)
+	assert.Empty(t, left)
+}
+
+func TestRunJSONDocument(t *testing.T) {
+	o := tinyOptions(t)
+	o.JSON = true
+	var out bytes.Buffer
+	require.NoError(t, Run(context.Background(), o, &out))
+
+	var doc map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), "stdout is one JSON document")
+	assert.ElementsMatch(t, []string{"machine", "ceilings", "figures"}, keys(doc))
+
+	var ceilings map[string]*float64
+	require.NoError(t, json.Unmarshal(doc["ceilings"], &ceilings))
+	for _, c := range []string{"ram_scan", "mmap_scan", "read", "cold_read", "memmove"} {
+		require.Contains(t, ceilings, c)
+		if c == "cold_read" && ceilings[c] == nil {
+			continue // no posix_fadvise here
+		}
+		require.NotNil(t, ceilings[c], c)
+		assert.Greater(t, *ceilings[c], 0.0, c)
+	}
+
+	var figs []map[string]any
+	require.NoError(t, json.Unmarshal(doc["figures"], &figs))
+	var names []string
+	for _, f := range figs {
+		name := f["name"].(string)
+		names = append(names, name)
+		units := 0
+		for _, u := range []string{"gbps", "mbps", "us"} {
+			if _, ok := f[u]; ok {
+				units++
+			}
+		}
+		assert.Equal(t, 1, units, "%s has exactly one value key", name)
+		for _, k := range []string{"ceiling", "ratio", "goal", "note"} {
+			assert.Contains(t, f, k, name)
+		}
+	}
+	var want []string
+	for _, sp := range catalogue() {
+		want = append(want, sp.name)
+	}
+	assert.Equal(t, want, names, "every figure present, in order")
+
+	var m Machine
+	require.NoError(t, json.Unmarshal(doc["machine"], &m))
+	assert.Equal(t, int64(1<<20), m.Size)
+	assert.Equal(t, int64(1<<19), m.RandomSize)
+	assert.Positive(t, m.CPUs)
+}
+
+// TestMeasureProducesEveryCoreFigure checks that every figure that needs
+// no format package has a value, with a ratio against its reference,
+// and that the rest are null with a note, never a number.
+func TestMeasureProducesEveryCoreFigure(t *testing.T) {
+	o := tinyOptions(t)
+	res, err := Measure(context.Background(), o)
+	require.NoError(t, err)
+	require.Len(t, res.Figures, len(catalogue()))
+	for _, sp := range catalogue() {
+		f := res.figure(sp.name)
+		require.NotNil(t, f, sp.name)
+		switch {
+		case sp.measure == nil && sp.name != "abf_open_per_record":
+			assert.Nil(t, f.Value, sp.name)
+			assert.Nil(t, f.Ratio, sp.name)
+			assert.True(t, strings.HasPrefix(f.Note, "not measured"), "%s: %q", sp.name, f.Note)
+		case strings.HasPrefix(sp.name, "numpy_"), sp.name == "cold_view_scan":
+			// Measured where python3+numpy / posix_fadvise exist.
+			if f.Value == nil {
+				assert.True(t, strings.HasPrefix(f.Note, "not measured"), "%s: %q", sp.name, f.Note)
+			}
+		case sp.pkg != "":
+			// A format figure: measured once its package is in the build.
+		default:
+			require.NotNil(t, f.Value, "%s: %s", sp.name, f.Note)
+			assert.Greater(t, *f.Value, 0.0, sp.name)
+			assert.Empty(t, f.Note, sp.name)
+		}
+		if f.Value != nil && f.Ceiling != "" && !strings.HasPrefix(f.Ceiling, "futhark_") {
+			assert.NotNil(t, f.Ratio, "%s has a ratio against %s", sp.name, f.Ceiling)
+		}
+	}
+	// A peer's ratio is mmapkit's lead: the same number seen from both
+	// sides of the random-access pair.
+	rv, rp := res.figure("random_view"), res.figure("random_pread")
+	require.NotNil(t, rv.Ratio)
+	assert.InDelta(t, *rv.Ratio, *rp.Ratio, 1e-9)
+	assert.InDelta(t, *rp.Value / *rv.Value, *rv.Ratio, 1e-9)
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Run(ctx, tinyOptions(t), &bytes.Buffer{})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func keys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
