@@ -1,0 +1,170 @@
+package scidb
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Data error kinds, for errors.Is on a *DataError.
+var (
+	// ErrTruncated: the input ends inside a cell (a prefix, length word or
+	// fixed-size value is cut short).
+	ErrTruncated = errors.New("input ends inside a cell")
+	// ErrLength: a length word exceeds the bytes left (reading) or a value
+	// is longer than 2³²−1 bytes (writing).
+	ErrLength = errors.New("length exceeds the input")
+	// ErrPrefix: strict reading, a null prefix byte 0x80–0xFE (load() reads
+	// them as present; save() writes only 0xFF).
+	ErrPrefix = errors.New("null prefix byte is neither 0xff nor a reason 0..127")
+	// ErrBool: strict reading, a bool byte other than 00 and 01.
+	ErrBool = errors.New("bool byte is neither 0 nor 1")
+	// ErrString: a string without its terminating NUL, with length 0 or an
+	// embedded NUL (strict reading), or a string to write that contains a
+	// NUL.
+	ErrString = errors.New("malformed string")
+	// ErrNull: a null value for an entry without "null" (writing), or a
+	// null variable-size value with a payload (strict reading).
+	ErrNull = errors.New("bad null value")
+	// ErrReason: a missing reason outside 0..127 (writing).
+	ErrReason = errors.New("missing reason outside 0..127")
+	// ErrWidth: a value that does not fit its entry: longer than N for
+	// string(N)/binary(N), or a fixed-size value of the wrong byte size.
+	ErrWidth = errors.New("value does not fit the entry")
+	// ErrNotFixed: OpenMapped on a format with variable-size entries.
+	ErrNotFixed = errors.New("format has variable-size entries")
+	// ErrType: a Go type that does not match the attribute's SciDB type.
+	ErrType = errors.New("Go type does not match the attribute type")
+)
+
+// DataError reports bad input (or a bad value to write) at one cell and
+// entry. Offsets are SciDB's: the start of the failing read (the prefix,
+// the length word or the data).
+type DataError struct {
+	File   string // file name, when the input was a named file
+	Cell   int64  // 0-based cell (SciDB's line − 1); the row for writers
+	Attr   int    // 0-based attribute; -1 for a skip entry
+	Column int    // 0-based entry index in the format (skips counted)
+	Name   string // attribute name and entry, e.g. "c: string null"
+	Offset int64  // byte offset of the failing read; -1 for writers
+	Err    error  // one of the Err… kinds
+	Msg    string // details, e.g. "length 4294967295 exceeds the 5 bytes left"
+}
+
+func (e *DataError) Error() string {
+	var b strings.Builder
+	b.WriteString("scidb: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(": ")
+	}
+	if e.Offset < 0 {
+		b.WriteString("row ")
+	} else {
+		b.WriteString("cell ")
+	}
+	b.WriteString(strconv.FormatInt(e.Cell, 10))
+	if e.Attr >= 0 {
+		b.WriteString(", attribute ")
+		b.WriteString(strconv.Itoa(e.Attr))
+	} else {
+		b.WriteString(", entry ")
+		b.WriteString(strconv.Itoa(e.Column))
+	}
+	if e.Name != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Name)
+		b.WriteString(")")
+	}
+	if e.Offset >= 0 {
+		b.WriteString(", offset ")
+		b.WriteString(strconv.FormatInt(e.Offset, 10))
+	}
+	b.WriteString(": ")
+	if e.Msg != "" {
+		b.WriteString(e.Msg)
+	} else if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (e *DataError) Unwrap() error { return e.Err }
+
+// dataError builds a DataError for entry col of f.
+func (f *Format) dataError(cell int64, col int, off int64, kind error, msg string) *DataError {
+	a := f.attrOf(col)
+	name := f.Columns[col].String()
+	if a >= 0 {
+		name = f.name(a) + ": " + name
+	}
+	return &DataError{Cell: cell, Attr: a, Column: col, Name: name, Offset: off, Err: kind, Msg: msg}
+}
+
+func bytesLeft(n int64) string {
+	if n == 1 {
+		return "the 1 byte left"
+	}
+	return "the " + strconv.FormatInt(n, 10) + " bytes left"
+}
+
+// OpaqueError reports input in SciDB's opaque backup format, which this
+// package does not read. It unwraps to ErrOpaque.
+type OpaqueError struct {
+	File    string
+	Magic   uint32
+	Version uint32
+}
+
+func (e *OpaqueError) Error() string {
+	var b strings.Builder
+	b.WriteString("scidb: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(": ")
+	}
+	b.WriteString("opaque SciDB file (magic 0x")
+	b.WriteString(strings.ToUpper(strconv.FormatUint(uint64(e.Magic), 16)))
+	b.WriteString(", version ")
+	b.WriteString(strconv.FormatUint(uint64(e.Version), 10))
+	b.WriteString("), not a binary template file; re-save with save(A, f, -2, '(…)')")
+	return b.String()
+}
+
+// Unwrap returns ErrOpaque.
+func (e *OpaqueError) Unwrap() error { return ErrOpaque }
+
+const (
+	opaqueMagic    = 0x5AC00E
+	opaqueMagicOld = 0x0AECAC
+	opaqueHeader   = 32
+)
+
+// detectOpaque reports whether b (the first bytes of the input) starts with
+// an opaque chunk header. size is the input's size, or -1 if unknown.
+func detectOpaque(b []byte, size int64) *OpaqueError {
+	if len(b) < opaqueHeader {
+		return nil
+	}
+	magic := le32(b)
+	if magic != opaqueMagic && magic != opaqueMagicOld {
+		return nil
+	}
+	version := le32(b[4:])
+	if version != 1 && version != 2 {
+		return nil
+	}
+	if b[25]&0x08 == 0 {
+		return nil
+	}
+	if size >= 0 && int64(le32(b[8:])) > size-opaqueHeader {
+		return nil
+	}
+	return &OpaqueError{Magic: magic, Version: version}
+}
+
+func le32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}

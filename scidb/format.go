@@ -1,0 +1,244 @@
+package scidb
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Type is the type of one format-string entry: a SciDB built-in type, or
+// Skip for padding that is not an attribute.
+type Type uint8
+
+// The types mmapkit reads and writes. The zero value is not a type.
+const (
+	TypeBool Type = iota + 1
+	TypeChar
+	TypeInt8
+	TypeInt16
+	TypeInt32
+	TypeInt64
+	TypeUint8
+	TypeUint16
+	TypeUint32
+	TypeUint64
+	TypeFloat
+	TypeDouble
+	TypeDatetime
+	TypeDatetimeTZ
+	TypeString
+	TypeBinary
+	TypeSkip
+)
+
+var typeInfo = [...]struct {
+	name string
+	size int // bytes of a value; 0 = variable (uint32 length word first)
+}{
+	TypeBool:       {"bool", 1},
+	TypeChar:       {"char", 1},
+	TypeInt8:       {"int8", 1},
+	TypeInt16:      {"int16", 2},
+	TypeInt32:      {"int32", 4},
+	TypeInt64:      {"int64", 8},
+	TypeUint8:      {"uint8", 1},
+	TypeUint16:     {"uint16", 2},
+	TypeUint32:     {"uint32", 4},
+	TypeUint64:     {"uint64", 8},
+	TypeFloat:      {"float", 4},
+	TypeDouble:     {"double", 8},
+	TypeDatetime:   {"datetime", 8},
+	TypeDatetimeTZ: {"datetimetz", 16},
+	TypeString:     {"string", 0},
+	TypeBinary:     {"binary", 0},
+	TypeSkip:       {"skip", 0},
+}
+
+// typeByName is SciDB's type registry lookup: exact, case-sensitive names.
+// "skip" is not here: it is matched case-insensitively before the lookup.
+var typeByName = map[string]Type{}
+
+func init() {
+	for t := TypeBool; t < TypeSkip; t++ {
+		typeByName[typeInfo[t].name] = t
+	}
+}
+
+// String returns SciDB's name of the type ("int64", "datetimetz", "skip").
+func (t Type) String() string {
+	if t >= TypeBool && t <= TypeSkip {
+		return typeInfo[t].name
+	}
+	return "Type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Size returns the byte size of a value of a fixed-size type, and 0 for
+// string, binary and skip, whose size is given by a width or a length word.
+func (t Type) Size() int {
+	if t >= TypeBool && t <= TypeSkip {
+		return typeInfo[t].size
+	}
+	return 0
+}
+
+// Column is one entry of a format string.
+type Column struct {
+	Type     Type
+	Width    uint32 // N of string(N), binary(N), skip(N); 0 = none
+	Nullable bool   // the entry ends in "null": a prefix byte precedes the value
+	Pos      int    // byte offset of the entry's name in the format string
+}
+
+// Fixed reports whether the entry occupies the same number of bytes in
+// every cell.
+func (c Column) Fixed() bool { return c.Width > 0 || c.Type.Size() > 0 }
+
+// Size returns the entry's byte size in a cell, prefix included, and true;
+// or 0 and false for a variable-size entry (string, binary, skip, with or
+// without null).
+func (c Column) Size() (int, bool) {
+	n := c.Type.Size()
+	if c.Width > 0 {
+		n = int(c.Width)
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if c.Nullable {
+		n++
+	}
+	return n, true
+}
+
+// valueSize is the size of the value slot after the prefix; 0 if variable.
+func (c Column) valueSize() int {
+	if c.Width > 0 {
+		return int(c.Width)
+	}
+	return c.Type.Size()
+}
+
+// String returns the entry as the canonical format string writes it:
+// "int16 null", "string(10)", "skip(8) null".
+func (c Column) String() string {
+	s := c.Type.String()
+	if c.Width > 0 {
+		s += "(" + strconv.FormatUint(uint64(c.Width), 10) + ")"
+	}
+	if c.Nullable {
+		s += " null"
+	}
+	return s
+}
+
+// Format is a parsed format string: the entries of every cell in order.
+type Format struct {
+	Columns []Column // every entry, skips included
+	Attrs   []int    // indexes into Columns of the non-skip entries, one per attribute
+	Names   []string // attribute names, one per attribute; a0, a1, … by default
+
+	offsets []int // byte offset of each entry in a cell, if every entry is fixed-size
+	stride  int   // cell size, 0 unless every entry is fixed-size
+}
+
+// NewFormat builds a Format from entries, as ParseFormat would from their
+// canonical text. It checks each entry the way the parser does.
+func NewFormat(cols ...Column) (*Format, error) {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		if c.Type < TypeBool || c.Type > TypeSkip {
+			return nil, fmt.Errorf("scidb: entry %d: invalid type %v", i+1, c.Type)
+		}
+		parts[i] = c.String()
+	}
+	return ParseFormat("(" + strings.Join(parts, ", ") + ")")
+}
+
+// String returns the canonical format string, e.g.
+// "(int8, int16 null, string(10), skip(8) null)". ParseFormat of it gives
+// the same entries.
+func (f *Format) String() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, c := range f.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Stride returns the size of a cell in bytes and true if every entry is
+// fixed-size (fixed types, (N) forms and skip(N), with or without null).
+func (f *Format) Stride() (int, bool) { return f.stride, f.stride > 0 }
+
+// Attr returns the entry of attribute i (0-based, skips not counted).
+func (f *Format) Attr(i int) Column { return f.Columns[f.Attrs[i]] }
+
+// NumAttrs returns the number of attributes (non-skip entries).
+func (f *Format) NumAttrs() int { return len(f.Attrs) }
+
+// SetNames replaces the attribute names; there must be one per attribute.
+func (f *Format) SetNames(names ...string) error {
+	if len(names) != len(f.Attrs) {
+		return fmt.Errorf("scidb: %d names for %d attributes of %s", len(names), len(f.Attrs), f)
+	}
+	f.Names = append([]string(nil), names...)
+	return nil
+}
+
+// name returns the name of attribute a, or a default.
+func (f *Format) name(a int) string {
+	if a >= 0 && a < len(f.Names) {
+		return f.Names[a]
+	}
+	return "a" + strconv.Itoa(a)
+}
+
+// attrOf returns the attribute index of entry i, or -1 for a skip.
+func (f *Format) attrOf(col int) int {
+	for a, c := range f.Attrs {
+		if c == col {
+			return a
+		}
+	}
+	return -1
+}
+
+// finish computes attribute indexes, default names and fixed offsets.
+func (f *Format) finish() {
+	f.Attrs = f.Attrs[:0]
+	off := 0
+	fixed := true
+	f.offsets = make([]int, len(f.Columns))
+	for i, c := range f.Columns {
+		if c.Type != TypeSkip {
+			f.Attrs = append(f.Attrs, i)
+		}
+		f.offsets[i] = off
+		n, ok := c.Size()
+		if !ok {
+			fixed = false
+			continue
+		}
+		off += n
+		if off > maxStride {
+			fixed = false
+		}
+	}
+	if fixed {
+		f.stride = off
+	} else {
+		f.offsets = nil
+	}
+	f.Names = make([]string, len(f.Attrs))
+	for a := range f.Attrs {
+		f.Names[a] = "a" + strconv.Itoa(a)
+	}
+}
+
+// maxStride bounds a fixed cell so that offsets stay far from overflow;
+// formats with larger cells are read as variable-size ones.
+const maxStride = 1 << 40

@@ -1,0 +1,246 @@
+package scidb
+
+import (
+	"encoding/binary"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+)
+
+// The gather kernels copy n little-endian values of one size from src,
+// the first at byte off and then every stride bytes, into the memory of a
+// typed slice (dst, as bytes, aligned for its element type). They are the
+// hot loops of Decode and Strided.Copy: one bounds check up front, then a
+// plain loop per element size, no interface calls.
+
+func gather(dst []byte, size int, src []byte, off, stride, n int) {
+	if n == 0 {
+		return
+	}
+	// One check for the whole run; the loops below index within it.
+	_ = src[off+(n-1)*stride+size-1]
+	switch size {
+	case 1:
+		d := dst[:n]
+		for i := range d {
+			d[i] = src[off+i*stride]
+		}
+	case 2:
+		d := unsafeslice.Cast[uint16](dst[:2*n])
+		for i := range d {
+			p := off + i*stride
+			d[i] = binary.LittleEndian.Uint16(src[p : p+2])
+		}
+	case 4:
+		d := unsafeslice.Cast[uint32](dst[:4*n])
+		for i := range d {
+			p := off + i*stride
+			d[i] = binary.LittleEndian.Uint32(src[p : p+4])
+		}
+	case 8:
+		d := unsafeslice.Cast[uint64](dst[:8*n])
+		for i := range d {
+			p := off + i*stride
+			d[i] = binary.LittleEndian.Uint64(src[p : p+8])
+		}
+	case 16:
+		d := unsafeslice.Cast[uint64](dst[:16*n])
+		for i := 0; i < n; i++ {
+			p := off + i*stride
+			d[2*i] = binary.LittleEndian.Uint64(src[p : p+8])
+			d[2*i+1] = binary.LittleEndian.Uint64(src[p+8 : p+16])
+		}
+	default:
+		for i := 0; i < n; i++ {
+			p := off + i*stride
+			copy(dst[i*size:(i+1)*size], src[p:p+size])
+		}
+	}
+}
+
+// normBools turns every nonzero byte into 1, so that the bytes are valid Go
+// bools (SciDB readers take any nonzero byte as true).
+func normBools(b []byte) {
+	for i, c := range b {
+		if c > 1 {
+			b[i] = 1
+		}
+	}
+}
+
+// newData allocates the Go slice for n values of a fixed-size type and
+// returns it with its memory as bytes. string(N) and binary(N) are not
+// handled here.
+func newData(t Type, n int) (any, []byte) {
+	switch t {
+	case TypeBool:
+		s := make([]bool, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeChar, TypeUint8:
+		s := make([]uint8, n)
+		return s, s
+	case TypeInt8:
+		s := make([]int8, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeInt16:
+		s := make([]int16, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeUint16:
+		s := make([]uint16, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeInt32:
+		s := make([]int32, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeUint32:
+		s := make([]uint32, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeInt64:
+		s := make([]int64, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeUint64:
+		s := make([]uint64, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeFloat:
+		s := make([]float32, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeDouble:
+		s := make([]float64, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeDatetime:
+		s := make([]Datetime, n)
+		return s, unsafeslice.Bytes(s)
+	case TypeDatetimeTZ:
+		s := make([]DatetimeTZ, n)
+		return s, unsafeslice.Bytes(s)
+	}
+	return nil, nil
+}
+
+// dataLen returns the length of a column's Data slice, or -1 if Data is not
+// the Go slice type of entry c.
+func dataLen(c Column, data any) int {
+	switch d := data.(type) {
+	case []bool:
+		if c.Type == TypeBool {
+			return len(d)
+		}
+	case []uint8:
+		if c.Type == TypeChar || c.Type == TypeUint8 {
+			return len(d)
+		}
+	case []int8:
+		if c.Type == TypeInt8 {
+			return len(d)
+		}
+	case []int16:
+		if c.Type == TypeInt16 {
+			return len(d)
+		}
+	case []uint16:
+		if c.Type == TypeUint16 {
+			return len(d)
+		}
+	case []int32:
+		if c.Type == TypeInt32 {
+			return len(d)
+		}
+	case []uint32:
+		if c.Type == TypeUint32 {
+			return len(d)
+		}
+	case []int64:
+		if c.Type == TypeInt64 {
+			return len(d)
+		}
+	case []uint64:
+		if c.Type == TypeUint64 {
+			return len(d)
+		}
+	case []float32:
+		if c.Type == TypeFloat {
+			return len(d)
+		}
+	case []float64:
+		if c.Type == TypeDouble {
+			return len(d)
+		}
+	case []Datetime:
+		if c.Type == TypeDatetime {
+			return len(d)
+		}
+	case []DatetimeTZ:
+		if c.Type == TypeDatetimeTZ {
+			return len(d)
+		}
+	case []string:
+		if c.Type == TypeString {
+			return len(d)
+		}
+	case [][]byte:
+		if c.Type == TypeBinary {
+			return len(d)
+		}
+	}
+	return -1
+}
+
+// GoType returns the Go type of a Col's Data for entries of type t, as
+// text ("[]int64", "[]scidb.Datetime", "[][]byte").
+func GoType(t Type) string {
+	switch t {
+	case TypeBool:
+		return "[]bool"
+	case TypeChar:
+		return "[]byte"
+	case TypeDatetime:
+		return "[]scidb.Datetime"
+	case TypeDatetimeTZ:
+		return "[]scidb.DatetimeTZ"
+	case TypeString:
+		return "[]string"
+	case TypeBinary:
+		return "[][]byte"
+	case TypeFloat:
+		return "[]float32"
+	case TypeDouble:
+		return "[]float64"
+	case TypeSkip:
+		return ""
+	}
+	if t >= TypeInt8 && t <= TypeUint64 {
+		return "[]" + t.String()
+	}
+	return ""
+}
+
+// dataBytes returns the length and the memory of a fixed-size Data slice.
+func dataBytes(data any) (int, []byte) {
+	switch d := data.(type) {
+	case []bool:
+		return len(d), unsafeslice.Bytes(d)
+	case []uint8:
+		return len(d), d
+	case []int8:
+		return len(d), unsafeslice.Bytes(d)
+	case []int16:
+		return len(d), unsafeslice.Bytes(d)
+	case []uint16:
+		return len(d), unsafeslice.Bytes(d)
+	case []int32:
+		return len(d), unsafeslice.Bytes(d)
+	case []uint32:
+		return len(d), unsafeslice.Bytes(d)
+	case []int64:
+		return len(d), unsafeslice.Bytes(d)
+	case []uint64:
+		return len(d), unsafeslice.Bytes(d)
+	case []float32:
+		return len(d), unsafeslice.Bytes(d)
+	case []float64:
+		return len(d), unsafeslice.Bytes(d)
+	case []Datetime:
+		return len(d), unsafeslice.Bytes(d)
+	case []DatetimeTZ:
+		return len(d), unsafeslice.Bytes(d)
+	}
+	return 0, nil
+}

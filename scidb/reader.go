@@ -1,0 +1,187 @@
+package scidb
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Reader reads cells from a stream, one at a time, as SciDB's load() does.
+// Its memory is bounded by the largest cell: a bogus length word makes it
+// read (at most 1 MiB ahead of the data received) until the stream ends.
+type Reader struct {
+	r      *bufio.Reader
+	f      *Format
+	o      ReadOptions
+	buf    []byte // the current cell's bytes
+	spans  []span
+	cell   int64 // cells read
+	off    int64 // stream offset of the next cell
+	err    error // sticky
+	opaque bool  // the opaque check is done
+}
+
+// NewReader returns a Reader of cells of format f from r.
+func NewReader(r io.Reader, f *Format, o ReadOptions) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 1<<16), f: f, o: o, spans: make([]span, len(f.Columns))}
+}
+
+// Cell returns the number of cells read so far, which is the index of the
+// next cell.
+func (r *Reader) Cell() int64 { return r.cell }
+
+// Offset returns the stream offset of the next cell.
+func (r *Reader) Offset() int64 { return r.off }
+
+// Format returns the reader's format.
+func (r *Reader) Format() *Format { return r.f }
+
+// Read reads the next cell into row, which must have one Value per
+// attribute. Raw bytes alias the reader's buffer and are valid until the
+// next Read. It returns io.EOF only at a cell boundary; a stream ending
+// inside a cell is a *DataError. Errors are sticky.
+func (r *Reader) Read(row Row) error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(row) != len(r.f.Attrs) {
+		return fmt.Errorf("scidb: row has %d values, format %s has %d attributes", len(row), r.f, len(r.f.Attrs))
+	}
+	if !r.opaque {
+		r.opaque = true
+		if !r.o.NoOpaqueCheck {
+			head, _ := r.r.Peek(opaqueHeader)
+			if e := detectOpaque(head, -1); e != nil {
+				r.err = e
+				return e
+			}
+		}
+	}
+	if _, err := r.r.Peek(1); err != nil {
+		if err == io.EOF {
+			r.err = io.EOF
+		} else {
+			r.err = err
+		}
+		return r.err
+	}
+	if err := r.readCell(); err != nil {
+		r.err = err
+		return err
+	}
+	a := 0
+	for i := range r.f.Columns {
+		c := &r.f.Columns[i]
+		if c.Type == TypeSkip {
+			continue
+		}
+		sp := r.spans[i]
+		if sp.prefix >= 0 {
+			row[a] = Value{Null: true, Reason: sp.prefix}
+		} else {
+			b := stored(c, r.buf[sp.start:sp.end])
+			row[a] = Value{Reason: -1, Raw: b[:len(b):len(b)]}
+		}
+		a++
+	}
+	r.off += int64(len(r.buf))
+	r.cell++
+	return nil
+}
+
+// readCell reads one cell's bytes into r.buf and scans them into r.spans.
+func (r *Reader) readCell() error {
+	f := r.f
+	r.buf = r.buf[:0]
+	for i := range f.Columns {
+		c := &f.Columns[i]
+		sp := span{prefix: -1}
+		if c.Nullable {
+			if err := r.fill(1, i); err != nil {
+				return err
+			}
+			p := int8(r.buf[len(r.buf)-1])
+			if c.Type != TypeSkip {
+				if p >= 0 {
+					sp.prefix = p
+				} else if r.o.Strict && p != -1 {
+					return f.dataError(r.cell, i, r.off+int64(len(r.buf)-1), ErrPrefix, fmt.Sprintf("null prefix 0x%02x", byte(p)))
+				}
+			}
+		}
+		if vs := c.valueSize(); vs > 0 {
+			sp.start = len(r.buf)
+			if err := r.fill(vs, i); err != nil {
+				return err
+			}
+		} else {
+			if err := r.fill(4, i); err != nil {
+				return err
+			}
+			l := uint64(le32(r.buf[len(r.buf)-4:]))
+			sp.start = len(r.buf)
+			if err := r.fillLength(l, i); err != nil {
+				return err
+			}
+		}
+		sp.end = len(r.buf)
+		if r.o.Strict {
+			if err := f.checkStrict(r.buf, sp, r.cell, i, r.off); err != nil {
+				return err
+			}
+		}
+		r.spans[i] = sp
+	}
+	return nil
+}
+
+// fill appends exactly n bytes of a fixed-size read to r.buf.
+func (r *Reader) fill(n, col int) error {
+	start := len(r.buf)
+	r.buf = grow(r.buf, n)
+	got, err := io.ReadFull(r.r, r.buf[start:start+n])
+	r.buf = r.buf[:start+got]
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.f.dataError(r.cell, col, r.off+int64(start), ErrTruncated, fmt.Sprintf("%d-byte read, stream ends after %d", n, got))
+	}
+	return err
+}
+
+// fillLength appends the l bytes of a variable-size value, growing the
+// buffer only as data arrives, so that a bogus length costs no more memory
+// than the stream holds (plus 1 MiB).
+func (r *Reader) fillLength(l uint64, col int) error {
+	start := len(r.buf)
+	const chunk = 1 << 20
+	for rest := l; rest > 0; {
+		n := int(min(rest, chunk))
+		at := len(r.buf)
+		r.buf = grow(r.buf, n)
+		got, err := io.ReadFull(r.r, r.buf[at:at+n])
+		r.buf = r.buf[:at+got]
+		rest -= uint64(got)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return r.f.dataError(r.cell, col, r.off+int64(start), ErrLength,
+					"length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(len(r.buf)-start)))
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// grow extends b by n bytes of length, reallocating at most geometrically.
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 256))
+		copy(nb, b)
+		b = nb
+	}
+	return b[:len(b)+n]
+}

@@ -1,0 +1,463 @@
+package scidb
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Table is a whole file decoded into columns: row k is cell k, in file
+// order. It never aliases the input.
+type Table struct {
+	Format *Format
+	Len    int   // number of cells
+	Cols   []Col // one per attribute, skips excluded
+}
+
+// Col is one attribute of a Table.
+type Col struct {
+	Name   string
+	Column Column
+	// Data is a slice of Len values: []bool, []byte (char, uint8), []int8 …
+	// []uint64, []float32 (float), []float64 (double), []Datetime,
+	// []DatetimeTZ, []string (string, string(N)) or [][]byte (binary,
+	// binary(N)). Null slots hold zero values.
+	Data any
+	// Null marks null values; nil if the entry is not nullable.
+	Null []bool
+	// Reason is the missing reason 0..127 of each null, -1 where present;
+	// nil if the entry is not nullable.
+	Reason []int8
+}
+
+// Value returns the value of attribute attr in row i, aliasing the
+// table's memory for strings and binaries. It panics if i or attr is out
+// of range, as slice indexing does.
+func (t *Table) Value(i, attr int) Value {
+	c := &t.Cols[attr]
+	if c.Null != nil && c.Null[i] {
+		r := int8(0)
+		if c.Reason != nil {
+			r = c.Reason[i]
+		}
+		return NullValue(r)
+	}
+	switch d := c.Data.(type) {
+	case []bool:
+		return BoolValue(d[i])
+	case []uint8:
+		return Uint8Value(d[i])
+	case []int8:
+		return Int8Value(d[i])
+	case []int16:
+		return Int16Value(d[i])
+	case []uint16:
+		return Uint16Value(d[i])
+	case []int32:
+		return Int32Value(d[i])
+	case []uint32:
+		return Uint32Value(d[i])
+	case []int64:
+		return Int64Value(d[i])
+	case []uint64:
+		return Uint64Value(d[i])
+	case []float32:
+		return Float32Value(d[i])
+	case []float64:
+		return Float64Value(d[i])
+	case []Datetime:
+		return DatetimeValue(d[i])
+	case []DatetimeTZ:
+		return DatetimeTZValue(d[i])
+	case []string:
+		v := Value{Reason: -1, Raw: []byte(d[i])}
+		if v.Raw == nil {
+			v.Raw = []byte{}
+		}
+		return v
+	case [][]byte:
+		v := BinaryValue(d[i])
+		if v.Raw == nil {
+			v.Raw = []byte{}
+		}
+		return v
+	}
+	return Value{}
+}
+
+// LayoutType returns the layout element type that holds values of t:
+// bool → Bool, char → U8, int8…uint64 → I8…U64, float → F32, double → F64,
+// datetime → I64 (seconds). datetimetz, string, binary and skip have none.
+func LayoutType(t Type) (layout.Type, bool) {
+	switch t {
+	case TypeBool:
+		return layout.Bool, true
+	case TypeChar, TypeUint8:
+		return layout.U8, true
+	case TypeInt8:
+		return layout.I8, true
+	case TypeInt16:
+		return layout.I16, true
+	case TypeInt32:
+		return layout.I32, true
+	case TypeInt64, TypeDatetime:
+		return layout.I64, true
+	case TypeUint16:
+		return layout.U16, true
+	case TypeUint32:
+		return layout.U32, true
+	case TypeUint64:
+		return layout.U64, true
+	case TypeFloat:
+		return layout.F32, true
+	case TypeDouble:
+		return layout.F64, true
+	}
+	return layout.Invalid, false
+}
+
+// arrays describes the attributes of n cells as 1-D layout arrays.
+// Offset is -1: values are strided through the cells, never one run.
+func (f *Format) arrays(n int64, varBytes func(attr int) int64) []layout.Array {
+	out := make([]layout.Array, len(f.Attrs))
+	for a, ci := range f.Attrs {
+		c := f.Columns[ci]
+		lt, _ := LayoutType(c.Type)
+		size := int64(0)
+		if vs := c.valueSize(); vs > 0 {
+			size, _ = layout.Mul(n, int64(vs))
+		} else if varBytes != nil {
+			size = varBytes(a)
+		}
+		out[a] = layout.Array{Name: f.name(a), Type: lt, Shape: []int64{n}, Order: layout.RowMajor, Offset: -1, Size: size}
+	}
+	return out
+}
+
+// Arrays returns one 1-D descriptor per attribute, for listings: Type is
+// the layout type of the attribute (layout.Invalid where there is none, see
+// LayoutType), Offset is -1 (values are strided), Size the bytes of the
+// values (string bytes without terminators for strings and binaries).
+func (t *Table) Arrays() []layout.Array {
+	return t.Format.arrays(int64(t.Len), func(a int) int64 {
+		var n int64
+		switch d := t.Cols[a].Data.(type) {
+		case []string:
+			for _, s := range d {
+				n += int64(len(s))
+			}
+		case [][]byte:
+			for _, b := range d {
+				n += int64(len(b))
+			}
+		}
+		return n
+	})
+}
+
+// Decode decodes a whole SciDB binary file held in data into columns.
+// Input that starts like an opaque backup file is refused with an
+// *OpaqueError (ErrOpaque) unless o.NoOpaqueCheck is set. Bad input gives a
+// *DataError naming the cell, the attribute and the byte offset.
+func Decode(data []byte, f *Format, o ReadOptions) (*Table, error) {
+	if !o.NoOpaqueCheck {
+		if e := detectOpaque(data, int64(len(data))); e != nil {
+			return nil, e
+		}
+	}
+	if stride, ok := f.Stride(); ok {
+		return decodeFixed(data, f, stride, o.Strict)
+	}
+	return decodeVar(data, f, o.Strict)
+}
+
+// DecodeFile maps the file at path and decodes it (see Decode). A fault
+// while reading the mapping (the file truncated by another process) is an
+// error, not a crash.
+func DecodeFile(path string, f *Format, o ReadOptions) (*Table, error) {
+	mf, err := mmapfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer mf.Close()
+	r, err := mf.MapAll()
+	if err != nil {
+		return nil, err
+	}
+	var t *Table
+	gerr := r.Guard(func() { t, err = Decode(r.Bytes(), f, o) })
+	if gerr != nil {
+		return nil, gerr
+	}
+	if err != nil {
+		return nil, withFile(err, path)
+	}
+	return t, nil
+}
+
+// withFile names the file in the package's errors.
+func withFile(err error, path string) error {
+	var de *DataError
+	if errors.As(err, &de) {
+		de.File = path
+	}
+	var oe *OpaqueError
+	if errors.As(err, &oe) {
+		oe.File = path
+	}
+	return err
+}
+
+func newTable(f *Format, n int) *Table {
+	t := &Table{Format: f, Len: n, Cols: make([]Col, len(f.Attrs))}
+	for a, ci := range f.Attrs {
+		c := f.Columns[ci]
+		t.Cols[a] = Col{Name: f.name(a), Column: c}
+	}
+	return t
+}
+
+// decodeFixed decodes a file of fixed-size cells column by column: each
+// attribute is one tight loop over the cells.
+func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error) {
+	n := len(data) / stride
+	if rem := len(data) % stride; rem != 0 {
+		spans := make([]span, len(f.Columns))
+		_, err := f.scanCell(data, n*stride, int64(n), 0, strict, spans)
+		if err == nil { // cannot happen: a partial cell always fails
+			err = f.dataError(int64(n), 0, int64(n*stride), ErrTruncated, "partial cell")
+		}
+		return nil, err
+	}
+	if strict {
+		if err := validateFixed(data, f, stride, n, 0); err != nil {
+			return nil, err
+		}
+	}
+	t := newTable(f, n)
+	for a, ci := range f.Attrs {
+		c := f.Columns[ci]
+		off := f.offsets[ci]
+		col := &t.Cols[a]
+		voff := off
+		if c.Nullable {
+			voff++
+		}
+		switch {
+		case c.Type == TypeString: // string(N)
+			s := make([]string, n)
+			for i := range s {
+				p := voff + i*stride
+				s[i] = string(stored(&c, data[p:p+int(c.Width)]))
+			}
+			col.Data = s
+		case c.Type == TypeBinary: // binary(N)
+			w := int(c.Width)
+			arena := make([]byte, n*w)
+			gather(arena, w, data, voff, stride, n)
+			s := make([][]byte, n)
+			for i := range s {
+				s[i] = arena[i*w : (i+1)*w : (i+1)*w]
+			}
+			col.Data = s
+		default:
+			d, mem := newData(c.Type, n)
+			gather(mem, c.Type.Size(), data, voff, stride, n)
+			if c.Type == TypeBool {
+				normBools(mem)
+			}
+			col.Data = d
+		}
+		if c.Nullable {
+			col.Null = make([]bool, n)
+			col.Reason = make([]int8, n)
+			nullsFixed(col, data, off, stride)
+		}
+	}
+	return t, nil
+}
+
+// nullsFixed reads the prefixes of one nullable attribute and zeroes the
+// values of nulls.
+func nullsFixed(col *Col, data []byte, off, stride int) {
+	null, reason := col.Null, col.Reason
+	if len(null) == 0 {
+		return
+	}
+	_ = data[off+(len(null)-1)*stride]
+	for i := range reason {
+		reason[i] = int8(data[off+i*stride])
+	}
+	anyNull := false
+	for i, r := range reason {
+		if r >= 0 {
+			null[i] = true
+			anyNull = true
+		} else {
+			reason[i] = -1
+		}
+	}
+	if anyNull {
+		zeroNulls(col)
+	}
+}
+
+// zeroNulls sets the Data slots of nulls to the zero value.
+func zeroNulls(col *Col) {
+	switch d := col.Data.(type) {
+	case []string:
+		for i, nl := range col.Null {
+			if nl {
+				d[i] = ""
+			}
+		}
+	case [][]byte:
+		for i, nl := range col.Null {
+			if nl {
+				d[i] = nil
+			}
+		}
+	default:
+		_, mem := dataBytes(col.Data)
+		size := len(mem) / max(len(col.Null), 1)
+		for i, nl := range col.Null {
+			if nl {
+				clear(mem[i*size : (i+1)*size])
+			}
+		}
+	}
+}
+
+// validateFixed applies the strict checks to n fixed-size cells starting
+// at data[0]; first is the number of the first cell.
+func validateFixed(data []byte, f *Format, stride, n int, first int64) error {
+	for ci, c := range f.Columns {
+		off := f.offsets[ci]
+		voff := off
+		if c.Nullable {
+			voff++
+		}
+		check := c.Type == TypeBool || (c.Type == TypeString && c.Width > 0)
+		if c.Nullable && c.Type != TypeSkip {
+			for i := 0; i < n; i++ {
+				if p := data[off+i*stride]; p >= 0x80 && p != 0xff {
+					return f.dataError(first+int64(i), ci, int64(off+i*stride), ErrPrefix, fmt.Sprintf("null prefix 0x%02x", p))
+				}
+			}
+		}
+		if !check {
+			continue
+		}
+		w := c.valueSize()
+		for i := 0; i < n; i++ {
+			if c.Nullable && data[off+i*stride] < 0x80 {
+				continue
+			}
+			p := voff + i*stride
+			b := data[p : p+w]
+			if c.Type == TypeBool && b[0] > 1 {
+				return f.dataError(first+int64(i), ci, int64(p), ErrBool, fmt.Sprintf("bool byte 0x%02x", b[0]))
+			}
+			if c.Type == TypeString && bytes.IndexByte(b, 0) < 0 {
+				return f.dataError(first+int64(i), ci, int64(p), ErrString, fmt.Sprintf("string(%d) without a NUL", c.Width))
+			}
+		}
+	}
+	return nil
+}
+
+// builder accumulates one attribute in decodeVar.
+type builder struct {
+	c     Column
+	fixed []byte // little-endian values, for fixed-size types
+	arena []byte // string and binary bytes, back to back
+	ends  []int  // end of each value in arena
+	null  []bool
+	rsn   []int8
+}
+
+// decodeVar decodes cell by cell, for formats with variable-size entries.
+func decodeVar(data []byte, f *Format, strict bool) (*Table, error) {
+	spans := make([]span, len(f.Columns))
+	bs := make([]builder, len(f.Attrs))
+	for a, ci := range f.Attrs {
+		bs[a].c = f.Columns[ci]
+	}
+	var zeros [16]byte
+	pos, n := 0, 0
+	for pos < len(data) {
+		end, err := f.scanCell(data, pos, int64(n), 0, strict, spans)
+		if err != nil {
+			return nil, err
+		}
+		for a, ci := range f.Attrs {
+			b := &bs[a]
+			sp := spans[ci]
+			isNull := sp.prefix >= 0
+			if b.c.Nullable {
+				b.null = append(b.null, isNull)
+				b.rsn = append(b.rsn, sp.prefix)
+			}
+			if b.c.Width == 0 && b.c.Type.Size() > 0 {
+				if isNull {
+					b.fixed = append(b.fixed, zeros[:b.c.Type.Size()]...)
+				} else {
+					b.fixed = append(b.fixed, data[sp.start:sp.end]...)
+				}
+				continue
+			}
+			if !isNull {
+				b.arena = append(b.arena, stored(&b.c, data[sp.start:sp.end])...)
+			}
+			b.ends = append(b.ends, len(b.arena))
+		}
+		pos = end
+		n++
+	}
+	t := newTable(f, n)
+	for a := range bs {
+		b := &bs[a]
+		col := &t.Cols[a]
+		col.Null, col.Reason = b.null, b.rsn
+		if b.c.Nullable && col.Null == nil {
+			col.Null, col.Reason = []bool{}, []int8{}
+		}
+		switch b.c.Type {
+		case TypeString:
+			all := string(b.arena)
+			s := make([]string, n)
+			start := 0
+			for i, e := range b.ends {
+				s[i] = all[start:e]
+				start = e
+			}
+			col.Data = s
+		case TypeBinary:
+			s := make([][]byte, n)
+			start := 0
+			for i, e := range b.ends {
+				switch {
+				case b.null != nil && b.null[i]:
+				case start == e:
+					s[i] = []byte{}
+				default:
+					s[i] = b.arena[start:e:e]
+				}
+				start = e
+			}
+			col.Data = s
+		default:
+			d, mem := newData(b.c.Type, n)
+			size := b.c.Type.Size()
+			gather(mem, size, b.fixed, 0, size, n)
+			if b.c.Type == TypeBool {
+				normBools(mem)
+			}
+			col.Data = d
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,247 @@
+package scidb
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// appendEntry appends entry c holding v as SciDB's save() writes it: a
+// prefix FF (present) or the reason (null) for a "null" entry, zeros in
+// null slots, strings with their NUL counted, (N) forms padded with zeros.
+// Skips are written as zeros and v is ignored.
+func appendEntry(buf []byte, c *Column, v *Value) ([]byte, error) {
+	var zeros [16]byte
+	if c.Type == TypeSkip {
+		n := 4
+		if c.Width > 0 {
+			n = int(c.Width)
+		}
+		if c.Nullable {
+			n++
+		}
+		return appendZeros(buf, n), nil
+	}
+	if v.Null {
+		if !c.Nullable {
+			return buf, errNull(ErrNull, "null value for an entry without null")
+		}
+		if v.Reason < 0 {
+			return buf, errNull(ErrReason, fmt.Sprintf("missing reason %d", v.Reason))
+		}
+		buf = append(buf, byte(v.Reason))
+		if vs := c.valueSize(); vs > 0 {
+			if vs <= len(zeros) {
+				return append(buf, zeros[:vs]...), nil
+			}
+			return appendZeros(buf, vs), nil
+		}
+		return append(buf, 0, 0, 0, 0), nil
+	}
+	if c.Nullable {
+		buf = append(buf, 0xff)
+	}
+	b := v.bytes()
+	switch {
+	case c.Type == TypeString && c.Width > 0:
+		if bytes.IndexByte(b, 0) >= 0 {
+			return buf, errNull(ErrString, "string contains a NUL")
+		}
+		if len(b)+1 > int(c.Width) {
+			return buf, errNull(ErrWidth, fmt.Sprintf("%d bytes and a NUL do not fit string(%d)", len(b), c.Width))
+		}
+		buf = append(buf, b...)
+		return appendZeros(buf, int(c.Width)-len(b)), nil
+	case c.Type == TypeBinary && c.Width > 0:
+		if len(b) > int(c.Width) {
+			return buf, errNull(ErrWidth, fmt.Sprintf("%d bytes do not fit binary(%d)", len(b), c.Width))
+		}
+		buf = append(buf, b...)
+		return appendZeros(buf, int(c.Width)-len(b)), nil
+	case c.Type == TypeString:
+		if bytes.IndexByte(b, 0) >= 0 {
+			return buf, errNull(ErrString, "string contains a NUL")
+		}
+		if uint64(len(b))+1 > math.MaxUint32 {
+			return buf, errNull(ErrLength, fmt.Sprintf("string of %d bytes", len(b)))
+		}
+		buf = appendLen(buf, len(b)+1)
+		buf = append(buf, b...)
+		return append(buf, 0), nil
+	case c.Type == TypeBinary:
+		if uint64(len(b)) > math.MaxUint32 {
+			return buf, errNull(ErrLength, fmt.Sprintf("binary of %d bytes", len(b)))
+		}
+		buf = appendLen(buf, len(b))
+		return append(buf, b...), nil
+	}
+	if len(b) != c.Type.Size() {
+		return buf, errNull(ErrWidth, fmt.Sprintf("%d-byte value for %s", len(b), c.Type))
+	}
+	if c.Type == TypeBool {
+		if b[0] != 0 {
+			return append(buf, 1), nil
+		}
+		return append(buf, 0), nil
+	}
+	return append(buf, b...), nil
+}
+
+// errNull is a DataError without location; the caller fills it in.
+func errNull(kind error, msg string) *DataError {
+	return &DataError{Err: kind, Msg: msg, Offset: -1}
+}
+
+func appendZeros(buf []byte, n int) []byte {
+	return append(buf, make([]byte, n)...)
+}
+
+func appendLen(buf []byte, n int) []byte {
+	return append(buf, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+}
+
+// appendCell encodes one row of f (one Value per attribute) onto buf. On
+// error buf is returned unchanged in length, so that nothing of a bad row
+// is written.
+func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error) {
+	if len(row) != len(f.Attrs) {
+		return buf, &DataError{Cell: rowIndex, Attr: -1, Offset: -1, Err: ErrWidth,
+			Msg: fmt.Sprintf("row has %d values, format %s has %d attributes", len(row), f, len(f.Attrs))}
+	}
+	start := len(buf)
+	a := 0
+	var skip Value
+	for i := range f.Columns {
+		c := &f.Columns[i]
+		v := &skip
+		if c.Type != TypeSkip {
+			v = &row[a]
+			a++
+		}
+		var err error
+		buf, err = appendEntry(buf, c, v)
+		if err != nil {
+			de := err.(*DataError)
+			e := f.dataError(rowIndex, i, -1, de.Err, de.Msg)
+			return buf[:start], e
+		}
+	}
+	return buf, nil
+}
+
+// Writer writes cells to a stream, as SciDB's save() does.
+type Writer struct {
+	w   *bufio.Writer
+	f   *Format
+	buf []byte
+	n   int64
+}
+
+// NewWriter returns a Writer of cells of format f to w. Call Flush at the
+// end.
+func NewWriter(w io.Writer, f *Format) *Writer {
+	return &Writer{w: bufio.NewWriterSize(w, 1<<16), f: f}
+}
+
+// Write writes one cell: one Value per attribute of the format. A row that
+// cannot be written (a null into an entry without null, a reason outside
+// 0..127, a string with a NUL, a value too wide) is an error naming the row
+// and the attribute, and nothing of it is written.
+func (w *Writer) Write(row Row) error {
+	var err error
+	w.buf, err = w.f.appendCell(w.buf[:0], row, w.n)
+	if err != nil {
+		return err
+	}
+	if _, err := w.w.Write(w.buf); err != nil {
+		return err
+	}
+	w.n++
+	return nil
+}
+
+// Count returns the number of cells written.
+func (w *Writer) Count() int64 { return w.n }
+
+// Flush writes buffered cells to the underlying writer.
+func (w *Writer) Flush() error { return w.w.Flush() }
+
+// Encode writes the table as SciDB's save() would, with t.Format. Every
+// column must have Len values of its Go type (see Col).
+func Encode(w io.Writer, t *Table) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	wr := NewWriter(w, t.Format)
+	row := make(Row, len(t.Cols))
+	for i := 0; i < t.Len; i++ {
+		for a := range row {
+			row[a] = t.Value(i, a)
+		}
+		if err := wr.Write(row); err != nil {
+			return err
+		}
+	}
+	return wr.Flush()
+}
+
+// check verifies that the table's columns match its format.
+func (t *Table) check() error {
+	f := t.Format
+	if f == nil {
+		return fmt.Errorf("scidb: table has no format")
+	}
+	if len(t.Cols) != len(f.Attrs) {
+		return fmt.Errorf("scidb: table has %d columns, format %s has %d attributes", len(t.Cols), f, len(f.Attrs))
+	}
+	for a := range t.Cols {
+		c := &t.Cols[a]
+		want := f.Attr(a)
+		if c.Column.Type != want.Type {
+			return fmt.Errorf("scidb: column %d (%s) is %s, format says %s: %w", a, c.Name, c.Column.Type, want.Type, ErrType)
+		}
+		if n := dataLen(want, c.Data); n != t.Len {
+			if n < 0 {
+				return fmt.Errorf("scidb: column %d (%s): Data is %T, want %s: %w", a, c.Name, c.Data, GoType(want.Type), ErrType)
+			}
+			return fmt.Errorf("scidb: column %d (%s) has %d values, table has %d rows", a, c.Name, n, t.Len)
+		}
+		if c.Null != nil && len(c.Null) != t.Len || c.Reason != nil && len(c.Reason) != t.Len {
+			return fmt.Errorf("scidb: column %d (%s): null mask or reasons not of length %d", a, c.Name, t.Len)
+		}
+	}
+	return nil
+}
+
+// EncodeFile writes the table to path through a temporary file in the same
+// directory, renamed over path only when everything is written: a failed
+// write leaves path as it was.
+func EncodeFile(path string, t *Table) (err error) {
+	if err := t.check(); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = Encode(tmp, t); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
