@@ -1,0 +1,531 @@
+package futhark
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// Alignment values for WriteOptions.Align.
+const (
+	// AlignNone writes binary values back to back, as futhark-data does.
+	AlignNone = 0
+	// AlignElement pads so that each payload starts at a multiple of its
+	// element size.
+	AlignElement = -1
+	// Align64 pads so that each payload starts at a multiple of 64 bytes.
+	Align64 = 64
+)
+
+// WriteOptions configures an Encoder. A nil *WriteOptions means the
+// defaults: output byte-identical to futhark-data.
+type WriteOptions struct {
+	// Align pads binary values with spaces before their 'b' so that the
+	// payload starts at a multiple of the alignment: AlignElement, or a
+	// power of two up to 4096 (Align64 is the usual one). Zero: no padding.
+	Align int
+}
+
+// ErrState reports an Encoder call out of order (elements without a value
+// begun, a value ended early, too many elements).
+var ErrState = errors.New("futhark: encoder call out of order")
+
+const flushAt = 64 << 10
+
+// Encoder writes Futhark values to a stream, binary or text, byte-identical
+// to futhark-data. Whole values are written by EncodeBinary, EncodeText and
+// EncodeType; values too large for memory are streamed with BeginBinary or
+// BeginText, then element chunks (WriteElems), then End. Output is buffered
+// and flushed at the end of every value. The first error sticks.
+type Encoder struct {
+	w     io.Writer
+	off   int64 // bytes written to w plus buffered
+	align int
+	buf   []byte
+	err   error
+
+	// value in progress
+	mode    byte // 0 none, 'b' binary, 't' text
+	typ     layout.Type
+	shape   []int64
+	left    int64 // elements still to come
+	idx     []int64
+	rowLeft int64
+	started bool
+}
+
+// NewEncoder returns an Encoder writing to w, starting at offset 0, with no
+// alignment.
+func NewEncoder(w io.Writer) *Encoder { return NewWriter(w, 0, nil) }
+
+// NewWriter returns an Encoder writing to w whose first byte lands at file
+// offset offset (alignment counts from there).
+func NewWriter(w io.Writer, offset int64, o *WriteOptions) *Encoder {
+	e := &Encoder{w: w, off: offset}
+	if o != nil {
+		e.align = o.Align
+	}
+	return e
+}
+
+// Offset returns the file offset of the next byte the Encoder writes.
+func (e *Encoder) Offset() int64 { return e.off }
+
+func (e *Encoder) write(b []byte) {
+	e.buf = append(e.buf, b...)
+	e.off += int64(len(b))
+	if len(e.buf) >= flushAt {
+		e.flush()
+	}
+}
+
+func (e *Encoder) flush() {
+	if e.err != nil || len(e.buf) == 0 {
+		e.buf = e.buf[:0]
+		return
+	}
+	n, err := e.w.Write(e.buf)
+	if err == nil && n < len(e.buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		e.err = err
+	}
+	e.buf = e.buf[:0]
+}
+
+// Flush writes any buffered bytes. Values are flushed when they end, so
+// Flush is needed only mid-value.
+func (e *Encoder) Flush() error {
+	e.flush()
+	return e.err
+}
+
+func checkShape(t layout.Type, shape []int64) (int64, error) {
+	if !IsPrimType(t) {
+		return 0, fmt.Errorf("futhark: %v is not a Futhark element type: %w", t, ErrType)
+	}
+	if len(shape) > MaxRank {
+		return 0, fmt.Errorf("futhark: rank %d above %d: %w", len(shape), MaxRank, ErrRank)
+	}
+	n, err := layout.Count(shape)
+	if err != nil {
+		return 0, fmt.Errorf("futhark: shape %v: %w", shape, ErrDims)
+	}
+	if _, ok := layout.Mul(n, int64(t.Size())); !ok {
+		return 0, fmt.Errorf("futhark: shape %v: %w", shape, ErrDims)
+	}
+	return n, nil
+}
+
+// pad returns the spaces needed before a binary value whose 'b' would be
+// at offset p so that its payload is aligned.
+func (e *Encoder) pad(t layout.Type, rank int) int64 {
+	a := int64(e.align)
+	if a == AlignElement {
+		a = int64(t.Size())
+	}
+	if a <= 1 {
+		return 0
+	}
+	h := int64(7 + 8*rank)
+	return (a - (e.off+h)%a) % a
+}
+
+var spaces = []byte("                                                                ")
+
+// BeginBinary starts a binary value of type t and the given shape: the
+// header is written (after alignment padding) and the payload follows via
+// WriteElems.
+func (e *Encoder) BeginBinary(t layout.Type, shape []int64) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.mode != 0 {
+		return ErrState
+	}
+	n, err := checkShape(t, shape)
+	if err != nil {
+		return err
+	}
+	if e.align != AlignNone && e.align != AlignElement && (e.align < 1 || e.align > 4096 || e.align&(e.align-1) != 0) {
+		return fmt.Errorf("futhark: alignment %d is not a power of two up to 4096", e.align)
+	}
+	for pad := e.pad(t, len(shape)); pad > 0; {
+		k := min(pad, int64(len(spaces)))
+		e.write(spaces[:k])
+		pad -= k
+	}
+	var hb [7 + 8*MaxRank]byte
+	e.write(appendBinHeader(hb[:0], t, shape))
+	e.mode, e.typ, e.left = 'b', t, n
+	return e.endIfDone()
+}
+
+// BeginText starts a text value; the elements follow via WriteElems. An
+// empty array is written at once.
+func (e *Encoder) BeginText(t layout.Type, shape []int64) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.mode != 0 {
+		return ErrState
+	}
+	n, err := checkShape(t, shape)
+	if err != nil {
+		return err
+	}
+	e.mode, e.typ, e.left = 't', t, n
+	e.shape = append(e.shape[:0], shape...)
+	e.started = false
+	if n == 0 {
+		var b []byte
+		b = append(b, "empty("...)
+		for _, d := range shape {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, d, 10)
+			b = append(b, ']')
+		}
+		b = append(b, t.String()...)
+		b = append(b, ')')
+		e.write(b)
+	}
+	return e.endIfDone()
+}
+
+func (e *Encoder) endIfDone() error {
+	if e.left > 0 {
+		return e.err
+	}
+	if e.mode == 't' {
+		if len(e.shape) > 0 && e.started {
+			for range e.shape {
+				e.buf = append(e.buf, ']')
+			}
+			e.off += int64(len(e.shape))
+		}
+		e.write([]byte{'\n'})
+	}
+	e.mode = 0
+	e.flush()
+	return e.err
+}
+
+// WriteElems writes the next elements of the value begun, given as their
+// little-endian bytes (the binary payload format: f16 bits, bool 0/1); le
+// must hold whole elements and no more than remain.
+func (e *Encoder) WriteElems(le []byte) error {
+	if e.err != nil {
+		return e.err
+	}
+	size := e.typ.Size()
+	if e.mode == 0 || len(le)%size != 0 || int64(len(le)/size) > e.left {
+		return ErrState
+	}
+	if e.mode == 'b' {
+		e.left -= int64(len(le) / size)
+		if e.typ == layout.Bool {
+			for len(le) > 0 {
+				var tmp [4096]byte
+				k := copy(tmp[:], le)
+				normBool(tmp[:k])
+				e.write(tmp[:k])
+				le = le[k:]
+			}
+		} else if len(le) >= flushAt {
+			e.flush()
+			if e.err == nil {
+				n, err := e.w.Write(le)
+				if err == nil && n < len(le) {
+					err = io.ErrShortWrite
+				}
+				e.err = err
+				e.off += int64(len(le))
+			}
+		} else {
+			e.write(le)
+		}
+		return e.endIfDone()
+	}
+	e.text(le)
+	return e.endIfDone()
+}
+
+// text prints elements with their separators: ", " inside the innermost
+// dimension, "]" per closed dimension then ",\n" then "[" per opened one.
+func (e *Encoder) text(le []byte) {
+	size := e.typ.Size()
+	rank := len(e.shape)
+	b := e.buf
+	base := len(b)
+	for len(le) > 0 {
+		if !e.started {
+			e.started = true
+			for k := 0; k < rank; k++ {
+				b = append(b, '[')
+			}
+			if rank > 0 {
+				e.idx = append(e.idx[:0], make([]int64, rank)...)
+				e.rowLeft = e.shape[rank-1]
+			}
+		} else if e.rowLeft > 0 {
+			b = append(b, ',', ' ')
+		} else {
+			// A row ended: carry into outer dimensions.
+			r := 1
+			k := rank - 2
+			for ; k >= 0; k-- {
+				e.idx[k]++
+				if e.idx[k] < e.shape[k] {
+					break
+				}
+				e.idx[k] = 0
+				r++
+			}
+			for j := 0; j < r; j++ {
+				b = append(b, ']')
+			}
+			b = append(b, ',', '\n')
+			for j := 0; j < r; j++ {
+				b = append(b, '[')
+			}
+			e.rowLeft = e.shape[rank-1]
+		}
+		// Elements of the current row, as many as le holds.
+		k := int64(len(le) / size)
+		if rank > 0 && k > e.rowLeft {
+			k = e.rowLeft
+		}
+		if rank == 0 {
+			k = 1
+		}
+		k = min(k, 4096) // bounded buffer growth between flushes
+		b = appendRow(b, e.typ, le[:int(k)*size])
+		le = le[int(k)*size:]
+		e.left -= k
+		if rank > 0 {
+			e.rowLeft -= k
+		}
+		if len(b) >= flushAt {
+			e.off += int64(len(b) - base)
+			e.buf = b
+			e.flush()
+			b, base = e.buf, 0
+		}
+	}
+	e.off += int64(len(b) - base)
+	e.buf = b
+}
+
+// EncodeBinary writes v in binary.
+func (e *Encoder) EncodeBinary(v Value) error {
+	if err := v.check(); err != nil {
+		return err
+	}
+	if err := e.BeginBinary(v.Type, v.Shape); err != nil {
+		return err
+	}
+	if len(v.Data) == 0 {
+		return e.err
+	}
+	return e.WriteElems(v.Data)
+}
+
+// EncodeText writes v as futhark-data's valueText followed by a newline.
+func (e *Encoder) EncodeText(v Value) error {
+	if err := v.check(); err != nil {
+		return err
+	}
+	if err := e.BeginText(v.Type, v.Shape); err != nil {
+		return err
+	}
+	if len(v.Data) == 0 {
+		return e.err
+	}
+	return e.WriteElems(v.Data)
+}
+
+// EncodeType writes the value type followed by a newline, as
+// `futhark dataset -t` does: "[2][3]i32\n".
+func (e *Encoder) EncodeType(t layout.Type, shape []int64) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.mode != 0 {
+		return ErrState
+	}
+	e.write([]byte(TypeString(t, shape) + "\n"))
+	e.flush()
+	return e.err
+}
+
+// AppendElem appends the canonical text of one element of type t, given
+// as its little-endian bytes, with its type suffix: 1i32, 255u8, true,
+// 1.0e-2f64, f32.nan, -f16.inf.
+func AppendElem(dst []byte, t layout.Type, le []byte) []byte {
+	return appendRow(dst, t, le[:t.Size()])
+}
+
+// FormatElem returns AppendElem's text as a string.
+func FormatElem(t layout.Type, le []byte) string { return string(AppendElem(nil, t, le)) }
+
+func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+func le64(b []byte) uint64 { return uint64(le32(b)) | uint64(le32(b[4:]))<<32 }
+
+// appendRow prints consecutive elements separated by ", ".
+func appendRow(b []byte, t layout.Type, le []byte) []byte {
+	size := t.Size()
+	first := true
+	sep := func() {
+		if !first {
+			b = append(b, ',', ' ')
+		}
+		first = false
+	}
+	switch t {
+	case layout.I8:
+		for _, c := range le {
+			sep()
+			b = strconv.AppendInt(b, int64(int8(c)), 10)
+			b = append(b, 'i', '8')
+		}
+	case layout.U8:
+		for _, c := range le {
+			sep()
+			b = strconv.AppendUint(b, uint64(c), 10)
+			b = append(b, 'u', '8')
+		}
+	case layout.I16, layout.U16:
+		for i := 0; i < len(le); i += size {
+			sep()
+			v := le16(le[i:])
+			if t == layout.I16 {
+				b = strconv.AppendInt(b, int64(int16(v)), 10)
+				b = append(b, 'i', '1', '6')
+			} else {
+				b = strconv.AppendUint(b, uint64(v), 10)
+				b = append(b, 'u', '1', '6')
+			}
+		}
+	case layout.I32:
+		for i := 0; i+4 <= len(le); i += 4 {
+			if i > 0 {
+				b = append(b, ',', ' ')
+			}
+			b = appendI32(b, int32(le32(le[i:])))
+			b = append(b, 'i', '3', '2')
+		}
+	case layout.U32:
+		for i := 0; i < len(le); i += size {
+			sep()
+			b = strconv.AppendUint(b, uint64(le32(le[i:])), 10)
+			b = append(b, 'u', '3', '2')
+		}
+	case layout.I64:
+		for i := 0; i < len(le); i += size {
+			sep()
+			b = strconv.AppendInt(b, int64(le64(le[i:])), 10)
+			b = append(b, 'i', '6', '4')
+		}
+	case layout.U64:
+		for i := 0; i < len(le); i += size {
+			sep()
+			b = strconv.AppendUint(b, le64(le[i:]), 10)
+			b = append(b, 'u', '6', '4')
+		}
+	case layout.Bool:
+		for _, c := range le {
+			sep()
+			if c != 0 {
+				b = append(b, "true"...)
+			} else {
+				b = append(b, "false"...)
+			}
+		}
+	case layout.F16:
+		for i := 0; i < len(le); i += size {
+			sep()
+			h := layout.Float16(le16(le[i:]))
+			switch {
+			case h.IsNaN():
+				b = append(b, "f16.nan"...)
+			case h == 0x7c00:
+				b = append(b, "f16.inf"...)
+			case h == 0xfc00:
+				b = append(b, "-f16.inf"...)
+			default:
+				b = appendShow(b, uint64(math.Float32bits(h.Float32())), 32)
+				b = append(b, 'f', '1', '6')
+			}
+		}
+	case layout.F32:
+		for i := 0; i+4 <= len(le); i += 4 {
+			if i > 0 {
+				b = append(b, ',', ' ')
+			}
+			v := le32(le[i:])
+			if v&0x7f800000 == 0x7f800000 {
+				switch {
+				case v&0x7fffff != 0:
+					b = append(b, "f32.nan"...)
+				case v>>31 == 0:
+					b = append(b, "f32.inf"...)
+				default:
+					b = append(b, "-f32.inf"...)
+				}
+				continue
+			}
+			b = appendShow(b, uint64(v), 32)
+			b = append(b, 'f', '3', '2')
+		}
+	case layout.F64:
+		for i := 0; i < len(le); i += size {
+			sep()
+			v := le64(le[i:])
+			if v&0x7ff0000000000000 == 0x7ff0000000000000 {
+				switch {
+				case v&(1<<52-1) != 0:
+					b = append(b, "f64.nan"...)
+				case v>>63 == 0:
+					b = append(b, "f64.inf"...)
+				default:
+					b = append(b, "-f64.inf"...)
+				}
+				continue
+			}
+			b = appendShow(b, v, 64)
+			b = append(b, 'f', '6', '4')
+		}
+	}
+	return b
+}
+
+// appendI32 is strconv.AppendInt specialised for the hot i32 path.
+func appendI32(b []byte, v int32) []byte {
+	u := uint32(v)
+	if v < 0 {
+		b = append(b, '-')
+		u = uint32(-int64(v))
+	}
+	if u < 10 {
+		return append(b, byte('0'+u))
+	}
+	var tmp [10]byte
+	i := len(tmp)
+	for u >= 10 {
+		i--
+		q := u / 10
+		tmp[i] = byte('0' + u - q*10)
+		u = q
+	}
+	i--
+	tmp[i] = byte('0' + u)
+	return append(b, tmp[i:]...)
+}

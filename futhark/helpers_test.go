@@ -1,0 +1,60 @@
+package futhark
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const testdataDir = "../../shared/testdata/futhark"
+
+func testdata(t testing.TB) string {
+	t.Helper()
+	if _, err := os.Stat(testdataDir); err != nil {
+		t.Skip("futhark test data not found at ../shared/testdata/futhark")
+	}
+	return testdataDir
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// convert reads all values of in and writes them as text, binary and types.
+func convert(t testing.TB, in []byte, o *ReadOptions) (txt, bin, types []byte, err error) {
+	t.Helper()
+	f, err := NewReader(in, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var tb, bb, yb bytes.Buffer
+	te, be, ye := NewEncoder(&tb), NewEncoder(&bb), NewEncoder(&yb)
+	for i, e := range f.Entries() {
+		v, err := f.Value(i)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		require.NoError(t, te.EncodeText(v))
+		require.NoError(t, be.EncodeBinary(v))
+		require.NoError(t, ye.EncodeType(e.Type, e.Shape))
+	}
+	return tb.Bytes(), bb.Bytes(), yb.Bytes(), nil
+}
+
+func realFiles(t testing.TB) []string {
+	dir := testdata(t)
+	var out []string
+	filepath.Walk(filepath.Join(dir, "real"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
