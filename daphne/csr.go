@@ -59,6 +59,9 @@ func (m *CSR[T]) check(strict bool) error {
 		if hi < lo {
 			return m.errAt(m.rowAt, i+1, nil, "rowOffsets[%d] = %d below rowOffsets[%d] = %d", i+1, hi, i, lo)
 		}
+		if hi > end {
+			return m.errAt(m.rowAt, i+1, nil, "rowOffsets[%d] = %d beyond rowOffsets[%d] = %d", i+1, hi, m.Rows, end)
+		}
 		for k := lo; k < hi; k++ {
 			j := m.ColIdxs[k]
 			if j >= m.Cols {

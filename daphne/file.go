@@ -586,6 +586,12 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 			return f.errf(b.DataOffset-8, ErrTruncated, "sparse block (%v layout) of %d rows and nnz %d needs more bytes than the file's %d", l, b.Rows, b.NNZ, f.size)
 		}
 		b.End = e
+		if l == LayoutRelease01 {
+			// Size alone cannot tell a 0.1 file from a damaged current
+			// one; its row counts must add up.
+			_, err := f.walkRows(b, 8, s)
+			return err
+		}
 		return nil
 	}
 	// The doc layout's length is known only by walking its rows.
@@ -593,33 +599,44 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	if !ok || end > f.size {
 		return f.errf(b.DataOffset-8, ErrTruncated, "sparse block of %d rows and nnz %d fits no CSR layout in the file's %d bytes", b.Rows, b.NNZ, f.size)
 	}
+	end, err := f.walkRows(b, 4, s)
+	b.End = end
+	return err
+}
+
+// walkRows steps over the per-row counts and entries of a release-0.1
+// (width 8) or doc (width 4) sparse block, checking that the counts add up
+// to nnz within the file, and returns where the block ends.
+func (f *File) walkRows(b *Block, width, s int64) (int64, error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(f.ra, b.DataOffset, f.size-b.DataOffset), 64<<10)
 	p := b.DataOffset
 	var total uint64
-	var buf [4]byte
+	var buf [8]byte
 	for i := uint32(0); i < b.Rows; i++ {
-		if _, err := io.ReadFull(r, buf[:]); err != nil {
-			return f.errf(p, ErrTruncated, "row %d count: file ends", i)
+		if _, err := io.ReadFull(r, buf[:width]); err != nil {
+			return 0, f.errf(p, ErrTruncated, "row %d count: file ends", i)
 		}
-		n := binary.LittleEndian.Uint32(buf[:])
-		total += uint64(n)
-		if total > b.NNZ {
-			return f.errf(p, nil, "row %d: row counts exceed nnz %d", i, b.NNZ)
+		n := binary.LittleEndian.Uint64(buf[:])
+		if width == 4 {
+			n = uint64(binary.LittleEndian.Uint32(buf[:]))
 		}
-		skip := int64(n) * (4 + s)
-		if p+4+skip > f.size {
-			return f.errf(p, ErrTruncated, "row %d: %d entries need %d bytes, file ends", i, n, skip)
+		if n > b.NNZ-total {
+			return 0, f.errf(p, nil, "row %d: %d entries, more than nnz %d leaves", i, n, b.NNZ-total)
+		}
+		total += n
+		skip := int64(n) * (width + s)
+		if p+width+skip > f.size {
+			return 0, f.errf(p, ErrTruncated, "row %d: %d entries need %d bytes, file ends", i, n, skip)
 		}
 		if _, err := r.Discard(int(skip)); err != nil {
-			return f.errf(p, ErrTruncated, "row %d: %v", i, err)
+			return 0, f.errf(p, ErrTruncated, "row %d: %v", i, err)
 		}
-		p += 4 + skip
+		p += width + skip
 	}
 	if total != b.NNZ {
-		return f.errf(b.DataOffset-8, nil, "nnz %d, rows hold %d", b.NNZ, total)
+		return 0, f.errf(b.DataOffset-8, nil, "nnz %d, rows hold %d", b.NNZ, total)
 	}
-	b.End = p
-	return nil
+	return p, nil
 }
 
 func (f *File) parseFrame() error {
