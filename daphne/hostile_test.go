@@ -290,4 +290,3 @@ func TestMappedFileTruncatedUnderneath(t *testing.T) {
 	var fe *FormatError
 	assert.ErrorAs(t, err, &fe)
 }
-
