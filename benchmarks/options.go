@@ -35,7 +35,7 @@ type Options struct {
 	// JSON prints the Results document as JSON instead of a table.
 	JSON bool
 	// Report, when not empty, is a directory in which Run writes
-	// report.md and chart.svg (throughput against file size). It is
+	// report.md, chart.svg and chart.png (throughput against file size). It is
 	// created if needed.
 	Report string
 	// Dir is where the suite's temporary files are created; empty means
@@ -55,8 +55,8 @@ type Options struct {
 // resolved is Options with every default filled in.
 type resolved struct {
 	Options
-	repeat     int   // repetitions per throughput figure (best is kept)
-	latReps    int   // repetitions per latency figure (median is kept)
+	repeat     int // repetitions per throughput figure (best is kept)
+	latReps    int // repetitions per latency figure (median is kept)
 	sweep      []int64
 	textSize   int64 // bytes of Futhark text parsed and printed
 	records    []int
@@ -82,9 +82,9 @@ func (o Options) resolve() (*resolved, error) {
 		r.RandomSize = r.Size
 	}
 	r.RandomSize = max(r.RandomSize/8*8, 8)
-	r.repeat, r.latReps = 3, 21
+	r.repeat, r.latReps = 5, 21
 	if o.Quick {
-		r.repeat, r.latReps = 2, 7
+		r.repeat, r.latReps = 3, 7
 	}
 	if o.repeat > 0 {
 		r.repeat, r.latReps = o.repeat, o.repeat

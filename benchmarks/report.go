@@ -64,13 +64,16 @@ func (s *suite) sweep() error {
 	return nil
 }
 
-// writeReport writes report.md and chart.svg into dir.
+// writeReport writes report.md, and chart.svg and chart.png (the same
+// chart, for viewers without SVG), into dir.
 func writeReport(dir string, res *Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeChart(filepath.Join(dir, "chart.svg"), res.Sweep); err != nil {
-		return err
+	for _, name := range []string{"chart.svg", "chart.png"} {
+		if err := writeChart(filepath.Join(dir, name), res.Sweep); err != nil {
+			return err
+		}
 	}
 	f, err := os.Create(filepath.Join(dir, "report.md"))
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 // Run measures the ceilings and every figure of the suite and writes the
 // results to stdout: a table, or with o.JSON the Results document as
-// JSON. With o.Report it also writes report.md and chart.svg into that
+// JSON. With o.Report it also writes report.md, chart.svg and chart.png into that
 // directory. Progress lines go to o.Progress. A figure that cannot be
 // measured is reported as not measured; Run fails only when the suite
 // itself cannot run (no room for its files, a ceiling that fails, ctx

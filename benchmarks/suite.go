@@ -290,7 +290,26 @@ func (s *suite) ceilings() error {
 }
 
 func (s *suite) viewScan() (float64, int64, error) {
-	return s.scanGBps("view_scan_f64", func(p string) (float64, int, error) { return scanView(p, nil) }, s.f64, 8, nil)
+	v, n, err := s.scanGBps("view_scan_f64", func(p string) (float64, int, error) { return scanView(p, nil) }, s.f64, 8, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	// Measure the raw mapping again right after the view, so that a
+	// quiet moment granted to one of the two is granted to both: the
+	// ceiling is the best seen in the run.
+	return v, n, s.bumpCeiling(&s.res.Ceilings.MmapScan, "mmap_scan", scanRawMapping, s.f64, 8)
+}
+
+// bumpCeiling measures a ceiling again and keeps the better value.
+func (s *suite) bumpCeiling(c **float64, name string, scan func(string) (float64, int, error), path string, elem int64) error {
+	v, _, err := s.scanGBps(name, scan, path, elem, nil)
+	if err != nil {
+		return err
+	}
+	if *c == nil || v > **c {
+		*c = ptr(v)
+	}
+	return nil
 }
 
 func (s *suite) readFileScan() (float64, int64, error) {
