@@ -714,7 +714,7 @@ func (p *textParser) number(i int) (float64, int, bool) {
 	// Mantissa: up to 19 significant digits exactly in m; the rest go to
 	// the slow path.
 	var m uint64
-	nd := 0       // significant digits seen (after leading zeros)
+	nd := 0        // significant digits seen (after leading zeros)
 	var frac int64 // digits after the point
 	long := false
 	startDigits := i

@@ -1,0 +1,119 @@
+package futhark
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// decodeAll converts a stream with the Decoder, reading payloads through
+// Read in small chunks.
+func decodeAll(t testing.TB, r io.Reader) (txt, bin []byte, err error) {
+	d := NewDecoder(r)
+	var tb, bb bytes.Buffer
+	te, be := NewEncoder(&tb), NewEncoder(&bb)
+	for {
+		h, err := d.Next()
+		if err == io.EOF {
+			return tb.Bytes(), bb.Bytes(), nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		require.NoError(t, be.BeginBinary(h.Type, h.Shape))
+		require.NoError(t, te.BeginText(h.Type, h.Shape))
+		size := h.Type.Size()
+		chunk := make([]byte, 7*size)
+		var pending []byte
+		for {
+			n, rerr := d.Read(chunk)
+			pending = append(pending, chunk[:n]...)
+			k := len(pending) / size * size
+			if k > 0 {
+				require.NoError(t, be.WriteElems(pending[:k]))
+				require.NoError(t, te.WriteElems(pending[:k]))
+				pending = append(pending[:0], pending[k:]...)
+			}
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				return nil, nil, rerr
+			}
+		}
+	}
+}
+
+func TestDecoderMatchesReader(t *testing.T) {
+	dir := testdata(t)
+	var inputs [][]byte
+	for _, p := range realFiles(t) {
+		if !strings.HasSuffix(p, ".gz") {
+			inputs = append(inputs, readFile(t, p))
+		}
+	}
+	inputs = append(inputs, readFile(t, filepath.Join(dir, "generated", "all-types.input.txt")))
+	lines := strings.Split(strings.TrimSpace(string(readFile(t, filepath.Join(dir, "generated", "reader-cases.jsonl")))), "\n")
+	for _, line := range lines {
+		var c readerCase
+		require.NoError(t, json.Unmarshal([]byte(line), &c))
+		if c.Text == nil {
+			continue
+		}
+		if c.In != nil {
+			inputs = append(inputs, []byte(*c.In))
+		} else {
+			b, _ := hex.DecodeString(*c.InHex)
+			inputs = append(inputs, b)
+		}
+	}
+	for _, in := range inputs {
+		wantT, wantB, _, err := convert(t, in, nil)
+		require.NoError(t, err)
+		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in))} {
+			gotT, gotB, err := decodeAll(t, r)
+			require.NoError(t, err, "%q", in)
+			assert.Equal(t, string(wantT), string(gotT))
+			assert.Equal(t, wantB, gotB)
+		}
+	}
+}
+
+func TestDecoderValueAndErrors(t *testing.T) {
+	in := []byte("1i32 [2, 3]\n-- c\nb\x02\x00 i32\x07\x00\x00\x00\n  [1,")
+	d := NewDecoder(bytes.NewReader(in))
+	v, err := d.Value()
+	require.NoError(t, err)
+	assert.Equal(t, "i32", v.String())
+	v, err = d.Value()
+	require.NoError(t, err)
+	assert.Equal(t, []byte{2, 0, 0, 0, 3, 0, 0, 0}, v.Data)
+	v, err = d.Value()
+	require.NoError(t, err)
+	assert.Equal(t, []byte{7, 0, 0, 0}, v.Data)
+	_, err = d.Value()
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.True(t, errors.Is(err, ErrTruncated))
+	assert.Equal(t, int64(len(in)), fe.Offset)
+	assert.Equal(t, 4, fe.Line)
+	assert.Equal(t, 6, fe.Col)
+
+	// A huge declared payload fails at the real end of input without a
+	// huge allocation.
+	huge := []byte("b\x02\x01 f64\xff\xff\xff\xff\xff\xff\xff\x0f")
+	d = NewDecoder(bytes.NewReader(huge))
+	_, err = d.Value()
+	require.ErrorIs(t, err, ErrTruncated)
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, int64(len(huge)), fe.Offset)
+}
