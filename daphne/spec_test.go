@@ -416,3 +416,5 @@ func TestReadDenseRangeTouchesOnlyItsBytes(t *testing.T) {
 	_, err = ReadDenseRange[int32](f, 5, 4, 0, 1)
 	assert.Error(t, err)
 }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
