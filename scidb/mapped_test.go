@@ -1,0 +1,280 @@
+package scidb
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeTemp(t testing.TB, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "x.scidb")
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	return p
+}
+
+// fixedCells is three cells of "(int8, int16 null, char, bool null, datetimetz null, string(4) null, binary(2), skip(1) null)".
+const fixedFormat = "(int8, int16 null, char, bool null, datetimetz null, string(4) null, binary(2), skip(1) null)"
+
+var fixedCells = hx(`
+01 ff0201 41 ff01 ff40562b5c00000000201c000000000000 ff61620000 0102 0000
+fe 05eeee 42 0700 03ffffffffffffffffffffffffffffffff 7f00000000 0304 cccc
+7f 80ffff 43 fe02 80fffa5a5e00000000a8b2ffffffffffff 8061626364 0506 0000`)
+
+func TestMapped(t *testing.T) {
+	f := mustFormat(t, fixedFormat)
+	stride, ok := f.Stride()
+	require.True(t, ok)
+	require.Equal(t, 33, stride)
+	require.Len(t, fixedCells, 3*33)
+	p := writeTemp(t, fixedCells)
+
+	m, err := OpenMapped(p, f, ReadOptions{})
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, int64(3), m.Len())
+	assert.Equal(t, fixedCells[33:66], m.Cell(1))
+
+	row := make(Row, 7)
+	require.NoError(t, m.Read(1, row))
+	assert.Equal(t, int8(-2), row[0].Int8())
+	assert.True(t, row[1].Null)
+	assert.Equal(t, int8(5), row[1].Reason)
+	assert.Equal(t, byte('B'), row[2].Char())
+	assert.Equal(t, int8(7), row[3].Reason)
+	assert.Equal(t, int8(3), row[4].Reason)
+	assert.Equal(t, int8(127), row[5].Reason)
+	assert.Equal(t, []byte{3, 4}, row[6].Bytes())
+	require.NoError(t, m.Read(2, row))
+	assert.Equal(t, int16(-1), row[1].Int16())
+	assert.True(t, row[3].Bool())
+	assert.Equal(t, DatetimeTZ{1583020799, -19800}, row[4].DatetimeTZ())
+	assert.Equal(t, "abcd", row[5].String())
+	assert.Error(t, m.Read(3, row))
+
+	// Mapped, Decode and the Reader agree.
+	tb, err := DecodeFile(p, f, ReadOptions{})
+	require.NoError(t, err)
+	rows, err := readAll(fixedCells, f, ReadOptions{})
+	require.NoError(t, err)
+	for i := int64(0); i < m.Len(); i++ {
+		require.NoError(t, m.Read(i, row))
+		for a := range row {
+			assert.Equal(t, valueAs(tb.Value(int(i), a), f.Attr(a)), valueAs(row[a], f.Attr(a)), "cell %d attr %d", i, a)
+			assert.Equal(t, valueAs(rows[i][a], f.Attr(a)), valueAs(row[a], f.Attr(a)), "cell %d attr %d", i, a)
+			assert.Equal(t, rows[i][a].Null, row[a].Null)
+			assert.Equal(t, rows[i][a].Reason, row[a].Reason)
+		}
+	}
+	assert.Equal(t, []string{"ab", "", "abcd"}, tb.Cols[5].Data)
+	assert.Equal(t, []DatetimeTZ{{1546344000, 7200}, {}, {1583020799, -19800}}, tb.Cols[4].Data)
+
+	c16, err := ColumnOf[int16](m, 1)
+	require.NoError(t, err)
+	v, null, r := c16.At(0)
+	assert.Equal(t, int16(0x0102), v)
+	assert.False(t, null)
+	assert.Equal(t, int8(-1), r)
+	v, null, r = c16.At(1)
+	assert.Equal(t, int16(0), v)
+	assert.True(t, null)
+	assert.Equal(t, int8(5), r)
+	dst := make([]int16, 5)
+	assert.Equal(t, 3, c16.Copy(dst))
+	assert.Equal(t, []int16{0x0102, 0, -1, 0, 0}, dst)
+	n, err := c16.CopyFrom(dst[:1], 2)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, int16(-1), dst[0])
+	nulls := make([]bool, 3)
+	reasons := make([]int8, 3)
+	assert.Equal(t, 3, c16.Nulls(nulls, reasons))
+	assert.Equal(t, []bool{false, true, false}, nulls)
+	assert.Equal(t, []int8{-1, 5, -1}, reasons)
+
+	cb, err := ColumnOf[bool](m, 3)
+	require.NoError(t, err)
+	bs := make([]bool, 3)
+	cb.Copy(bs)
+	assert.Equal(t, []bool{true, false, true}, bs)
+	ctz, err := ColumnOf[DatetimeTZ](m, 4)
+	require.NoError(t, err)
+	tzs := make([]DatetimeTZ, 3)
+	ctz.Copy(tzs)
+	assert.Equal(t, tb.Cols[4].Data, tzs)
+	cc, err := ColumnOf[byte](m, 2)
+	require.NoError(t, err)
+	x, _, _ := cc.At(2)
+	assert.Equal(t, byte('C'), x)
+
+	_, err = ColumnOf[int32](m, 1)
+	assert.ErrorIs(t, err, ErrType)
+	_, err = ColumnOf[int8](m, 7)
+	assert.Error(t, err)
+	_, err = View[int8](m)
+	assert.ErrorIs(t, err, ErrType)
+
+	assert.ErrorIs(t, m.Validate(), ErrPrefix)
+	_, err = OpenMapped(p, f, ReadOptions{Strict: true})
+	var de *DataError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, int64(2), de.Cell)
+	assert.Equal(t, 1, de.Attr)
+	assert.Equal(t, int64(66+1), de.Offset)
+	assert.Equal(t, p, de.File)
+
+	arr := m.Arrays()
+	require.Len(t, arr, 7)
+	assert.Equal(t, layout.Array{Name: "a1", Type: layout.I16, Shape: []int64{3}, Order: layout.RowMajor, Offset: -1, Size: 6}, arr[1])
+	assert.Equal(t, layout.U8, arr[2].Type)
+	assert.Equal(t, layout.Invalid, arr[4].Type)
+	assert.Equal(t, int64(48), arr[4].Size)
+
+	assert.Error(t, m.Set(0, 0, Int8Value(3)), "read-only mapping")
+}
+
+func TestMappedSet(t *testing.T) {
+	f := mustFormat(t, "(int64, double null, int32 null)")
+	var buf bytes.Buffer
+	w := NewWriter(&buf, f)
+	for i := 0; i < 4; i++ {
+		require.NoError(t, w.Write(Row{Int64Value(int64(i)), Float64Value(float64(i) / 2), NullValue(int8(i))}))
+	}
+	require.NoError(t, w.Flush())
+	p := writeTemp(t, buf.Bytes())
+	m, err := OpenMappedFile(p, f, mmapfile.ReadWrite, ReadOptions{Strict: true})
+	require.NoError(t, err)
+	require.NoError(t, m.Set(2, 2, Int32Value(-7)))
+	require.NoError(t, m.Set(1, 1, NullValue(9)))
+	require.NoError(t, m.Set(3, 0, Int64Value(1<<40)))
+	assert.ErrorIs(t, m.Set(0, 0, NullValue(0)), ErrNull)
+	assert.ErrorIs(t, m.Set(0, 1, Int32Value(1)), ErrWidth)
+	assert.Error(t, m.Set(4, 0, Int64Value(0)))
+	assert.Error(t, m.Set(0, 3, Int64Value(0)))
+	require.NoError(t, m.Close())
+
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, hx("ff f9ffffff"), data[2*22+17:3*22])
+	assert.Equal(t, hx("09 0000000000000000"), data[22+8:22+17])
+	tb, err := Decode(data, f, ReadOptions{Strict: true})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0, 1, 2, 1 << 40}, tb.Cols[0].Data)
+	assert.Equal(t, []float64{0, 0, 1, 1.5}, tb.Cols[1].Data)
+	assert.Equal(t, []int8{-1, 9, -1, -1}, tb.Cols[1].Reason)
+	assert.Equal(t, []int32{0, 0, -7, 0}, tb.Cols[2].Data)
+	assert.Equal(t, []int8{0, 1, -1, 3}, tb.Cols[2].Reason)
+}
+
+func TestMappedErrors(t *testing.T) {
+	f := mustFormat(t, "(int8, int16 null, char)")
+	p := writeTemp(t, hx("01 ff0200 41 02 ff0300 42 03 ff"))
+	_, err := OpenMapped(p, f, ReadOptions{})
+	var de *DataError
+	require.ErrorAs(t, err, &de)
+	assert.ErrorIs(t, err, ErrTruncated)
+	assert.Equal(t, int64(2), de.Cell)
+	assert.Equal(t, 1, de.Attr)
+	assert.Equal(t, int64(12), de.Offset)
+	assert.Contains(t, err.Error(), p)
+
+	_, err = OpenMapped(p, mustFormat(t, "(int8, string)"), ReadOptions{})
+	assert.ErrorIs(t, err, ErrNotFixed)
+	_, err = OpenMapped(filepath.Join(t.TempDir(), "missing"), f, ReadOptions{})
+	assert.Error(t, err)
+
+	empty := writeTemp(t, nil)
+	m, err := OpenMapped(empty, f, ReadOptions{Strict: true})
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), m.Len())
+	c, err := ColumnOf[int8](m, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 0, c.Copy(make([]int8, 4)))
+	require.NoError(t, m.Close())
+}
+
+func TestView(t *testing.T) {
+	if runtime.GOARCH == "s390x" || runtime.GOARCH == "ppc64" || runtime.GOARCH == "mips" {
+		t.Skip("big-endian host: View cannot alias little-endian data")
+	}
+	var buf bytes.Buffer
+	f := mustFormat(t, "(double)")
+	w := NewWriter(&buf, f)
+	for i := 0; i < 100; i++ {
+		require.NoError(t, w.Write(Row{Float64Value(float64(i) * 1.5)}))
+	}
+	require.NoError(t, w.Flush())
+	m, err := OpenMapped(writeTemp(t, buf.Bytes()), f, ReadOptions{})
+	require.NoError(t, err)
+	defer m.Close()
+	xs, err := View[float64](m)
+	require.NoError(t, err)
+	require.Len(t, xs, 100)
+	assert.Equal(t, 148.5, xs[99])
+	_, err = View[int64](m)
+	assert.ErrorIs(t, err, ErrType)
+
+	f = mustFormat(t, "(datetime)")
+	m2, err := OpenMapped(writeTemp(t, hx("dcfb525c00000000")), f, ReadOptions{})
+	require.NoError(t, err)
+	defer m2.Close()
+	ds, err := View[int64](m2)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1548942300}, ds)
+}
+
+const opaquePath = "../../shared/testdata/scidb/intensity_data.opaque"
+
+func TestOpaqueFile(t *testing.T) {
+	data, err := os.ReadFile(opaquePath)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("test data %s is absent (see ../shared/testdata/scidb/README.md)", opaquePath)
+	}
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	require.Equal(t, "73665e2c16e51fd0269d87f22cde50991a2d6557befbeec71a95e70ac1e46c61", hex.EncodeToString(sum[:]))
+
+	for _, fs := range []string{"(int64 null)", "(string)", "(int8, int16 null, string null, string)", "(double)", "(skip(1033))"} {
+		f := mustFormat(t, fs)
+		_, err := Decode(data, f, ReadOptions{})
+		assert.ErrorIs(t, err, ErrOpaque, fs)
+		assert.EqualError(t, err, "scidb: opaque SciDB file (magic 0x5AC00E, version 1), not a binary template file; re-save with save(A, f, -2, '(…)')")
+		_, err = DecodeFile(opaquePath, f, ReadOptions{Strict: true})
+		assert.ErrorIs(t, err, ErrOpaque, fs)
+		assert.Contains(t, err.Error(), opaquePath)
+		_, err = readAll(data, f, ReadOptions{})
+		assert.ErrorIs(t, err, ErrOpaque, fs)
+		if _, ok := f.Stride(); ok {
+			_, err = OpenMapped(opaquePath, f, ReadOptions{})
+			assert.ErrorIs(t, err, ErrOpaque, fs)
+		}
+	}
+	f := mustFormat(t, "(int64 null)")
+	o := ReadOptions{NoOpaqueCheck: true}
+	for _, err := range []error{
+		func() error { _, err := Decode(data, f, o); return err }(),
+		func() error { _, err := readAll(data, f, o); return err }(),
+		func() error { _, err := OpenMapped(opaquePath, f, o); return err }(),
+	} {
+		var de *DataError
+		require.ErrorAs(t, err, &de)
+		assert.Equal(t, int64(114), de.Cell)
+		assert.Equal(t, int64(1027), de.Offset)
+	}
+	// A prefix of the opaque file shorter than its first record's size is
+	// not taken for one, when the size is known.
+	_, err = Decode(data[:400], mustFormat(t, "(skip(400))"), ReadOptions{})
+	assert.NoError(t, err)
+	_, err = Decode(data[:474], mustFormat(t, "(skip(474))"), ReadOptions{})
+	assert.ErrorIs(t, err, ErrOpaque)
+}
