@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -13,6 +12,9 @@ import (
 
 // hostOrder is the byte order of this machine.
 var hostOrder = binary.NativeEndian
+
+// leOrder is the byte order every format here writes.
+var leOrder binary.ByteOrder = binary.LittleEndian
 
 // lenOf returns the length of a column's typed slice.
 func lenOf(v any) int {
@@ -121,6 +123,3 @@ func formatDatetimeTZ(local, off int64) string {
 	}
 	return fmt.Sprintf("%s %c%02d:%02d", time.Unix(local, 0).UTC().Format("2006-01-02 15:04:05"), sign, a/3600, a%3600/60)
 }
-
-// f64bits and friends decode host-order bytes.
-func f64at(b []byte) float64 { return math.Float64frombits(hostOrder.Uint64(b)) }

@@ -119,26 +119,7 @@ conversion leaves nothing behind.`,
 				}
 			}
 			o.names = splitNames(names)
-			w, ok := writers[o.to]
-			if !ok {
-				return fileErr(out, fmt.Errorf("writing %s is not supported by this build", o.to))
-			}
-			src, err := openSource(e, in, openOptionsFrom(&rf))
-			if err != nil {
-				return err
-			}
-			ds, err := loadDataset(src)
-			cerr := src.Close()
-			if err != nil {
-				return fileErr(in, err)
-			}
-			if cerr != nil {
-				return fileErr(in, cerr)
-			}
-			if err := applyNames(ds, o.names); err != nil {
-				return usageErr("convert: %v", err)
-			}
-			return fileErr(out, writeAtomically(out, func(tmp string) error { return w(e, tmp, ds, &o) }))
+			return convertFile(e, in, out, openOptionsFrom(&rf), &o)
 		},
 	}
 	rf.add(cmd)
@@ -153,6 +134,30 @@ conversion leaves nothing behind.`,
 	f.Lookup("aligned").NoOptDefVal = "elem"
 	f.StringVar(&o.outScidbFmt, "out-scidb-format", "", "SciDB format string of the output (default: the input's, or one derived from the column types)")
 	return cmd
+}
+
+// convertFile converts in to out; o.to must be set.
+func convertFile(e *env, in, out string, oo *openOptions, o *convertOptions) error {
+	w, ok := writers[o.to]
+	if !ok {
+		return fileErr(out, fmt.Errorf("writing %s is not supported by this build", o.to))
+	}
+	src, err := openSource(e, in, oo)
+	if err != nil {
+		return err
+	}
+	ds, err := loadDataset(src)
+	cerr := src.Close()
+	if err != nil {
+		return fileErr(in, err)
+	}
+	if cerr != nil {
+		return fileErr(in, cerr)
+	}
+	if err := applyNames(ds, o.names); err != nil {
+		return usageErr("convert: %v", err)
+	}
+	return fileErr(out, writeAtomically(out, func(tmp string) error { return w(e, tmp, ds, o) }))
 }
 
 // writeAtomically runs write on a temporary path in a fresh directory beside
@@ -214,7 +219,12 @@ func loadDataset(s *source) (*dataset, error) {
 			if err != nil {
 				return nil, err
 			}
-			a := &arrayData{name: r.name, named: s.format == "abf" || s.format == "daphne" && r.name != "", elem: r.elem, bits: r.typeName == "bits", shape: r.shape, data: data, csr: r.csr}
+			a := &arrayData{name: r.name, named: s.format == "abf", elem: r.elem, bits: r.typeName == "bits", shape: r.shape, data: data}
+			if r.csrLoad != nil {
+				if a.csr, err = r.csrLoad(); err != nil {
+					return nil, err
+				}
+			}
 			if a.bits {
 				a.elem = layout.Bool
 			}

@@ -152,7 +152,7 @@ func writeLsTable(w io.Writer, s *source, entries []lsEntry) error {
 		if e.Nullable != nil && *e.Nullable {
 			typ += " null"
 		}
-		if l, ok := e.Extra["layout"].(string); ok {
+		if l, ok := e.Extra["layout"].(string); ok && l != "dense" {
 			typ += " (" + l + ")"
 		}
 		if enc, ok := e.Extra["encoding"].(string); ok && enc == "text" {

@@ -38,28 +38,36 @@ attributes. The file is locked against other writers while it is open.`,
 			if err != nil {
 				return usageErr("set: %v", err)
 			}
-			s, err := openSource(e, path, openOptionsFrom(&rf))
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			r, col, err := findSettable(s, name)
-			if err != nil {
-				return fileErr(path, err)
-			}
-			if s.setter == nil {
-				return fileErr(path, fmt.Errorf("%w: set is not supported for %s files", errors.ErrUnsupported, s.format))
-			}
-			// The source's own mappings are read-only; release them before
-			// the read-write open takes the file's lock.
-			if err := s.Close(); err != nil {
-				return fileErr(path, err)
-			}
-			return fileErr(path, s.setter(r, col, idx, value))
+			return setElement(e, path, openOptionsFrom(&rf), name, idx, value)
 		},
 	}
 	rf.add(cmd)
+	// Flags come before FILE, so that a negative VALUE (-1) is not a flag.
+	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// setElement changes one element of record name of path in place.
+func setElement(e *env, path string, oo *openOptions, name string, idx []int64, value string) error {
+	s, err := openSource(e, path, oo)
+	if err != nil {
+		return err
+	}
+	r, col, err := findSettable(s, name)
+	if err != nil {
+		s.Close()
+		return fileErr(path, err)
+	}
+	if s.setter == nil {
+		s.Close()
+		return fileErr(path, fmt.Errorf("%w: set is not supported for %s files", errors.ErrUnsupported, s.format))
+	}
+	// The source's own mappings are read-only; release them before the
+	// read-write open takes the file's lock.
+	if err := s.Close(); err != nil {
+		return fileErr(path, err)
+	}
+	return fileErr(path, s.setter(r, col, idx, value))
 }
 
 // findSettable finds the record (or table column, returned as its index)

@@ -57,8 +57,9 @@ type record struct {
 	// one byte per element for BitArrays (0 or 1). It must work in bounded
 	// memory for any range.
 	read func(dst []byte, first int64) error
-	// csr, when set, is the record's sparse form (a DAPHNE CSR matrix).
-	csr *csrData
+	// csrLoad, when set, reads the record's sparse form (a DAPHNE CSR
+	// matrix) for convert.
+	csrLoad func() (*csrData, error)
 
 	// Strings: the value. Serialized: the payload size is nbytes.
 	text string

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/abf"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// tv1 is abf.md's TV-1: "x" = Float64[1.0, 2.0], "b" = BitVector([1,0,1]).
+const tv1 = "" +
+	"00040000000000000078400000000000" +
+	"000041727261797b466c6f617436342c" +
+	"317d0200000000000000000000000000" +
+	"000000000000f03f0000000000000040" +
+	"000400000000000000622c0000000000" +
+	"00004269744172726179 7b317d030000" +
+	"00000000000000000500000000000000"
+
+func tv1Bytes(t *testing.T) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(tv1, " ", ""))
+	require.NoError(t, err)
+	require.Len(t, b, 112)
+	return b
+}
+
+// lsJSON runs ls --json and parses the result.
+type lsDoc struct {
+	File    string           `json:"file"`
+	Format  string           `json:"format"`
+	Version *string          `json:"version"`
+	Records []map[string]any `json:"records"`
+}
+
+func lsJSON(t *testing.T, args ...string) lsDoc {
+	t.Helper()
+	out := mustMk(t, append([]string{"ls", "--json"}, args...)...)
+	var d lsDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &d), out)
+	return d
+}
+
+// rec checks one ls --json record field by field.
+func checkRec(t *testing.T, got map[string]any, name, typ string, shape []float64, order string, offset any, nbytes float64) {
+	t.Helper()
+	assert.Equal(t, name, got["name"])
+	assert.Equal(t, typ, got["type"])
+	wantShape := make([]any, len(shape))
+	for i, s := range shape {
+		wantShape[i] = s
+	}
+	assert.Equal(t, wantShape, got["shape"])
+	assert.Equal(t, order, got["order"])
+	require.Contains(t, got, "offset")
+	assert.Equal(t, offset, got["offset"])
+	assert.Equal(t, nbytes, got["nbytes"])
+}
+
+func TestABFLsCatSet(t *testing.T) {
+	dir := t.TempDir()
+	orig := tv1Bytes(t)
+	path := filepath.Join(dir, "tv1.abf")
+	require.NoError(t, os.WriteFile(path, orig, 0o644))
+
+	d := lsJSON(t, path)
+	assert.Equal(t, path, d.File)
+	assert.Equal(t, "abf", d.Format)
+	require.NotNil(t, d.Version)
+	assert.Equal(t, "C", *d.Version)
+	require.Len(t, d.Records, 2)
+	checkRec(t, d.Records[0], "x", "f64", []float64{2}, "col", 48.0, 16)
+	checkRec(t, d.Records[1], "b", "bits", []float64{3}, "col", 104.0, 8)
+
+	// Detected from the bytes without the extension.
+	noext := filepath.Join(dir, "tv1")
+	require.NoError(t, os.WriteFile(noext, orig, 0o644))
+	assert.Equal(t, "abf", lsJSON(t, noext).Format)
+
+	assert.Equal(t, "[true, false, true]\n", mustMk(t, "cat", "--name", "b", path))
+
+	// set: exactly the element's bytes change.
+	mustMk(t, "set", path, "b", "[1]", "true")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want := append([]byte(nil), orig...)
+	want[104] = 0x07
+	assert.Equal(t, want, got)
+	assert.Equal(t, "[true, true, true]\n", mustMk(t, "cat", "--name", "b", path))
+
+	r := mk(t, "set", path, "b", "[3]", "true")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "mmapkit: "+path+": ")
+	r = mk(t, "set", path, "nope", "[0]", "1")
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "mmapkit: "+path+": no such record \"nope\"\n", r.stderr)
+	got2, _ := os.ReadFile(path)
+	assert.Equal(t, want, got2, "failed sets change nothing")
+}
+
+// writeABF writes an ABF file with the abf package.
+func writeABFFile(t *testing.T, path string, write func(f *abf.File) error) {
+	t.Helper()
+	f, err := abf.OpenFile(path, "w", nil)
+	require.NoError(t, err)
+	require.NoError(t, write(f))
+	require.NoError(t, f.Close())
+}
+
+func TestABFColumnMajorPrintsRowMajor(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "z.abf")
+	z := make([]int32, 15)
+	for i := range z {
+		z[i] = int32(i + 1)
+	}
+	cube := make([]int16, 24)
+	for i := range cube {
+		cube[i] = int16(i)
+	}
+	writeABFFile(t, path, func(f *abf.File) error {
+		if err := abf.Write(f, "z", []int64{3, 5}, z); err != nil {
+			return err
+		}
+		if err := abf.Write(f, "cube", []int64{2, 3, 4}, cube); err != nil {
+			return err
+		}
+		if err := abf.Write(f, "s", []int64{}, []uint8{7}); err != nil {
+			return err
+		}
+		if err := abf.Write(f, "e", []int64{3, 0}, []int64{}); err != nil {
+			return err
+		}
+		return f.WriteString("log", "a∘α \"q\" 1")
+	})
+	// Julia's z[i,j] = i + 3(j-1) prints at [i-1][j-1].
+	assert.Equal(t, "[[1i32, 4i32, 7i32, 10i32, 13i32],\n[2i32, 5i32, 8i32, 11i32, 14i32],\n[3i32, 6i32, 9i32, 12i32, 15i32]]\n",
+		mustMk(t, "cat", "--name", "z", path))
+	// cube[i,j,k] = i + 2j + 6k (0-based): row-major [i][j][k].
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < 2; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("[")
+		for j := 0; j < 3; j++ {
+			if j > 0 {
+				b.WriteString(",\n")
+			}
+			b.WriteString("[")
+			for k := 0; k < 4; k++ {
+				if k > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(itoa(i+2*j+6*k) + "i16")
+			}
+			b.WriteString("]")
+		}
+		b.WriteString("]")
+	}
+	b.WriteString("]\n")
+	assert.Equal(t, b.String(), mustMk(t, "cat", "--name", "cube", path))
+	assert.Equal(t, "7u8\n", mustMk(t, "cat", "--name", "s", path))
+	assert.Equal(t, "empty([3][0]i64)\n", mustMk(t, "cat", "--name", "e", path))
+	assert.Equal(t, `"a\8728\945 \"q\" 1"`+"\n", mustMk(t, "cat", "--name", "log", path))
+
+	// set [1,3] is Julia's z[2,4] at column-major position 1 + 3·3 = 10.
+	orig, err := os.ReadFile(path)
+	require.NoError(t, err)
+	d := lsJSON(t, path)
+	off := int(d.Records[0]["offset"].(float64))
+	mustMk(t, "set", path, "z", "[1,3]", "-7")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want := append([]byte(nil), orig...)
+	copy(want[off+4*10:], []byte{0xf9, 0xff, 0xff, 0xff})
+	assert.Equal(t, want, got)
+	assert.Contains(t, mustMk(t, "cat", "--name", "z", path), "[2i32, 5i32, 8i32, -7i32, 14i32]")
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestDaphneTestdata(t *testing.T) {
+	dir := testdata(t, "daphne")
+	d := lsJSON(t, filepath.Join(dir, "aig.dbdf"))
+	assert.Equal(t, "daphne", d.Format)
+	require.NotNil(t, d.Version)
+	assert.Equal(t, "1", *d.Version)
+	require.Len(t, d.Records, 1)
+	checkRec(t, d.Records[0], "matrix", "i32", []float64{4, 3}, "row", 45.0, 48)
+	assert.Equal(t, "dense", d.Records[0]["layout"])
+
+	d = lsJSON(t, filepath.Join(dir, "aig-csr.dbdf"))
+	require.Len(t, d.Records, 1)
+	assert.Equal(t, "csr", d.Records[0]["layout"])
+	assert.Equal(t, []any{4.0, 3.0}, d.Records[0]["shape"])
+
+	d = lsJSON(t, filepath.Join(dir, "frame_2x2_si64_f64.dbdf"))
+	require.Len(t, d.Records, 2)
+	checkRec(t, d.Records[0], "a", "i64", []float64{2}, "row", nil, 16)
+	checkRec(t, d.Records[1], "bc", "f64", []float64{2}, "row", nil, 16)
+
+	aig := "[[1i32, 5i32, 9i32],\n[2i32, 6i32, 10i32],\n[3i32, 7i32, 11i32],\n[4i32, 8i32, 12i32]]\n"
+	assert.Equal(t, aig, mustMk(t, "cat", filepath.Join(dir, "aig.dbdf")))
+	assert.Equal(t, aig, mustMk(t, "cat", filepath.Join(dir, "aig-csr.dbdf")))
+	assert.Equal(t, "col_0,col_1,col_2\n1,5,9\n2,6,10\n3,7,11\n4,8,12\n", mustMk(t, "cat", filepath.Join(dir, "aig-f.dbdf")))
+	assert.Equal(t, "a,bc\n7,0.5\n-1,1\n", mustMk(t, "cat", filepath.Join(dir, "frame_2x2_si64_f64.dbdf")))
+	assert.Equal(t, "bc\n0.5\n1\n", mustMk(t, "cat", "--name", "bc", filepath.Join(dir, "frame_2x2_si64_f64.dbdf")))
+}
+
+func TestDaphneSetAndRoundTrips(t *testing.T) {
+	src := testdata(t, "daphne")
+	dir := t.TempDir()
+	orig, err := os.ReadFile(filepath.Join(src, "aig.dbdf"))
+	require.NoError(t, err)
+	path := filepath.Join(dir, "aig.dbdf")
+	require.NoError(t, os.WriteFile(path, orig, 0o644))
+	meta, err := os.ReadFile(filepath.Join(src, "aig.dbdf.meta"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path+".meta", meta, 0o644))
+
+	// DAPHNE dense -> ABF -> DAPHNE is byte-identical, .meta included.
+	mustMk(t, "convert", path, filepath.Join(dir, "aig.abf"))
+	assert.Equal(t, "[[1i32, 5i32, 9i32],\n[2i32, 6i32, 10i32],\n[3i32, 7i32, 11i32],\n[4i32, 8i32, 12i32]]\n",
+		mustMk(t, "cat", filepath.Join(dir, "aig.abf")))
+	d := lsJSON(t, filepath.Join(dir, "aig.abf"))
+	checkRec(t, d.Records[0], "matrix", "i32", []float64{4, 3}, "col", d.Records[0]["offset"], 48)
+	mustMk(t, "convert", filepath.Join(dir, "aig.abf"), filepath.Join(dir, "back.dbdf"))
+	back, err := os.ReadFile(filepath.Join(dir, "back.dbdf"))
+	require.NoError(t, err)
+	assert.Equal(t, orig, back)
+	backMeta, err := os.ReadFile(filepath.Join(dir, "back.dbdf.meta"))
+	require.NoError(t, err)
+	assert.Equal(t, meta, backMeta)
+
+	// CSR stays CSR into DAPHNE, byte for byte.
+	csrOrig, err := os.ReadFile(filepath.Join(src, "aig-csr.dbdf"))
+	require.NoError(t, err)
+	mustMk(t, "convert", filepath.Join(src, "aig-csr.dbdf"), filepath.Join(dir, "csr.dbdf"))
+	csr, err := os.ReadFile(filepath.Join(dir, "csr.dbdf"))
+	require.NoError(t, err)
+	assert.Equal(t, csrOrig, csr)
+
+	// Frame -> ABF columns -> frame -> CSV.
+	mustMk(t, "convert", filepath.Join(src, "frame_2x2_si64_f64.dbdf"), filepath.Join(dir, "fr.abf"))
+	d = lsJSON(t, filepath.Join(dir, "fr.abf"))
+	require.Len(t, d.Records, 2)
+	assert.Equal(t, "a", d.Records[0]["name"])
+	assert.Equal(t, "bc", d.Records[1]["name"])
+	mustMk(t, "convert", filepath.Join(dir, "fr.abf"), filepath.Join(dir, "fr.dbdf"))
+	assert.Equal(t, "a,bc\n7,0.5\n-1,1\n", mustMk(t, "cat", filepath.Join(dir, "fr.dbdf")))
+	mustMk(t, "convert", filepath.Join(dir, "fr.dbdf"), filepath.Join(dir, "fr.csv"))
+	csv, err := os.ReadFile(filepath.Join(dir, "fr.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, "a,bc\n7,0.5\n-1,1\n", string(csv))
+	mustMk(t, "convert", filepath.Join(dir, "fr.csv"), filepath.Join(dir, "fr2.dbdf"))
+	assert.Equal(t, "a,bc\n7,0.5\n-1,1\n", mustMk(t, "cat", filepath.Join(dir, "fr2.dbdf")))
+
+	// set on a dense matrix: one 4-byte element at 45 + (1·3+2)·4.
+	mustMk(t, "set", path, "matrix", "[1,2]", "99")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want := append([]byte(nil), orig...)
+	copy(want[45+4*5:], []byte{99, 0, 0, 0})
+	assert.Equal(t, want, got)
+	r := mk(t, "set", filepath.Join(src, "aig-csr.dbdf"), "matrix", "[0,0]", "1")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "dense matrices only")
+
+	// A conversion DAPHNE cannot hold fails and leaves nothing.
+	writeABFFile(t, filepath.Join(dir, "i16.abf"), func(f *abf.File) error {
+		return abf.Write(f, "h", []int64{2, 2}, []int16{1, 2, 3, 4})
+	})
+	r = mk(t, "convert", filepath.Join(dir, "i16.abf"), filepath.Join(dir, "i16.dbdf"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `record "h"`)
+	assert.NoFileExists(t, filepath.Join(dir, "i16.dbdf"))
+	assert.NoFileExists(t, filepath.Join(dir, "i16.dbdf.meta"))
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		assert.False(t, strings.Contains(e.Name(), ".tmp-"), e.Name())
+	}
+}
