@@ -83,6 +83,7 @@ type suite struct {
 	o   *resolved
 	dir string
 	f64 string    // Size bytes of float64
+	f32 string    // Size bytes of float32
 	rnd string    // RandomSize bytes of float64
 	src []float64 // the f64 file's values in memory
 	res *Results
@@ -246,18 +247,15 @@ func (s *suite) ceilings() error {
 	c.MmapScan = ptr(v)
 
 	o.progress("ceiling mmap_scan_f32")
-	f32 := s.path("data.f32")
-	if err := writeF32File(f32, o.Size); err != nil {
+	s.f32 = s.path("data.f32")
+	if err := writeF32File(s.f32, o.Size); err != nil {
 		return err
 	}
-	v, _, err = s.scanGBps("mmap_scan_f32", scanRawMappingF32, f32, 4, nil)
+	v, _, err = s.scanGBps("mmap_scan_f32", scanRawMappingF32, s.f32, 4, nil)
 	if err != nil {
 		return err
 	}
 	c.MmapScanF32 = ptr(v)
-	if err := os.Remove(f32); err != nil {
-		return err
-	}
 
 	o.progress("ceiling read")
 	d, err = bestOf(s.ctx, o.repeat, func() (time.Duration, error) {
