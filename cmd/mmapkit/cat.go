@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -146,10 +144,10 @@ func printType(r *record) string {
 	return r.elem.String()
 }
 
-// floatText formats a finite float in Futhark's canonical digits (no
-// suffix). The Futhark adapter installs futhark's printers; there is no
-// fallback, since Go's shortest form differs from futhark-data's.
-var floatText = map[layout.Type]func(bits uint64) string{}
+// textPrinter prints an array in Futhark's canonical text with package
+// futhark's streaming encoder; it reports false for element types Futhark
+// lacks (i128, u128), which printArray prints itself.
+var textPrinter func(e *env, w *bufio.Writer, r *record) (bool, error)
 
 // elemAppender returns a function that appends the canonical text of one
 // element (host-order bytes) with its suffix.
@@ -206,35 +204,6 @@ func elemAppender(r *record) (func(dst, b []byte) []byte, int, error) {
 			}
 			return append(strconv.AppendUint(dst, v, 10), suffix...)
 		}, size, nil
-	case t.IsFloat():
-		text := floatText[t]
-		if text == nil {
-			return nil, 0, fmt.Errorf("record %q: printing %s needs Futhark's float printer, which this build lacks", r.name, t)
-		}
-		return func(dst, b []byte) []byte {
-			var bits uint64
-			var f float64
-			switch size {
-			case 2:
-				bits = uint64(hostOrder.Uint16(b))
-				f = layout.Float16(bits).Float64()
-			case 4:
-				bits = uint64(hostOrder.Uint32(b))
-				f = float64(math.Float32frombits(uint32(bits)))
-			default:
-				bits = hostOrder.Uint64(b)
-				f = math.Float64frombits(bits)
-			}
-			switch {
-			case math.IsNaN(f):
-				return append(append(dst, suffix...), ".nan"...)
-			case math.IsInf(f, 1):
-				return append(append(dst, suffix...), ".inf"...)
-			case math.IsInf(f, -1):
-				return append(append(append(dst, '-'), suffix...), ".inf"...)
-			}
-			return append(append(dst, text(bits)...), suffix...)
-		}, size, nil
 	}
 	return nil, 0, fmt.Errorf("record %q: cannot print element type %s", r.name, t)
 }
@@ -246,6 +215,11 @@ const catChunkBytes = 1 << 20
 // "[" elements "]", ", " between scalars, ",\n" between sub-arrays, and
 // empty([d0][d1]…t) for an array with no elements.
 func printArray(e *env, w *bufio.Writer, r *record) error {
+	if textPrinter != nil {
+		if done, err := textPrinter(e, w, r); done {
+			return err
+		}
+	}
 	n, err := r.count()
 	if err != nil {
 		return fmt.Errorf("record %q: %w", r.name, err)
@@ -359,5 +333,3 @@ func appendFutharkString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
-
-var errNotArray = errors.New("not an array")
