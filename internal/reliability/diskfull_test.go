@@ -1,0 +1,216 @@
+package reliability
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/daphne"
+	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// tmpfsSize is the size of the file system the full-disk tests fill.
+const tmpfsSize = 1 << 20
+
+// floats returns n float64s that depend on seed.
+func floats(n int, seed float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = seed*1e6 + float64(i) + 0.5
+	}
+	return v
+}
+
+func TestDiskFullMmapfile(t *testing.T) {
+	dir := mountTmpfs(t, tmpfsSize)
+	p := filepath.Join(dir, "data.bin")
+	require.NoError(t, os.WriteFile(p, patterned(3*pageSize), 0o644))
+	fillDisk(t, dir, 0)
+	before := snap(t, p)
+
+	f, err := mmapfile.OpenFile(p, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	defer f.Close()
+
+	// Grow reserves blocks (fallocate): a full disk is an error now, not a
+	// SIGBUS when the new pages are first touched, and the size is kept.
+	err = f.Grow(int64(tmpfsSize))
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	size, err := f.Size()
+	require.NoError(t, err)
+	assert.Equal(t, int64(3*pageSize), size)
+	requireUnchanged(t, p, before)
+
+	// Overwriting allocated pages through a mapping needs no new space.
+	r, err := f.MapAll()
+	require.NoError(t, err)
+	_, err = r.WriteAt([]byte("in place"), 100)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+
+	// A page that was never allocated (a hole another program left by
+	// extending the file with ftruncate) cannot be written on a full disk:
+	// the guarded write reports the fault instead of dying of SIGBUS.
+	require.NoError(t, r.Unmap())
+	require.NoError(t, os.Truncate(p, int64(6*pageSize)))
+	r, err = f.MapAll()
+	require.NoError(t, err)
+	_, err = r.WriteAt([]byte{1, 2, 3, 4}, int64(5*pageSize))
+	require.ErrorIs(t, err, mmapfile.ErrFault)
+	var e *mmapfile.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, int64(5*pageSize), e.Offset)
+	require.NoError(t, r.Unmap())
+
+	// pwrite past the end fails with ENOSPC.
+	_, err = f.WriteAt(make([]byte, 2*pageSize), int64(6*pageSize))
+	require.ErrorIs(t, err, syscall.ENOSPC)
+}
+
+func TestDiskFullABF(t *testing.T) {
+	for _, format := range []abf.Format{abf.FormatC, abf.FormatA} {
+		t.Run("format "+format.String(), func(t *testing.T) {
+			dir := mountTmpfs(t, tmpfsSize)
+			p := filepath.Join(dir, "x.abf")
+			w, err := abf.OpenFile(p, "w", &abf.Options{Format: format})
+			require.NoError(t, err)
+			require.NoError(t, abf.Write(w, "a", []int64{2, 3}, floats(6, 1)))
+			require.NoError(t, abf.Write(w, "b", []int64{5}, []int16{1, -2, 3, -4, 5}))
+			require.NoError(t, w.Close())
+			fillDisk(t, dir, 16<<10)
+			before := snap(t, p)
+
+			f, err := abf.OpenFile(p, "a", nil)
+			require.NoError(t, err)
+			// A record larger than the space left: the header lands, the
+			// payload does not.
+			err = abf.Write(f, "big", []int64{64 << 10}, floats(64<<10, 2))
+			require.ErrorIs(t, err, syscall.ENOSPC)
+			var fe *abf.FormatError
+			require.ErrorAs(t, err, &fe)
+			requireUnchanged(t, p, before)
+			// The file is still appendable after the failure.
+			require.NoError(t, abf.Write(f, "c", []int64{2}, []uint8{7, 9}))
+			require.NoError(t, f.Close())
+
+			r, err := abf.Open(p)
+			require.NoError(t, err)
+			defer r.Close()
+			keys := []string{}
+			for _, rec := range r.Records() {
+				keys = append(keys, rec.Key)
+			}
+			assert.Equal(t, []string{"a", "b", "c"}, keys)
+			a, err := abf.Read[float64](r, "a")
+			require.NoError(t, err)
+			assert.Equal(t, floats(6, 1), a)
+			c, err := abf.Read[uint8](r, "c")
+			require.NoError(t, err)
+			assert.Equal(t, []uint8{7, 9}, c)
+			assert.Zero(t, r.TrailingBytes())
+		})
+	}
+
+	t.Run("new file", func(t *testing.T) {
+		dir := mountTmpfs(t, tmpfsSize)
+		fillDisk(t, dir, 8<<10)
+		p := filepath.Join(dir, "new.abf")
+		f, err := abf.OpenFile(p, "w", nil)
+		require.NoError(t, err)
+		require.ErrorIs(t, abf.Write(f, "big", []int64{64 << 10}, floats(64<<10, 3)), syscall.ENOSPC)
+		require.NoError(t, f.Close())
+		// The open created the file; the failed write left it empty.
+		requireUnchanged(t, p, snapshot{exists: true, data: []byte{}})
+	})
+}
+
+func TestDiskFullDAPHNE(t *testing.T) {
+	dir := mountTmpfs(t, tmpfsSize)
+	p := filepath.Join(dir, "X.dbdf")
+	require.NoError(t, daphne.WriteDense(p, 3, 2, floats(6, 1), nil))
+	fillDisk(t, dir, 16<<10)
+	names := dirNames(t, dir)
+	before, beforeMeta := snap(t, p), snap(t, p+".meta")
+
+	err := daphne.WriteDense(p, 256, 256, floats(256*256, 2), nil)
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	requireUnchanged(t, p, before)
+	requireUnchanged(t, p+".meta", beforeMeta)
+	assert.Equal(t, names, dirNames(t, dir), "no temporary file is left behind")
+
+	// A new target stays absent.
+	q := filepath.Join(dir, "Y.dbdf")
+	require.ErrorIs(t, daphne.WriteDense(q, 256, 256, floats(256*256, 3), nil), syscall.ENOSPC)
+	requireUnchanged(t, q, snapshot{})
+	requireUnchanged(t, q+".meta", snapshot{})
+	assert.Equal(t, names, dirNames(t, dir), "no temporary file is left behind")
+
+	f, err := daphne.Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	got, err := daphne.ReadDense[float64](f)
+	require.NoError(t, err)
+	assert.Equal(t, floats(6, 1), got)
+}
+
+func TestDiskFullFuthark(t *testing.T) {
+	dir := mountTmpfs(t, tmpfsSize)
+	fillDisk(t, dir, 16<<10)
+	p := filepath.Join(dir, "x.fut")
+	out, err := os.Create(p)
+	require.NoError(t, err)
+	defer out.Close()
+	enc := futhark.NewEncoder(out)
+	small, err := futhark.NewValue([]int64{2}, []int32{1, 2})
+	require.NoError(t, err)
+	require.NoError(t, enc.EncodeBinary(small))
+	big, err := futhark.NewValue([]int64{64 << 10}, floats(64<<10, 1))
+	require.NoError(t, err)
+	require.ErrorIs(t, enc.EncodeBinary(big), syscall.ENOSPC)
+	// The first error sticks.
+	assert.ErrorIs(t, enc.EncodeBinary(small), syscall.ENOSPC)
+}
+
+// /dev/full fails every write with ENOSPC: the writers that accept a path or
+// an io.Writer report it. (DAPHNE's writers write a temporary file beside
+// the target and rename it, so they are never pointed at /dev/full: the
+// rename would replace the device.)
+func TestDiskFullDevFull(t *testing.T) {
+	const dev = "/dev/full"
+	if fi, err := os.Stat(dev); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Skipf("%s is not available", dev)
+	}
+
+	t.Run("mmapfile", func(t *testing.T) {
+		f, err := mmapfile.OpenFile(dev, mmapfile.ReadWrite, nil)
+		require.NoError(t, err)
+		defer f.Close()
+		_, err = f.WriteAt([]byte{1, 2, 3}, 0)
+		require.ErrorIs(t, err, syscall.ENOSPC)
+	})
+
+	t.Run("abf", func(t *testing.T) {
+		f, err := abf.OpenFile(dev, "w", nil)
+		require.NoError(t, err)
+		err = abf.Write(f, "x", []int64{3}, []float64{1, 2, 3})
+		require.ErrorIs(t, err, syscall.ENOSPC)
+		assert.Contains(t, err.Error(), `record "x"`)
+		_ = f.Close()
+	})
+
+	t.Run("futhark", func(t *testing.T) {
+		out, err := os.OpenFile(dev, os.O_WRONLY, 0)
+		require.NoError(t, err)
+		defer out.Close()
+		v, err := futhark.NewValue([]int64{3}, []float64{1, 2, 3})
+		require.NoError(t, err)
+		require.ErrorIs(t, futhark.NewEncoder(out).EncodeBinary(v), syscall.ENOSPC)
+		require.ErrorIs(t, futhark.NewEncoder(out).EncodeText(v), syscall.ENOSPC)
+	})
+}
