@@ -39,7 +39,7 @@ func (s *suite) daphneDenseDecode() (float64, int64, error) {
 		return 0, 0, err
 	}
 	n := int64(rows*cols) * 8
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) {
+	d, err := s.best(func() (time.Duration, error) {
 		return timed(func() error { _, err := daphne.ReadDense[float64](f); return err })
 	})
 	if err != nil {

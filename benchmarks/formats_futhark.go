@@ -121,7 +121,7 @@ func (s *suite) futharkUnalignedDecode() (float64, int64, error) {
 	if err := checkSum("futhark_unaligned_decode", sumF64(dst), len(dst)); err != nil {
 		return 0, 0, err
 	}
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) { return timed(read) })
+	d, err := s.best(func() (time.Duration, error) { return timed(read) })
 	if err != nil {
 		return 0, 0, err
 	}
@@ -133,7 +133,7 @@ func (s *suite) futharkUnalignedDecode() (float64, int64, error) {
 func (s *suite) futharkTextParse() (float64, int64, error) {
 	xs := s.textValues()
 	text := appendFutharkText(nil, xs)
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) {
+	d, err := s.best(func() (time.Duration, error) {
 		var got []float64
 		d, err := timed(func() error {
 			f, err := futhark.NewReader(text, nil)
@@ -174,7 +174,7 @@ func (s *suite) futharkTextPrint() (float64, int64, error) {
 	if err := print(); err != nil {
 		return 0, 0, err
 	}
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) { return timed(print) })
+	d, err := s.best(func() (time.Duration, error) { return timed(print) })
 	if err != nil {
 		return 0, 0, err
 	}

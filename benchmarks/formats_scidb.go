@@ -60,7 +60,7 @@ func (s *suite) scidbFixedDecode() (float64, int64, error) {
 		return 0, 0, err
 	}
 	n := cells * 16
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) {
+	d, err := s.best(func() (time.Duration, error) {
 		return timed(func() error { return decode(false) })
 	})
 	if err != nil {

@@ -2,7 +2,6 @@ package benchmarks
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -152,23 +151,6 @@ func checkSum(what string, got float64, n int) error {
 		return fmt.Errorf("%s: sum of %d elements is %v, want %v", what, n, got, want)
 	}
 	return nil
-}
-
-// bestOf runs fn reps times and returns its shortest duration. fn returns
-// the time it spent on the measured work (so that it can exclude set-up).
-func bestOf(ctx context.Context, reps int, fn func() (time.Duration, error)) (time.Duration, error) {
-	best := time.Duration(math.MaxInt64)
-	for range max(reps, 1) {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		d, err := fn()
-		if err != nil {
-			return 0, err
-		}
-		best = min(best, max(d, time.Nanosecond))
-	}
-	return best, nil
 }
 
 // timed measures fn.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"time"
 )
 
 // Default and quick sizes.
@@ -55,8 +56,9 @@ type Options struct {
 // resolved is Options with every default filled in.
 type resolved struct {
 	Options
-	repeat     int // repetitions per throughput figure (best is kept)
-	latReps    int // repetitions per latency figure (median is kept)
+	repeat     int           // repetitions per throughput figure (best is kept)
+	latReps    int           // repetitions per latency figure (median is kept)
+	minTime    time.Duration // keep repeating a throughput figure this long
 	sweep      []int64
 	textSize   int64 // bytes of Futhark text parsed and printed
 	records    []int
@@ -82,12 +84,12 @@ func (o Options) resolve() (*resolved, error) {
 		r.RandomSize = r.Size
 	}
 	r.RandomSize = max(r.RandomSize/8*8, 8)
-	r.repeat, r.latReps = 5, 21
+	r.repeat, r.latReps, r.minTime = 5, 21, 2*time.Second
 	if o.Quick {
-		r.repeat, r.latReps = 3, 7
+		r.repeat, r.latReps, r.minTime = 3, 7, 500*time.Millisecond
 	}
 	if o.repeat > 0 {
-		r.repeat, r.latReps = o.repeat, o.repeat
+		r.repeat, r.latReps, r.minTime = o.repeat, o.repeat, 0
 	}
 	r.textSize = min(r.Size/16, 32<<20)
 	r.textSize = max(r.textSize, 4096)

@@ -62,7 +62,7 @@ func (s *suite) strconvParse() (float64, int64, error) {
 	xs := s.textValues()
 	text := appendFutharkText(nil, xs)
 	dst := make([]float64, 0, len(xs))
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) {
+	d, err := s.best(func() (time.Duration, error) {
 		var got []float64
 		d, err := timed(func() (err error) { got, err = parseFutharkText(text, dst); return err })
 		if err == nil && (len(got) != len(xs) || got[len(got)-1] != xs[len(xs)-1]) {
@@ -81,7 +81,7 @@ func (s *suite) strconvFormat() (float64, int64, error) {
 	xs := s.textValues()
 	buf := make([]byte, 0, 16*len(xs))
 	var n int
-	d, err := bestOf(s.ctx, s.o.repeat, func() (time.Duration, error) {
+	d, err := s.best(func() (time.Duration, error) {
 		return timed(func() error {
 			n = len(appendFutharkText(buf[:0], xs))
 			return nil
