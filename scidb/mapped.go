@@ -69,15 +69,16 @@ func (m *Mapped) init(o ReadOptions) error {
 			}
 		}
 		m.n = int64(size / m.stride)
+		if o.Strict {
+			if ferr = m.validate(); ferr != nil {
+				return
+			}
+		}
 		if size%m.stride != 0 {
 			spans := make([]span, len(m.f.Columns))
 			at := size / m.stride * m.stride
-			_, err := m.f.scanCell(m.data, at, m.n, 0, false, spans)
+			_, err := m.f.scanCell(m.data, at, m.n, 0, o.Strict, spans)
 			ferr = withFile(err, m.path)
-			return
-		}
-		if o.Strict {
-			ferr = m.validate()
 		}
 	})
 	if gerr != nil {
@@ -402,7 +403,7 @@ func View[T layout.Elem](m *Mapped) ([]T, error) {
 	}
 	c := m.f.Columns[0]
 	lt, ok := LayoutType(c.Type)
-	if !ok || lt != layout.TypeOf[T]() || (c.Type == TypeChar && lt != layout.U8) {
+	if !ok || lt != layout.TypeOf[T]() {
 		var z T
 		return nil, fmt.Errorf("scidb: attribute 0 is %s, not %T: %w", c.Type, z, ErrType)
 	}

@@ -52,8 +52,7 @@ func (r *Reader) Read(row Row) error {
 	if !r.opaque {
 		r.opaque = true
 		if !r.o.NoOpaqueCheck {
-			head, _ := r.r.Peek(opaqueHeader)
-			if e := detectOpaque(head, -1); e != nil {
+			if e := r.detectOpaque(); e != nil {
 				r.err = e
 				return e
 			}
@@ -157,9 +156,10 @@ func (r *Reader) fill(n, col int) error {
 // than the stream holds (plus 1 MiB).
 func (r *Reader) fillLength(l uint64, col int) error {
 	start := len(r.buf)
-	const chunk = 1 << 20
+	// Grow with the data received: 64 KiB at first, then as much as has
+	// arrived, never more than 1 MiB ahead.
 	for rest := l; rest > 0; {
-		n := int(min(rest, chunk))
+		n := int(min(rest, uint64(min(max(len(r.buf)-start, 64<<10), 1<<20))))
 		at := len(r.buf)
 		r.buf = grow(r.buf, n)
 		got, err := io.ReadFull(r.r, r.buf[at:at+n])
@@ -184,4 +184,22 @@ func grow(b []byte, n int) []byte {
 		b = nb
 	}
 	return b[:len(b)+n]
+}
+
+// detectOpaque looks for an opaque header at the start of the stream. When
+// the header's first record fits the read buffer, the stream must hold all
+// of it, as Decode requires when it knows the size.
+func (r *Reader) detectOpaque() *OpaqueError {
+	head, _ := r.r.Peek(opaqueHeader)
+	e := detectOpaque(head, -1)
+	if e == nil {
+		return nil
+	}
+	need := min(opaqueHeader+int(le32(head[8:])), r.r.Size())
+	b, _ := r.r.Peek(need)
+	if len(b) < need || need < r.r.Size() {
+		// The stream ends within the buffer, or holds the whole record.
+		return detectOpaque(b, int64(len(b)))
+	}
+	return e
 }

@@ -224,6 +224,11 @@ func newTable(f *Format, n int) *Table {
 // attribute is one tight loop over the cells.
 func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error) {
 	n := len(data) / stride
+	if strict {
+		if err := validateFixed(data, f, stride, n, 0); err != nil {
+			return nil, err
+		}
+	}
 	if rem := len(data) % stride; rem != 0 {
 		spans := make([]span, len(f.Columns))
 		_, err := f.scanCell(data, n*stride, int64(n), 0, strict, spans)
@@ -231,11 +236,6 @@ func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error
 			err = f.dataError(int64(n), 0, int64(n*stride), ErrTruncated, "partial cell")
 		}
 		return nil, err
-	}
-	if strict {
-		if err := validateFixed(data, f, stride, n, 0); err != nil {
-			return nil, err
-		}
 	}
 	t := newTable(f, n)
 	for a, ci := range f.Attrs {
@@ -332,39 +332,51 @@ func zeroNulls(col *Col) {
 }
 
 // validateFixed applies the strict checks to n fixed-size cells starting
-// at data[0]; first is the number of the first cell.
+// at data[0]; first is the number of the first cell. It reports the error
+// a cell-by-cell reader meets first: the lowest cell, then the lowest entry.
 func validateFixed(data []byte, f *Format, stride, n int, first int64) error {
+	var best *DataError
+	bestCell := n
 	for ci, c := range f.Columns {
+		checkPrefix := c.Nullable && c.Type != TypeSkip
+		checkValue := c.Type == TypeBool || (c.Type == TypeString && c.Width > 0)
+		if !checkPrefix && !checkValue {
+			continue
+		}
 		off := f.offsets[ci]
 		voff := off
 		if c.Nullable {
 			voff++
 		}
-		check := c.Type == TypeBool || (c.Type == TypeString && c.Width > 0)
-		if c.Nullable && c.Type != TypeSkip {
-			for i := 0; i < n; i++ {
-				if p := data[off+i*stride]; p >= 0x80 && p != 0xff {
-					return f.dataError(first+int64(i), ci, int64(off+i*stride), ErrPrefix, fmt.Sprintf("null prefix 0x%02x", p))
+		w := c.valueSize()
+		for i := 0; i < bestCell; i++ {
+			if c.Nullable {
+				p := data[off+i*stride]
+				if p < 0x80 {
+					continue
+				}
+				if p != 0xff && checkPrefix {
+					best, bestCell = f.dataError(first+int64(i), ci, int64(off+i*stride), ErrPrefix, fmt.Sprintf("null prefix 0x%02x", p)), i
+					break
 				}
 			}
-		}
-		if !check {
-			continue
-		}
-		w := c.valueSize()
-		for i := 0; i < n; i++ {
-			if c.Nullable && data[off+i*stride] < 0x80 {
+			if !checkValue {
 				continue
 			}
 			p := voff + i*stride
 			b := data[p : p+w]
 			if c.Type == TypeBool && b[0] > 1 {
-				return f.dataError(first+int64(i), ci, int64(p), ErrBool, fmt.Sprintf("bool byte 0x%02x", b[0]))
+				best, bestCell = f.dataError(first+int64(i), ci, int64(p), ErrBool, fmt.Sprintf("bool byte 0x%02x", b[0])), i
+				break
 			}
 			if c.Type == TypeString && bytes.IndexByte(b, 0) < 0 {
-				return f.dataError(first+int64(i), ci, int64(p), ErrString, fmt.Sprintf("string(%d) without a NUL", c.Width))
+				best, bestCell = f.dataError(first+int64(i), ci, int64(p), ErrString, fmt.Sprintf("string(%d) without a NUL", c.Width)), i
+				break
 			}
 		}
+	}
+	if best != nil {
+		return best
 	}
 	return nil
 }

@@ -1,0 +1,284 @@
+package scidb
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// allTypes is a cell of every type, present and null, with empty and long
+// strings.
+const allTypesFormat = "(bool, char null, int8, int16 null, int32, int64 null, uint8, uint16 null, uint32, uint64 null, " +
+	"float, double null, datetime, datetimetz null, string, string null, binary null, string(5) null, binary(3), skip(2), skip null)"
+
+func allTypesFile(t testing.TB) []byte {
+	f := mustFormat(t, allTypesFormat)
+	var buf bytes.Buffer
+	w := NewWriter(&buf, f)
+	rows := []Row{
+		{BoolValue(true), CharValue('x'), Int8Value(-1), Int16Value(-300), Int32Value(1 << 30), Int64Value(-1 << 40), Uint8Value(200),
+			Uint16Value(60000), Uint32Value(4e9), Uint64Value(1 << 63), Float32Value(-1.5), Float64Value(0.1), DatetimeValue(1548942300),
+			DatetimeTZValue(DatetimeTZ{1546344000, 7200}), StringValue("héllo"), StringValue(""), BinaryValue([]byte{0, 1, 0}),
+			StringValue("abcd"), BinaryValue([]byte{9})},
+		{BoolValue(false), NullValue(0), Int8Value(0), NullValue(127), Int32Value(0), NullValue(3), Uint8Value(0), NullValue(1),
+			Uint32Value(0), NullValue(2), Float32Value(0), NullValue(4), DatetimeValue(0), NullValue(5), StringValue("x"), NullValue(6),
+			NullValue(7), NullValue(8), BinaryValue(nil)},
+	}
+	for _, r := range rows {
+		require.NoError(t, w.Write(r))
+	}
+	require.NoError(t, w.Flush())
+	return buf.Bytes()
+}
+
+// goldens are the test inputs of the robustness tests: format and bytes.
+func goldens(t testing.TB) []struct {
+	name, format string
+	data         []byte
+} {
+	return []struct {
+		name, format string
+		data         []byte
+	}{
+		{"flatArray", flatFormat, flatArray},
+		{"flatArraySkips", "(int8, skip(2) null, skip null, string)", flatArray},
+		{"fixed", fixedFormat, fixedCells},
+		{"allTypes", allTypesFormat, allTypesFile(t)},
+	}
+}
+
+// TestGoldenFiles checks the golden files in testdata against the vectors
+// they were written from.
+func TestGoldenFiles(t *testing.T) {
+	for _, g := range []struct {
+		file string
+		data []byte
+	}{{"testdata/flatArray.scidb", flatArray}, {"testdata/fixed.scidb", fixedCells}, {"testdata/alltypes.scidb", allTypesFile(t)}} {
+		b, err := os.ReadFile(g.file)
+		require.NoError(t, err)
+		assert.Equal(t, g.data, b, g.file)
+	}
+	tb, err := DecodeFile("testdata/alltypes.scidb", mustFormat(t, allTypesFormat), ReadOptions{Strict: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, tb.Len)
+	assert.Equal(t, []string{"héllo", "x"}, tb.Cols[14].Data)
+	assert.Equal(t, []string{"", ""}, tb.Cols[15].Data)
+	assert.Equal(t, []bool{false, true}, tb.Cols[15].Null)
+	assert.Equal(t, [][]byte{{0, 1, 0}, nil}, tb.Cols[16].Data)
+	assert.Equal(t, []string{"abcd", ""}, tb.Cols[17].Data)
+	assert.Equal(t, [][]byte{{9, 0, 0}, {0, 0, 0}}, tb.Cols[18].Data)
+	assert.Equal(t, []int8{-1, 127}, tb.Cols[3].Reason)
+	var out bytes.Buffer
+	require.NoError(t, Encode(&out, tb))
+	assert.Equal(t, allTypesFile(t), out.Bytes())
+}
+
+// checkInput decodes data every way there is and checks that the results
+// agree and that what parsed re-encodes stably. It must never panic.
+func checkInput(t *testing.T, f *Format, data []byte) {
+	for _, strict := range []bool{false, true} {
+		o := ReadOptions{Strict: strict}
+		tb, err := Decode(data, f, o)
+		rows, serr := readAll(data, f, o)
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("strict=%v: Decode error %v, Reader error %v", strict, err, serr)
+		}
+		if err != nil {
+			var de, se *DataError
+			if !errors.As(err, &de) {
+				if errors.Is(err, ErrOpaque) && errors.Is(serr, ErrOpaque) {
+					continue
+				}
+				t.Fatalf("Decode error %T: %v", err, err)
+			}
+			if !errors.As(serr, &se) {
+				t.Fatalf("Reader error %T: %v", serr, serr)
+			}
+			if de.Cell != se.Cell || de.Column != se.Column || de.Offset != se.Offset || de.Err != se.Err {
+				t.Fatalf("strict=%v: Decode and Reader disagree: %v / %v", strict, err, serr)
+			}
+			if de.Offset < 0 || de.Offset > int64(len(data)) {
+				t.Fatalf("offset %d outside the input", de.Offset)
+			}
+			continue
+		}
+		if len(rows) != tb.Len {
+			t.Fatalf("Decode %d cells, Reader %d", tb.Len, len(rows))
+		}
+		var enc1 bytes.Buffer
+		if err := Encode(&enc1, tb); err != nil {
+			if !errors.Is(err, ErrString) && !errors.Is(err, ErrWidth) {
+				t.Fatalf("re-encoding: %v", err)
+			}
+			continue
+		}
+		var enc1s bytes.Buffer
+		w := NewWriter(&enc1s, f)
+		for _, r := range rows {
+			if err := w.Write(r); err != nil {
+				t.Fatalf("writing a row the Reader read: %v", err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(enc1.Bytes(), enc1s.Bytes()) {
+			t.Fatalf("Decode and Reader values differ")
+		}
+		tb2, err := Decode(enc1.Bytes(), f, ReadOptions{Strict: true, NoOpaqueCheck: true})
+		if err != nil {
+			t.Fatalf("strict decoding of what was written: %v", err)
+		}
+		var enc2 bytes.Buffer
+		if err := Encode(&enc2, tb2); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(enc1.Bytes(), enc2.Bytes()) {
+			t.Fatalf("re-encoding is not stable")
+		}
+		if strict && !o.NoOpaqueCheck && isSaveOutput(f) && !bytes.Equal(enc1.Bytes(), data) {
+			t.Fatalf("strict input did not re-encode to the same bytes:\n% x\n% x", data, enc1.Bytes())
+		}
+	}
+}
+
+// isSaveOutput reports whether every strictly valid input of f is exactly
+// what save() writes (no free choice in null payloads, (N) padding or skips).
+func isSaveOutput(f *Format) bool {
+	for _, c := range f.Columns {
+		if c.Type == TypeSkip || c.Width > 0 || (c.Nullable && c.Type.Size() > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTruncationEveryByte(t *testing.T) {
+	for _, g := range goldens(t) {
+		f := mustFormat(t, g.format)
+		stride, fixed := f.Stride()
+		for n := 0; n <= len(g.data); n++ {
+			data := g.data[:n]
+			checkInput(t, f, data)
+			if fixed && n%stride != 0 {
+				_, err := Decode(data, f, ReadOptions{})
+				var de *DataError
+				require.ErrorAs(t, err, &de, "%s t=%d", g.name, n)
+				assert.Equal(t, int64(n/stride), de.Cell)
+			}
+		}
+	}
+}
+
+func TestBitFlips(t *testing.T) {
+	for _, g := range goldens(t) {
+		f := mustFormat(t, g.format)
+		data := bytes.Clone(g.data)
+		for i := range data {
+			for bit := 0; bit < 8; bit++ {
+				data[i] ^= 1 << bit
+				checkInput(t, f, data)
+				data[i] ^= 1 << bit
+			}
+		}
+	}
+}
+
+func TestMappedTruncation(t *testing.T) {
+	f := mustFormat(t, fixedFormat)
+	for n := 0; n <= len(fixedCells); n += 7 {
+		p := writeTemp(t, fixedCells[:n])
+		m, err := OpenMapped(p, f, ReadOptions{})
+		if n%33 != 0 {
+			var de *DataError
+			require.ErrorAs(t, err, &de)
+			assert.Equal(t, int64(n/33), de.Cell)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, int64(n/33), m.Len())
+		require.NoError(t, m.Close())
+	}
+}
+
+// allocs returns the bytes fn allocates.
+func allocs(fn func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	fn()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+func TestHostileInputAllocation(t *testing.T) {
+	f := mustFormat(t, "(string null)")
+	hostile := hx("00 ffffff7f")
+	n := allocs(func() {
+		_, err := Decode(hostile, f, ReadOptions{})
+		assert.ErrorIs(t, err, ErrLength)
+	})
+	assert.Less(t, n, uint64(1<<20))
+
+	// A stream that promises 4 GiB but holds 100 KiB.
+	stream := append(hx("ff fffffffe"), make([]byte, 100<<10)...)
+	n = allocs(func() {
+		_, err := readAll(stream, f, ReadOptions{})
+		var de *DataError
+		require.ErrorAs(t, err, &de)
+		assert.ErrorIs(t, err, ErrLength)
+		assert.Equal(t, int64(5), de.Offset)
+	})
+	assert.Less(t, n, uint64(1<<20))
+
+	// Many tiny cells of a huge skip(N) format cannot make Decode allocate
+	// more than its cells need.
+	f = mustFormat(t, "(skip(2147483647), int8)")
+	n = allocs(func() {
+		_, err := Decode(make([]byte, 1000), f, ReadOptions{})
+		assert.ErrorIs(t, err, ErrTruncated)
+	})
+	assert.Less(t, n, uint64(1<<20))
+}
+
+func TestReaderErrorsAreSticky(t *testing.T) {
+	f := mustFormat(t, "(int32)")
+	r := NewReader(bytes.NewReader(hx("01000000 0200")), f, ReadOptions{})
+	row := make(Row, 1)
+	require.NoError(t, r.Read(row))
+	assert.Equal(t, int32(1), row[0].Int32())
+	err := r.Read(row)
+	assert.ErrorIs(t, err, ErrTruncated)
+	assert.Equal(t, err, r.Read(row))
+	assert.Error(t, NewReader(bytes.NewReader(nil), f, ReadOptions{}).Read(make(Row, 2)))
+	assert.Equal(t, io.EOF, NewReader(bytes.NewReader(nil), f, ReadOptions{}).Read(row))
+}
+
+func FuzzDecode(f *testing.F) {
+	formats := []string{flatFormat, "(int8, skip(2) null, skip null, string)", fixedFormat, allTypesFormat,
+		"(int64 null)", "(string(4) null, bool)", "(binary, skip(3), datetimetz)", "(int64, double, int32 null)"}
+	for i, g := range goldens(f) {
+		for j, fs := range formats {
+			if fs == g.format {
+				f.Add(g.data, uint8(j))
+			}
+		}
+		f.Add(g.data, uint8(i+4))
+	}
+	if b, err := os.ReadFile(opaquePath); err == nil {
+		f.Add(b, uint8(4))
+	}
+	parsed := make([]*Format, len(formats))
+	for i, s := range formats {
+		parsed[i] = mustFormat(f, s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		checkInput(t, parsed[int(which)%len(parsed)], data)
+	})
+}
