@@ -1,0 +1,144 @@
+package daphne
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// benchSize is the payload size of the benchmarks: 1 GiB, or
+// MMAPKIT_BENCH_SIZE bytes.
+func benchSize(b *testing.B) int64 {
+	if s := os.Getenv("MMAPKIT_BENCH_SIZE"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1024 {
+			b.Fatalf("MMAPKIT_BENCH_SIZE=%q: want a byte count ≥ 1024", s)
+		}
+		return n
+	}
+	return 1 << 30
+}
+
+// BenchmarkDenseF64 reads a dense f64 matrix of benchSize bytes (values at
+// the misaligned offset 45, so every read copies) beside a plain copy() of
+// the same number of bytes in memory, into a preallocated and into a fresh
+// buffer, for the ratio.
+func BenchmarkDenseF64(b *testing.B) {
+	size := benchSize(b)
+	const cols = 1024
+	rows := size / 8 / cols
+	n := rows * cols
+	path := filepath.Join(b.TempDir(), "dense.dbdf")
+	{
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i)
+		}
+		if err := WriteDense(path, uint64(rows), cols, v, &WriteOptions{NoMeta: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	src := make([]byte, n*8)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	b.Run("copy", func(b *testing.B) {
+		dst := make([]byte, len(src))
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	b.Run("make+copy", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			dst := make([]byte, len(src))
+			copy(dst, src)
+		}
+	})
+	b.Run("ReadDense", func(b *testing.B) {
+		f, err := Open(path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		b.SetBytes(n * 8)
+		for b.Loop() {
+			v, err := ReadDense[float64](f)
+			if err != nil || int64(len(v)) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadDenseRange-64MiB-chunks", func(b *testing.B) {
+		f, err := Open(path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		step := uint64(max(1, (64<<20)/(cols*8)))
+		b.SetBytes(n * 8)
+		for b.Loop() {
+			for r := uint64(0); r < uint64(rows); r += step {
+				if _, err := ReadDenseRange[float64](f, r, min(r+step, uint64(rows)), 0, cols); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkCSRF64 reads a CSR f64 matrix file of about benchSize bytes
+// (10 entries a row) and reports the file's bytes per second.
+func BenchmarkCSRF64(b *testing.B) {
+	size := benchSize(b)
+	const cols, perRow = 100000, 10
+	rows := uint64(size / (8 + perRow*16))
+	path := filepath.Join(b.TempDir(), "csr.dbdf")
+	{
+		m := &CSR[float64]{Rows: rows, Cols: cols, RowOffsets: make([]uint64, rows+1), ColIdxs: make([]uint64, rows*perRow), Values: make([]float64, rows*perRow)}
+		for i := uint64(0); i < rows; i++ {
+			m.RowOffsets[i+1] = (i + 1) * perRow
+			for k := uint64(0); k < perRow; k++ {
+				m.ColIdxs[i*perRow+k] = k*(cols/perRow) + i%(cols/perRow)
+				m.Values[i*perRow+k] = float64(i + k)
+			}
+		}
+		if err := WriteCSR(path, m, &WriteOptions{NoMeta: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := make([]byte, st.Size())
+	b.Run("copy", func(b *testing.B) {
+		dst := make([]byte, len(src))
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	for _, strict := range []bool{true, false} {
+		name := "ReadCSR-strict"
+		if !strict {
+			name = "ReadCSR-lenient"
+		}
+		b.Run(name, func(b *testing.B) {
+			f, err := Open(path, &ReadOptions{Lenient: !strict})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				m, err := ReadCSR[float64](f)
+				if err != nil || m.Rows != rows {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

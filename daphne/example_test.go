@@ -1,0 +1,163 @@
+package daphne_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/mmapkit/mmapkit/daphne"
+)
+
+func tempDir() string {
+	dir, err := os.MkdirTemp("", "daphne-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return dir
+}
+
+// Write a dense matrix as DaphneDSL's write() does, then read it back.
+func ExampleWriteDense() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "X.dbdf")
+	if err := daphne.WriteDense(path, 2, 3, []float64{1, 2, 3, 4, 5, 6}, nil); err != nil {
+		log.Fatal(err)
+	}
+	meta, _ := os.ReadFile(path + ".meta")
+	fmt.Println(string(meta))
+
+	f, err := daphne.Open(path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	v, aliased, err := daphne.DenseValues[float64](f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := f.Header()
+	fmt.Println(h.Kind, h.Rows, h.Cols, h.ValueType, v, aliased)
+	// Output:
+	// {"numCols":3,"numRows":2,"valueType":"f64"}
+	// dense 2 3 f64 [1 2 3 4 5 6] false
+}
+
+// Stream a dense matrix in row chunks: each call maps only its rows.
+func ExampleReadDenseRange() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "big.dbdf")
+	v := make([]int32, 10*4)
+	for i := range v {
+		v[i] = int32(i)
+	}
+	if err := daphne.WriteDense(path, 10, 4, v, nil); err != nil {
+		log.Fatal(err)
+	}
+	f, err := daphne.Open(path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	for r := uint64(0); r < 10; r += 4 {
+		chunk, err := daphne.ReadDenseRange[int32](f, r, min(r+4, 10), 1, 3)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(chunk)
+	}
+	// Output:
+	// [1 2 5 6 9 10 13 14]
+	// [17 18 21 22 25 26 29 30]
+	// [33 34 37 38]
+}
+
+func ExampleReadCSR() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "S.dbdf")
+	m := &daphne.CSR[float64]{Rows: 3, Cols: 3, RowOffsets: []uint64{0, 1, 1, 2}, ColIdxs: []uint64{1, 2}, Values: []float64{1, 2}}
+	if err := daphne.WriteCSR(path, m, nil); err != nil {
+		log.Fatal(err)
+	}
+	f, err := daphne.Open(path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	s, err := daphne.ReadCSR[float64](f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, _ := s.ToDense(0)
+	fmt.Println(f.Size(), f.Header().Layout, s.NNZ(), d)
+	// Output:
+	// 117 current 2 [0 1 0 0 0 0 0 0 2]
+}
+
+func ExampleReadFrame() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "F.dbdf")
+	fr := &daphne.Frame{Rows: 2, Labels: []string{"a", "bc"}, Columns: []any{[]int64{7, -1}, []float64{0.5, 1}}}
+	if err := daphne.WriteFrame(path, fr, nil); err != nil {
+		log.Fatal(err)
+	}
+	f, err := daphne.Open(path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	got, err := daphne.ReadFrame(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(got.Labels, got.Types, got.Columns)
+	for _, a := range f.Arrays() {
+		fmt.Println(a.Name, a.Type, a.Shape, a.Offset)
+	}
+	// Output:
+	// [a bc] [si64 f64] [[7 -1] [0.5 1]]
+	// a i64 [2] -1
+	// bc f64 [2] -1
+}
+
+func ExampleParseMeta() {
+	m, err := daphne.ParseMeta([]byte(`{ "valueType": "f64", "numRows": 3, "numCols": 3, "numNonZeros": 2 }`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := m.Bytes()
+	fmt.Println(string(b))
+	_, err = daphne.ParseMeta([]byte("2,3,1,f64"))
+	fmt.Println(err)
+	// Output:
+	// {"numCols":3,"numNonZeros":2,"numRows":3,"valueType":"f64"}
+	// daphne: .meta: offset 0: CSV-style .meta (DAPHNE before 2022-05) is not supported
+}
+
+// Files that DAPHNE accepts but a strict read refuses open with Lenient.
+func ExampleReadOptions() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "X.dbdf")
+	if err := daphne.WriteDense(path, 1, 2, []float64{1, 2}, &daphne.WriteOptions{NoMeta: true}); err != nil {
+		log.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	b[0] = 9 // DAPHNE never checks the version byte
+	os.WriteFile(path, b, 0o644)
+	_, err := daphne.Open(path, nil)
+	fmt.Println(err != nil)
+	f, err := daphne.Open(path, &daphne.ReadOptions{Lenient: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Println(f.Header().Relaxed)
+	// Output:
+	// true
+	// [offset 0: version 9, want 1]
+}
