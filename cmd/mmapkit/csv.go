@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -129,8 +128,9 @@ type csvInfer struct {
 	nullable                    bool
 }
 
-func (c *csvInfer) add(s string) {
-	if s == "" {
+func (c *csvInfer) add(f csvField) {
+	s := f.text
+	if f.null {
 		c.nullable = true
 		return
 	}
@@ -175,9 +175,11 @@ func openCSV(e *env, path string, o *openOptions) (*source, error) {
 	var header []string
 	var infer []csvInfer
 	var rows int64
-	err := readCSV(path, func(line int, rec []string) error {
+	err := readCSV(path, func(line int, rec []csvField) error {
 		if header == nil {
-			header = append([]string(nil), rec...)
+			for _, f := range rec {
+				header = append(header, f.text)
+			}
 			infer = make([]csvInfer, len(rec))
 			return nil
 		}
@@ -202,14 +204,15 @@ func openCSV(e *env, path string, o *openOptions) (*source, error) {
 	t.scan = func(fn func(row []cell) error) error {
 		row := make([]cell, len(cols))
 		first := true
-		return readCSV(path, func(line int, rec []string) error {
+		return readCSV(path, func(line int, rec []csvField) error {
 			if first {
 				first = false
 				return nil
 			}
-			for i, f := range rec {
-				row[i] = cell{null: f == ""}
-				if f == "" {
+			for i, fl := range rec {
+				f := fl.text
+				row[i] = cell{null: fl.null}
+				if fl.null {
 					continue
 				}
 				switch cols[i].elem {
@@ -231,26 +234,95 @@ func openCSV(e *env, path string, o *openOptions) (*source, error) {
 	return &source{file: path, format: "csv", records: []*record{rec}}, nil
 }
 
-// readCSV streams the records of a CSV file; every record must have as many
-// fields as the header.
-func readCSV(path string, fn func(line int, rec []string) error) error {
+// csvField is one field of a CSV record: null is an empty unquoted field
+// (a quoted "" is the empty string).
+type csvField struct {
+	text string
+	null bool
+}
+
+// readCSV streams the records of an RFC 4180 CSV file (LF or CRLF line
+// ends, quoted fields with doubled quotes and line breaks). Every record
+// must have as many fields as the first.
+func readCSV(path string, fn func(line int, rec []csvField) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
-	r.ReuseRecord = true
+	br := bufio.NewReaderSize(f, 64<<10)
+	line, width := 1, -1
+	var rec []csvField
+	var field []byte
 	for {
-		rec, err := r.Read()
-		if err == io.EOF {
+		start := line
+		rec = rec[:0]
+		if _, err := br.ReadByte(); err == io.EOF {
 			return nil
-		}
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
-		line, _ := r.FieldPos(0)
-		if err := fn(line, rec); err != nil {
+		if err := br.UnreadByte(); err != nil {
+			return err
+		}
+		for {
+			field = field[:0]
+			quoted := false
+			c, err := br.ReadByte()
+			if err == nil && c == '"' {
+				quoted = true
+				for {
+					c, err = br.ReadByte()
+					if err == io.EOF {
+						return fmt.Errorf("line %d: quoted field not closed", start)
+					}
+					if err != nil {
+						return err
+					}
+					if c == '"' {
+						// A doubled quote is a quote; else the field ends and
+						// c, err are what follows it.
+						c, err = br.ReadByte()
+						if err == nil && c == '"' {
+							field = append(field, '"')
+							continue
+						}
+						break
+					}
+					if c == '\n' {
+						line++
+					}
+					field = append(field, c)
+				}
+			}
+			for err == nil && c != ',' && c != '\n' {
+				if quoted && c != '\r' {
+					return fmt.Errorf("line %d: text after a quoted field", line)
+				}
+				if c != '\r' {
+					field = append(field, c)
+				}
+				c, err = br.ReadByte()
+			}
+			if err != nil && err != io.EOF {
+				return err
+			}
+			text := string(field)
+			if !quoted {
+				text = strings.TrimSuffix(text, "\r")
+			}
+			rec = append(rec, csvField{text: text, null: !quoted && text == ""})
+			if err == io.EOF || c == '\n' {
+				break
+			}
+		}
+		line++
+		if width < 0 {
+			width = len(rec)
+		} else if len(rec) != width {
+			return fmt.Errorf("line %d: %d fields, the header has %d", start, len(rec), width)
+		}
+		if err := fn(start, rec); err != nil {
 			return err
 		}
 	}
@@ -277,15 +349,19 @@ func loadCSV(path string, cols []column, rows int64) ([]columnData, error) {
 		}
 	}
 	first := true
-	err := readCSV(path, func(line int, rec []string) error {
+	err := readCSV(path, func(line int, rec []csvField) error {
 		if first {
 			first = false
 			return nil
 		}
-		for i, f := range rec {
+		for i, fl := range rec {
+			f := fl.text
 			d := &out[i]
+			if fl.null {
+				f = ""
+			}
 			if d.reason != nil {
-				if f == "" {
+				if fl.null {
 					d.reason = append(d.reason, 0)
 				} else {
 					d.reason = append(d.reason, -1)
@@ -294,13 +370,13 @@ func loadCSV(path string, cols []column, rows int64) ([]columnData, error) {
 			switch v := d.values.(type) {
 			case []int64:
 				x, err := strconv.ParseInt(f, 10, 64)
-				if err != nil && f != "" {
+				if err != nil && !fl.null {
 					return fmt.Errorf("line %d: column %q: %v", line, d.name, err)
 				}
 				d.values = append(v, x)
 			case []float64:
 				x, err := strconv.ParseFloat(f, 64)
-				if err != nil && f != "" {
+				if err != nil && !fl.null {
 					return fmt.Errorf("line %d: column %q: %v", line, d.name, err)
 				}
 				d.values = append(v, x)
