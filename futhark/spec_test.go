@@ -22,12 +22,12 @@ var specCases = []struct{ in, want string }{
 	{"1i32 \n " + bin2i32 + " [3,4]", "1i32\n2i32\n[3i32, 4i32]\n"},
 	{bin2i32 + "\n\n", "2i32\n"},
 	{bin2i32 + "\x00", reject},
-	{"b\x02\x01 i32\xff\xff\xff\xff\xff\xff\xff\xff", reject},                                      // [-1]
-	{"b\x02\x02 i32\x00\x00\x00\x00\x00\x00\x00\x40\x04\x00\x00\x00\x00\x00\x00\x00", reject},     // [2^62][4]
-	{"b\x02\x01 i32\x00\x00\x00\x00\x00\x00\x00\x80", reject},                                      // INT64_MIN
-	{"b\x01\x00 i32\x01\x00\x00\x00", reject},                                                      // version 1
-	{"b\x02\x80 i32", reject},                                                                      // rank 128
-	{" \xa0\t-- c\xff\n" + bin2i32 + " -- x\n " + bin2i32, "2i32\n2i32\n"},                         // top-level skipping
+	{"b\x02\x01 i32\xff\xff\xff\xff\xff\xff\xff\xff", reject},                                 // [-1]
+	{"b\x02\x02 i32\x00\x00\x00\x00\x00\x00\x00\x40\x04\x00\x00\x00\x00\x00\x00\x00", reject}, // [2^62][4]
+	{"b\x02\x01 i32\x00\x00\x00\x00\x00\x00\x00\x80", reject},                                 // INT64_MIN
+	{"b\x01\x00 i32\x01\x00\x00\x00", reject},                                                 // version 1
+	{"b\x02\x80 i32", reject},                                                                 // rank 128
+	{" \xa0\t-- c\xff\n" + bin2i32 + " -- x\n " + bin2i32, "2i32\n2i32\n"},                    // top-level skipping
 	// §4.1 window
 	{"1 -- em\xe2\x80\x94dash\n2", reject},
 	{"1 -- x\x01y\n2", reject},

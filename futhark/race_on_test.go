@@ -1,0 +1,5 @@
+//go:build race
+
+package futhark
+
+const raceEnabled = true
