@@ -190,11 +190,11 @@ func (f *File) textValue(i int, e Entry) (Value, error) {
 
 func checkElem[T layout.Elem](e Entry, allowBool bool) error {
 	t := layout.TypeOf[T]()
-	if t == e.Type || e.Type == layout.Bool && (t == layout.U8 || allowBool && t == layout.Bool) {
-		return nil
-	}
-	if e.Type == layout.Bool && t == layout.Bool {
+	if e.Type == layout.Bool && t == layout.Bool && !allowBool {
 		return fmt.Errorf("futhark: bool values are viewed as []uint8: %w", ErrElemType)
+	}
+	if t == e.Type || e.Type == layout.Bool && t == layout.U8 {
+		return nil
 	}
 	return fmt.Errorf("futhark: %v elements requested of a %s value: %w", t, e.TypeString(), ErrElemType)
 }

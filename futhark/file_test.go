@@ -1,0 +1,277 @@
+package futhark
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func mustValue[T layout.Elem](t testing.TB, shape []int64, xs []T) Value {
+	v, err := NewValue(shape, xs)
+	require.NoError(t, err)
+	return v
+}
+
+// The §6 example: 7i32 then [1.5f64, 2.5f64], element and 64-byte alignment.
+func TestAlignedSpecExample(t *testing.T) {
+	a := mustValue(t, nil, []int32{7})
+	b := mustValue(t, []int64{2}, []float64{1.5, 2.5})
+	var buf bytes.Buffer
+	e := NewWriter(&buf, 0, &WriteOptions{Align: AlignElement})
+	require.NoError(t, e.EncodeBinary(a))
+	require.NoError(t, e.EncodeBinary(b))
+	want := "\x20" + "b\x02\x00 i32" + "\x07\x00\x00\x00" + "     " + "b\x02\x01 f64\x02\x00\x00\x00\x00\x00\x00\x00" +
+		"\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\x04\x40"
+	require.Equal(t, want, buf.String())
+	require.Len(t, buf.Bytes(), 48)
+	f, err := NewReader(buf.Bytes(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), f.Entries()[0].Data)
+	assert.Equal(t, int64(32), f.Entries()[1].Data)
+	txt, bin, _, err := convert(t, buf.Bytes(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "7i32\n[1.5f64, 2.5f64]\n", string(txt))
+	assert.Equal(t, strings.TrimLeft(strings.ReplaceAll(want, "     b", "b"), " "), string(bin), "re-encoding drops the padding")
+
+	buf.Reset()
+	e = NewWriter(&buf, 0, &WriteOptions{Align: Align64})
+	require.NoError(t, e.EncodeBinary(a))
+	require.NoError(t, e.EncodeBinary(b))
+	require.Len(t, buf.Bytes(), 144)
+	assert.Equal(t, strings.Repeat(" ", 57), buf.String()[:57])
+	f, err = NewReader(buf.Bytes(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(64), f.Entries()[0].Data)
+	assert.Equal(t, int64(128), f.Entries()[1].Data)
+	// 45 spaces before the second value (the spec's prose says 44, but its
+	// payload offsets 64 and 128 and total of 144 bytes need 45).
+	assert.Equal(t, int64(57+11), f.Entries()[1].Start-45)
+	assert.Equal(t, strings.Repeat(" ", 45)+"b", buf.String()[68:114])
+}
+
+// allTypeValues is one array of every type, plus a scalar and an empty one.
+func allTypeValues(t testing.TB) []Value {
+	return []Value{
+		mustValue(t, []int64{3}, []int8{-1, 2, 3}),
+		mustValue(t, []int64{2}, []int16{-300, 300}),
+		mustValue(t, []int64{2}, []int32{-7, 1 << 30}),
+		mustValue(t, []int64{2}, []int64{-1 << 62, 5}),
+		mustValue(t, []int64{1}, []uint8{255}),
+		mustValue(t, []int64{1}, []uint16{65535}),
+		mustValue(t, []int64{1}, []uint32{1 << 31}),
+		mustValue(t, []int64{1}, []uint64{1 << 63}),
+		mustValue(t, []int64{3}, []layout.Float16{0x3c00, 0x7e00, 0x8000}),
+		mustValue(t, []int64{2, 2}, []float32{1, 2, 3, 4}),
+		mustValue(t, []int64{1}, []float64{0.1}),
+		mustValue(t, []int64{2}, []bool{true, false}),
+		mustValue(t, nil, []int32{42}),
+		mustValue(t, []int64{0, 3}, []float32{}),
+	}
+}
+
+func TestAlignedFilesAllTypes(t *testing.T) {
+	for _, align := range []int{AlignElement, Align64, 16} {
+		p := filepath.Join(t.TempDir(), "x.data")
+		vals := allTypeValues(t)
+		require.NoError(t, WriteFile(p, &WriteOptions{Align: align}, func(e *Encoder) error {
+			require.NoError(t, e.EncodeText(vals[0])) // text first: padding counts it
+			for _, v := range vals {
+				if err := e.EncodeBinary(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		f, err := Open(p, nil)
+		require.NoError(t, err)
+		for i, e := range f.Entries()[1:] {
+			a := int64(align)
+			if align == AlignElement {
+				a = int64(e.Type.Size())
+			}
+			assert.Zero(t, e.Data%a, "value %d payload at %d", i, e.Data)
+		}
+		x8, err := View[int8](f, 1)
+		require.NoError(t, err)
+		assert.Equal(t, []int8{-1, 2, 3}, x8)
+		x16, err := View[layout.Float16](f, 9)
+		require.NoError(t, err)
+		assert.Equal(t, []layout.Float16{0x3c00, 0x7e00, 0x8000}, x16)
+		x32, err := View[float32](f, 10)
+		require.NoError(t, err)
+		assert.Equal(t, []float32{1, 2, 3, 4}, x32)
+		xb, err := View[uint8](f, 12)
+		require.NoError(t, err)
+		assert.Equal(t, []uint8{1, 0}, xb)
+		_, err = View[bool](f, 12)
+		assert.ErrorIs(t, err, ErrElemType)
+		u64, err := View[uint64](f, 8)
+		require.NoError(t, err)
+		assert.Equal(t, []uint64{1 << 63}, u64)
+		empty, err := View[float32](f, 14)
+		require.NoError(t, err)
+		assert.Empty(t, empty)
+		_, err = View[int8](f, 0)
+		assert.ErrorIs(t, err, ErrTextValue)
+		r, err := Read[int8](f, 0)
+		require.NoError(t, err)
+		assert.Equal(t, []int8{-1, 2, 3}, r)
+		// The plain reader re-encodes to futhark-data's unpadded bytes.
+		var want bytes.Buffer
+		plain := NewEncoder(&want)
+		require.NoError(t, plain.EncodeBinary(vals[0]))
+		for _, v := range vals {
+			require.NoError(t, plain.EncodeBinary(v))
+		}
+		_, bin, _, err := convert(t, readFile(t, p), nil)
+		require.NoError(t, err)
+		assert.Equal(t, want.Bytes(), bin)
+		require.NoError(t, f.Close())
+	}
+}
+
+func TestRealBinaryOffsets(t *testing.T) {
+	dir := testdata(t)
+	p := filepath.Join(dir, "real/futhark/tests/ad/reducebyindexminmax7.in")
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	var starts, datas []int64
+	for _, e := range f.Entries() {
+		starts = append(starts, e.Start)
+		datas = append(datas, e.Data)
+		assert.True(t, e.Binary)
+	}
+	assert.Equal(t, []int64{0, 4015, 16038}, starts)
+	assert.Equal(t, []int64{15, 4038, 16061}, datas)
+	_, err = View[int64](f, 0)
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.ErrorIs(t, err, ErrMisaligned)
+	assert.Equal(t, int64(15), fe.Offset)
+	assert.Contains(t, err.Error(), "reducebyindexminmax7.in: offset 15")
+	xs, err := Read[int64](f, 0)
+	require.NoError(t, err)
+	assert.Len(t, xs, 500)
+	ys, err := Read[float32](f, 2)
+	require.NoError(t, err)
+	part := make([]float32, 40)
+	n, err := ReadAt(f, 2, 14960, part)
+	require.NoError(t, err)
+	assert.Equal(t, 40, n)
+	assert.Equal(t, ys[14960:], part)
+	_, err = Read[float64](f, 2)
+	assert.ErrorIs(t, err, ErrElemType)
+	arrs := f.Arrays()
+	require.Len(t, arrs, 3)
+	assert.Equal(t, layout.Array{Name: "1", Type: layout.F32, Shape: []int64{100, 30}, Order: layout.RowMajor, Offset: 4038, Size: 12000}, arrs[1])
+	for _, a := range arrs {
+		require.NoError(t, a.Check(f.Size()))
+	}
+}
+
+func TestTextEntriesAndArrays(t *testing.T) {
+	f, err := NewReader([]byte("-- head\n  [1, 2]  -- c\n\n 3.5f32"), nil)
+	require.NoError(t, err)
+	es := f.Entries()
+	require.Len(t, es, 2)
+	assert.Equal(t, Entry{Type: layout.I32, Shape: []int64{2}, Start: 10, End: 16, Data: 10, Line: 2, Col: 3}, es[0])
+	assert.Equal(t, Entry{Type: layout.F32, Shape: []int64{}, Start: 25, End: 31, Data: 25, Line: 4, Col: 2}, es[1])
+	arrs := f.Arrays()
+	assert.Equal(t, layout.Array{Name: "0", Type: layout.I32, Shape: []int64{2}, Offset: 10, Size: 6}, arrs[0])
+	xs, err := Read[int32](f, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1, 2}, xs)
+	part := make([]int32, 5)
+	n, err := ReadAt(f, 0, 1, part)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, int32(2), part[0])
+	_, err = ReadAt(f, 0, 3, part)
+	assert.Error(t, err)
+}
+
+func TestSetElement(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.data")
+	require.NoError(t, WriteFile(p, nil, func(e *Encoder) error {
+		if err := e.EncodeText(mustValue(t, []int64{1}, []int32{1})); err != nil {
+			return err
+		}
+		if err := e.EncodeBinary(mustValue(t, []int64{2, 2}, []float32{1, 2, 3, 4})); err != nil {
+			return err
+		}
+		return e.EncodeBinary(mustValue(t, []int64{2}, []bool{false, false}))
+	}))
+	ro, err := Open(p, nil)
+	require.NoError(t, err)
+	assert.ErrorIs(t, ro.SetElement(1, 0, []byte{0, 0, 0, 0}), mmapfile.ErrReadOnly)
+	require.NoError(t, ro.Close())
+
+	f, err := OpenFile(p, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	require.NoError(t, f.SetElement(1, 3, []byte{0, 0, 0x20, 0x41})) // 10.0, unaligned payload
+	require.NoError(t, f.SetElement(2, 1, []byte{1}))
+	assert.Error(t, f.SetElement(2, 0, []byte{2}))
+	assert.Error(t, f.SetElement(1, 4, []byte{0, 0, 0, 0}))
+	assert.Error(t, f.SetElement(1, 0, []byte{0, 0}))
+	assert.ErrorIs(t, f.SetElement(0, 0, []byte{0, 0, 0, 0}), ErrTextValue)
+	require.NoError(t, f.Close())
+	_, err = Read[float32](f, 1)
+	assert.Error(t, err, "closed")
+
+	txt, _, _, err := convert(t, readFile(t, p), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "[1i32]\n[[1.0f32, 2.0f32],\n[3.0f32, 10.0f32]]\n[false, true]\n", string(txt))
+}
+
+func TestWriteFileFailureLeavesFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "keep.data")
+	require.NoError(t, os.WriteFile(p, []byte("1i32\n"), 0o644))
+	boom := errors.New("boom")
+	err := WriteFile(p, nil, func(e *Encoder) error {
+		require.NoError(t, e.EncodeText(mustValue(t, nil, []int32{2})))
+		return boom
+	})
+	assert.ErrorIs(t, err, boom)
+	assert.Equal(t, "1i32\n", string(readFile(t, p)))
+	ents, _ := os.ReadDir(filepath.Dir(p))
+	assert.Len(t, ents, 1, "no temporary file left")
+}
+
+func TestEncoderStreaming(t *testing.T) {
+	// A [3][2][2]i8 value streamed in uneven chunks prints as a whole.
+	v := mustValue(t, []int64{3, 2, 2}, []int8{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	var whole, parts bytes.Buffer
+	require.NoError(t, NewEncoder(&whole).EncodeText(v))
+	e := NewEncoder(&parts)
+	require.NoError(t, e.BeginText(layout.I8, []int64{3, 2, 2}))
+	for _, k := range []int{1, 4, 2, 5} {
+		require.NoError(t, e.WriteElems(v.Data[:k]))
+		v.Data = v.Data[k:]
+	}
+	assert.Equal(t, whole.String(), parts.String())
+	assert.Equal(t, "[[[1i8, 2i8],\n[3i8, 4i8]],\n[[5i8, 6i8],\n[7i8, 8i8]],\n[[9i8, 10i8],\n[11i8, 12i8]]]\n", whole.String())
+	assert.Equal(t, int64(whole.Len()), e.Offset())
+	assert.ErrorIs(t, e.WriteElems([]byte{1}), ErrState)
+	require.NoError(t, e.BeginBinary(layout.I16, []int64{2}))
+	assert.ErrorIs(t, e.WriteElems([]byte{1}), ErrState, "half an element")
+	assert.ErrorIs(t, e.BeginText(layout.I8, nil), ErrState, "value in progress")
+	_, err := checkShape(layout.I8, make([]int64, 128))
+	assert.ErrorIs(t, err, ErrRank)
+	_, err = checkShape(layout.I8, []int64{-1})
+	assert.ErrorIs(t, err, ErrDims)
+	_, err = checkShape(layout.I64, []int64{1 << 61, 8})
+	assert.ErrorIs(t, err, ErrDims)
+	assert.Equal(t, "-128i8", FormatElem(layout.I8, []byte{0x80}))
+	assert.Equal(t, "-f16.inf", FormatElem(layout.F16, []byte{0, 0xfc}))
+	assert.Equal(t, "1.0e-2f64", FormatElem(layout.F64, []byte{0x7b, 0x14, 0xae, 0x47, 0xe1, 0x7a, 0x84, 0x3f}))
+	assert.Equal(t, "true", FormatElem(layout.Bool, []byte{7}))
+}
