@@ -54,11 +54,7 @@ func (s *suite) abfViewScan() (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer os.Remove(p)
-	v, n, err := s.scanGBps("abf_view_scan_f64", scanABF, p, 8, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	return v, n, s.bumpCeiling(&s.res.Ceilings.MmapScan, "mmap_scan", scanRawMapping, s.f64, 8)
+	return s.scanPaired("abf_view_scan_f64", scanABF, p, 8, &s.res.Ceilings.MmapScan, "mmap_scan", scanRawMapping, s.f64)
 }
 
 // abfWrite creates an ABF file of the suite's data with abf.Write (the

@@ -82,11 +82,7 @@ func (s *suite) futharkViewScan() (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer os.Remove(p)
-	v, n, err := s.scanGBps("futhark_view_scan_f32", scanFutharkF32, p, 4, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	return v, n, s.bumpCeiling(&s.res.Ceilings.MmapScanF32, "mmap_scan_f32", scanRawMappingF32, s.f32, 4)
+	return s.scanPaired("futhark_view_scan_f32", scanFutharkF32, p, 4, &s.res.Ceilings.MmapScanF32, "mmap_scan_f32", scanRawMappingF32, s.f32)
 }
 
 // futharkUnalignedDecode copies an f64 array whose payload starts at an
