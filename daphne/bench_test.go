@@ -71,6 +71,20 @@ func BenchmarkDenseF64(b *testing.B) {
 			}
 		}
 	})
+	b.Run("CopyDenseRange-prealloc", func(b *testing.B) {
+		f, err := Open(path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		dst := make([]float64, n)
+		b.SetBytes(n * 8)
+		for b.Loop() {
+			if err := CopyDenseRange(f, dst, 0, uint64(rows), 0, cols); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("ReadDenseRange-64MiB-chunks", func(b *testing.B) {
 		f, err := Open(path, nil)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -108,34 +109,66 @@ func DenseValues[T Numeric](f *File) (v []T, aliased bool, err error) {
 // row-major slice of (r1−r0)·(c1−c0) values. It reads (and, for files from
 // Open, maps) only the bytes from the first to the last value of the
 // range; an empty range does no I/O. Streaming a huge matrix in row
-// chunks keeps memory bounded.
+// chunks keeps memory bounded; CopyDenseRange reuses a buffer.
 func ReadDenseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) ([]T, error) {
-	if err := checkDense[T](f); err != nil {
-		return nil, err
-	}
-	h := &f.hdr
-	if r0 > r1 || r1 > h.Rows || c0 > c1 || c1 > h.Cols {
-		return nil, &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("range [%d,%d)×[%d,%d) outside the %d×%d matrix", r0, r1, c0, c1, h.Rows, h.Cols)}
-	}
-	n, err := f.elems(r1-r0, c1-c0)
+	n, err := denseRange[T](f, r0, r1, c0, c1)
 	if err != nil {
 		return nil, err
 	}
-	s := int64(h.ValueType.Size())
-	if !f.contiguous() {
-		if nb := int64(n) * s; nb > f.opts.maxAlloc() {
-			return nil, f.errf(2, ErrTooLarge, "%d×%d %v cells need %d bytes, ReadOptions.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
-		}
-	}
-	v, dst := alloc[T](n)
-	if n == 0 {
-		return v, nil
-	}
-	if err := f.denseWindow(dst, r0, r1, c0, c1); err != nil {
+	v := make([]T, n)
+	if err := copyDenseRange(f, v, r0, r1, c0, c1, false); err != nil {
 		return nil, err
 	}
-	toHost(dst, int(s))
 	return v, nil
+}
+
+// CopyDenseRange is ReadDenseRange into dst, which must hold exactly
+// (r1−r0)·(c1−c0) values: for streaming with one reused buffer.
+func CopyDenseRange[T Numeric](f *File, dst []T, r0, r1, c0, c1 uint64) error {
+	n, err := denseRange[T](f, r0, r1, c0, c1)
+	if err != nil {
+		return err
+	}
+	if len(dst) != n {
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("destination holds %d values, range has %d", len(dst), n)}
+	}
+	return copyDenseRange(f, dst, r0, r1, c0, c1, true)
+}
+
+// denseRange checks a range and returns its element count.
+func denseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) (int, error) {
+	if err := checkDense[T](f); err != nil {
+		return 0, err
+	}
+	h := &f.hdr
+	if r0 > r1 || r1 > h.Rows || c0 > c1 || c1 > h.Cols {
+		return 0, &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("range [%d,%d)×[%d,%d) outside the %d×%d matrix", r0, r1, c0, c1, h.Rows, h.Cols)}
+	}
+	n, err := f.elems(r1-r0, c1-c0)
+	if err != nil {
+		return 0, err
+	}
+	if !f.contiguous() {
+		if nb := int64(n) * int64(h.ValueType.Size()); nb > f.opts.maxAlloc() {
+			return 0, f.errf(2, ErrTooLarge, "%d×%d %v cells need %d bytes, ReadOptions.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
+		}
+	}
+	return n, nil
+}
+
+func copyDenseRange[T Numeric](f *File, v []T, r0, r1, c0, c1 uint64, reused bool) error {
+	if len(v) == 0 {
+		return nil
+	}
+	dst := unsafeslice.Bytes(v)
+	if reused && !f.contiguous() {
+		clear(dst) // cells of empty and sparse blocks are zeros
+	}
+	if err := f.denseWindow(dst, r0, r1, c0, c1); err != nil {
+		return err
+	}
+	toHost(dst, f.hdr.ValueType.Size())
+	return nil
 }
 
 // denseWindow fills dst (zeroed) with the window [r0,r1)×[c0,c1), touching

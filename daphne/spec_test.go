@@ -252,6 +252,10 @@ func TestMultiBlock(t *testing.T) {
 	r, err := ReadDenseRange[float64](f, 1, 3, 1, 3)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{5, 6, 0, 9}, r)
+	buf := []float64{-1, -1, -1, -1}
+	require.NoError(t, CopyDenseRange(f, buf, 1, 3, 1, 3))
+	assert.Equal(t, []float64{5, 6, 0, 9}, buf, "a reused buffer's stale cells are cleared")
+	assert.Error(t, CopyDenseRange(f, buf[:3], 1, 3, 1, 3))
 
 	f, err = open(t, multiBlockFile(2), nil)
 	require.NoError(t, err)
