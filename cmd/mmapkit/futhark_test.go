@@ -147,3 +147,27 @@ func TestFutharkSetAndUnrepresentable(t *testing.T) {
 	assert.Equal(t, "mmapkit: "+filepath.Join(dir, "wide.in")+": record \"big\": Futhark has no element type i128\n", r.stderr)
 	assert.NoFileExists(t, filepath.Join(dir, "wide.in"))
 }
+
+func TestDatasetWiredIn(t *testing.T) {
+	dir := t.TempDir()
+	out := mustMk(t, "dataset", "-s", "7", "-g", "[2][3]i32", "-g", "[4]f64")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 3, out)
+	assert.True(t, strings.HasSuffix(lines[1], "i32]]"), out)
+	assert.True(t, strings.HasSuffix(lines[2], "f64]"), out)
+	assert.Equal(t, out, mustMk(t, "dataset", "-s", "7", "-g", "[2][3]i32", "-g", "[4]f64"), "deterministic per seed")
+
+	// Binary from dataset reads back through cat and ls.
+	bin := filepath.Join(dir, "gen.in")
+	b := mk(t, "dataset", "-b", "-s", "7", "-g", "[2][3]i32", "-g", "[4]f64")
+	require.Equal(t, 0, b.code, b.stderr)
+	require.NoError(t, os.WriteFile(bin, []byte(b.stdout), 0o644))
+	assert.Equal(t, out, mustMk(t, "cat", bin))
+	d := lsJSON(t, bin)
+	require.Len(t, d.Records, 2)
+	checkRec(t, d.Records[0], "0", "i32", []float64{2, 3}, "row", 23.0, 24)
+
+	r := mk(t, "dataset", "--no-such-option")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "mmapkit: dataset: ")
+}
