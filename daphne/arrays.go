@@ -10,7 +10,8 @@ import (
 // MatrixName is the name Arrays gives a matrix's one record.
 const MatrixName = "matrix"
 
-// Arrays describes the file's logical arrays for tools such as mmapkit ls:
+// Arrays describes the file's logical arrays for tools such as mmapkit ls
+// (whose "layout" field is Kind().String(): "dense", "csr" or "frame"):
 // one record for a matrix (Offset and Size of a dense matrix's values, or
 // of a CSR matrix's sparse block from its nnz field to its end; Offset -1
 // when a matrix is spread over several blocks), one per frame column
@@ -46,10 +47,6 @@ func (f *File) Arrays() []layout.Array {
 	}
 	return []layout.Array{a}
 }
-
-// Layout returns "csr" for a CSR matrix, "frame" for a frame and "dense"
-// for a dense matrix: the "layout" field of mmapkit ls --json.
-func (f *File) Layout() string { return f.hdr.Kind.String() }
 
 // Detect reports whether b, the first bytes of a file of the given size,
 // looks like a .dbdf file. DAPHNE files have no magic number, so tools

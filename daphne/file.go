@@ -150,13 +150,10 @@ func Open(path string, o *ReadOptions) (*File, error) {
 		mf.Close()
 		return nil, err
 	}
-	meta, err := os.ReadFile(path + ".meta")
+	meta, err := readMeta(path+".meta", opts.Lenient)
 	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			mf.Close()
-			return nil, err
-		}
-		meta = nil
+		mf.Close()
+		return nil, err
 	}
 	f, err := newFile(path, mf, size, meta, &opts)
 	if err != nil {
@@ -165,6 +162,34 @@ func Open(path string, o *ReadOptions) (*File, error) {
 	}
 	f.mf = mf
 	return f, nil
+}
+
+// maxMetaSize bounds the .meta text read (a frame of a million columns
+// needs about 50 MB).
+const maxMetaSize = 256 << 20
+
+// readMeta returns the sidecar's bytes, nil if there is none. One too
+// large to be a .meta is an error, or in lenient mode ignored.
+func readMeta(path string, lenient bool) ([]byte, error) {
+	mf, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer mf.Close()
+	b, err := io.ReadAll(io.LimitReader(mf, maxMetaSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxMetaSize {
+		if lenient {
+			return nil, nil
+		}
+		return nil, &FormatError{File: path, Offset: maxMetaSize, Msg: fmt.Sprintf("over %d bytes: not a .meta file", maxMetaSize), Err: ErrMeta}
+	}
+	return b, nil
 }
 
 // NewReader reads a .dbdf file of size bytes from r. meta is the content of

@@ -357,7 +357,7 @@ func TestDetectAndArrays(t *testing.T) {
 	require.NoError(t, err)
 	a := f.Arrays()
 	require.Len(t, a, 1)
-	assert.Equal(t, "csr", f.Layout())
+	assert.Equal(t, "csr", f.Kind().String())
 	assert.Equal(t, KindCSR, f.Kind())
 	assert.Equal(t, int64(45), a[0].Offset)
 	assert.Equal(t, int64(117-45), a[0].Size)
