@@ -16,44 +16,96 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 	if n == 0 {
 		return
 	}
-	// One check for the whole run; the loops below index within it.
-	_ = src[off+(n-1)*stride+size-1]
+	// One check for the whole run; the loops below re-slice within it.
+	src = src[off : off+(n-1)*stride+size]
 	switch size {
 	case 1:
-		d := dst[:n]
-		for i := range d {
-			d[i] = src[off+i*stride]
-		}
+		gather1(dst[:n], src, stride)
 	case 2:
-		d := unsafeslice.Cast[uint16](dst[:2*n])
-		for i := range d {
-			p := off + i*stride
-			d[i] = binary.LittleEndian.Uint16(src[p : p+2])
-		}
+		gather2(unsafeslice.Cast[uint16](dst[:2*n]), src, stride)
 	case 4:
-		d := unsafeslice.Cast[uint32](dst[:4*n])
-		for i := range d {
-			p := off + i*stride
-			d[i] = binary.LittleEndian.Uint32(src[p : p+4])
-		}
+		gather4(unsafeslice.Cast[uint32](dst[:4*n]), src, stride)
 	case 8:
-		d := unsafeslice.Cast[uint64](dst[:8*n])
-		for i := range d {
-			p := off + i*stride
-			d[i] = binary.LittleEndian.Uint64(src[p : p+8])
-		}
+		gather8(unsafeslice.Cast[uint64](dst[:8*n]), src, stride)
 	case 16:
 		d := unsafeslice.Cast[uint64](dst[:16*n])
 		for i := 0; i < n; i++ {
-			p := off + i*stride
+			p := i * stride
 			d[2*i] = binary.LittleEndian.Uint64(src[p : p+8])
 			d[2*i+1] = binary.LittleEndian.Uint64(src[p+8 : p+16])
 		}
 	default:
 		for i := 0; i < n; i++ {
-			p := off + i*stride
+			p := i * stride
 			copy(dst[i*size:(i+1)*size], src[p:p+size])
 		}
+	}
+}
+
+// The per-size loops take four values per step from one re-slice, which
+// leaves the compiler one bounds check per four values.
+
+func gather1(d []byte, src []byte, stride int) {
+	i, p := 0, 0
+	for ; i+4 <= len(d); i += 4 {
+		s := src[p : p+3*stride+1]
+		d[i], d[i+1], d[i+2], d[i+3] = s[0], s[stride], s[2*stride], s[3*stride]
+		p += 4 * stride
+	}
+	for ; i < len(d); i++ {
+		d[i] = src[p]
+		p += stride
+	}
+}
+
+func gather2(d []uint16, src []byte, stride int) {
+	le := binary.LittleEndian
+	i, p := 0, 0
+	for ; i+4 <= len(d); i += 4 {
+		s := src[p : p+3*stride+2]
+		d[i] = le.Uint16(s)
+		d[i+1] = le.Uint16(s[stride:])
+		d[i+2] = le.Uint16(s[2*stride:])
+		d[i+3] = le.Uint16(s[3*stride:])
+		p += 4 * stride
+	}
+	for ; i < len(d); i++ {
+		d[i] = le.Uint16(src[p:])
+		p += stride
+	}
+}
+
+func gather4(d []uint32, src []byte, stride int) {
+	le := binary.LittleEndian
+	i, p := 0, 0
+	for ; i+4 <= len(d); i += 4 {
+		s := src[p : p+3*stride+4]
+		d[i] = le.Uint32(s)
+		d[i+1] = le.Uint32(s[stride:])
+		d[i+2] = le.Uint32(s[2*stride:])
+		d[i+3] = le.Uint32(s[3*stride:])
+		p += 4 * stride
+	}
+	for ; i < len(d); i++ {
+		d[i] = le.Uint32(src[p:])
+		p += stride
+	}
+}
+
+func gather8(d []uint64, src []byte, stride int) {
+	le := binary.LittleEndian
+	i, p := 0, 0
+	for ; i+4 <= len(d); i += 4 {
+		s := src[p : p+3*stride+8]
+		d[i] = le.Uint64(s)
+		d[i+1] = le.Uint64(s[stride:])
+		d[i+2] = le.Uint64(s[2*stride:])
+		d[i+3] = le.Uint64(s[3*stride:])
+		p += 4 * stride
+	}
+	for ; i < len(d); i++ {
+		d[i] = le.Uint64(src[p:])
+		p += stride
 	}
 }
 

@@ -238,71 +238,100 @@ func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error
 		return nil, err
 	}
 	t := newTable(f, n)
+	// Allocate every column, then fill them block by block: each block of
+	// cells is read from memory once and stays in cache while every
+	// attribute's loop runs over it.
 	for a, ci := range f.Attrs {
 		c := f.Columns[ci]
-		off := f.offsets[ci]
 		col := &t.Cols[a]
-		voff := off
-		if c.Nullable {
-			voff++
-		}
-		switch {
-		case c.Type == TypeString: // string(N)
-			s := make([]string, n)
-			for i := range s {
-				p := voff + i*stride
-				s[i] = string(stored(&c, data[p:p+int(c.Width)]))
-			}
-			col.Data = s
-		case c.Type == TypeBinary: // binary(N)
-			w := int(c.Width)
-			arena := make([]byte, n*w)
-			gather(arena, w, data, voff, stride, n)
-			s := make([][]byte, n)
-			for i := range s {
-				s[i] = arena[i*w : (i+1)*w : (i+1)*w]
-			}
-			col.Data = s
+		switch c.Type {
+		case TypeString:
+			col.Data = make([]string, n)
+		case TypeBinary:
+			col.Data = make([][]byte, n)
 		default:
-			d, mem := newData(c.Type, n)
-			gather(mem, c.Type.Size(), data, voff, stride, n)
-			if c.Type == TypeBool {
-				normBools(mem)
-			}
-			col.Data = d
+			col.Data, _ = newData(c.Type, n)
 		}
 		if c.Nullable {
 			col.Null = make([]bool, n)
 			col.Reason = make([]int8, n)
-			nullsFixed(col, data, off, stride)
+		}
+	}
+	anyNull := make([]bool, len(f.Attrs))
+	for start := 0; start < n; start += decodeBlock {
+		nb := min(decodeBlock, n-start)
+		base := start * stride
+		for a, ci := range f.Attrs {
+			c := f.Columns[ci]
+			col := &t.Cols[a]
+			voff := base + f.offsets[ci]
+			if c.Nullable {
+				if nullsBlock(col.Null[start:start+nb], col.Reason[start:start+nb], data, voff, stride) {
+					anyNull[a] = true
+				}
+				voff++
+			}
+			switch d := col.Data.(type) {
+			case []string: // string(N)
+				w := int(c.Width)
+				for i := start; i < start+nb; i++ {
+					p := voff + (i-start)*stride
+					d[i] = string(stored(&c, data[p:p+w]))
+				}
+			case [][]byte: // binary(N)
+				w := int(c.Width)
+				arena := make([]byte, nb*w)
+				gather(arena, w, data, voff, stride, nb)
+				for i := 0; i < nb; i++ {
+					d[start+i] = arena[i*w : (i+1)*w : (i+1)*w]
+				}
+			default:
+				size := c.Type.Size()
+				_, mem := dataBytes(d)
+				mem = mem[start*size : (start+nb)*size]
+				gather(mem, size, data, voff, stride, nb)
+				if c.Type == TypeBool {
+					normBools(mem)
+				}
+			}
+		}
+	}
+	for a := range t.Cols {
+		if anyNull[a] {
+			zeroNulls(&t.Cols[a])
 		}
 	}
 	return t, nil
 }
 
-// nullsFixed reads the prefixes of one nullable attribute and zeroes the
-// values of nulls.
-func nullsFixed(col *Col, data []byte, off, stride int) {
-	null, reason := col.Null, col.Reason
+// decodeBlock is the number of cells decodeFixed decodes at a time: small
+// enough for the block to stay in a core's cache between attributes.
+const decodeBlock = 2048
+
+// nullsBlock reads the prefixes of one nullable attribute for a block of
+// cells (the first prefix at data[off]) and reports whether any is null.
+func nullsBlock(null []bool, reason []int8, data []byte, off, stride int) bool {
 	if len(null) == 0 {
-		return
+		return false
 	}
 	_ = data[off+(len(null)-1)*stride]
-	for i := range reason {
-		reason[i] = int8(data[off+i*stride])
-	}
+	reason = reason[:len(null)]
 	anyNull := false
-	for i, r := range reason {
-		if r >= 0 {
-			null[i] = true
-			anyNull = true
-		} else {
-			reason[i] = -1
-		}
+	for i := range null {
+		r := int8(data[off+i*stride])
+		isNull := r >= 0
+		null[i] = isNull
+		anyNull = anyNull || isNull
+		reason[i] = r | int8(b2i(!isNull))*-1
 	}
-	if anyNull {
-		zeroNulls(col)
+	return anyNull
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
 }
 
 // zeroNulls sets the Data slots of nulls to the zero value.

@@ -1,0 +1,163 @@
+package scidb
+
+import (
+	"bufio"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// benchSize is the benchmark file size: 1 GiB, or MMAPKIT_BENCH_SIZE bytes.
+func benchSize(b *testing.B) int64 {
+	if s := os.Getenv("MMAPKIT_BENCH_SIZE"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			b.Fatalf("MMAPKIT_BENCH_SIZE=%q: want a positive byte count", s)
+		}
+		return n
+	}
+	return 1 << 30
+}
+
+const benchFormat = "(int64, double, int32 null)"
+
+// writeBenchFile writes about size bytes of (int64, double, int32 null)
+// cells, every 7th int32 null, and returns the path.
+func writeBenchFile(b *testing.B, size int64) (string, *Format) {
+	b.Helper()
+	f := mustFormat(b, benchFormat)
+	stride, _ := f.Stride()
+	n := size / int64(stride)
+	path := filepath.Join(b.TempDir(), "bench.scidb")
+	fh, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(fh, 1<<20)
+	var cell [21]byte
+	for i := int64(0); i < n; i++ {
+		binary.LittleEndian.PutUint64(cell[0:], uint64(i))
+		binary.LittleEndian.PutUint64(cell[8:], math.Float64bits(float64(i)*0.5))
+		if i%7 == 0 {
+			cell[16] = 0
+			binary.LittleEndian.PutUint32(cell[17:], 0)
+		} else {
+			cell[16] = 0xff
+			binary.LittleEndian.PutUint32(cell[17:], uint32(i))
+		}
+		w.Write(cell[:])
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path, f
+}
+
+// BenchmarkDecodeFixed decodes a file of fixed-size cells into columns,
+// against copy() of the same mapped bytes. Throughput is file bytes.
+func BenchmarkDecodeFixed(b *testing.B) {
+	path, f := writeBenchFile(b, benchSize(b))
+	m, err := OpenMapped(path, f, ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	data := m.Bytes()
+	b.Run("copy", func(b *testing.B) {
+		dst := make([]byte, len(data))
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			copy(dst, data)
+		}
+	})
+	// Decode allocates its columns; so does this baseline.
+	b.Run("alloc+copy", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			dst := make([]byte, len(data))
+			copy(dst, data)
+			benchSink += int64(dst[len(dst)-1])
+		}
+	})
+	b.Run("Decode", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := Decode(data, f, ReadOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeStrict", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := Decode(data, f, ReadOptions{Strict: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkStridedColumn reads attributes of the mapped file in place,
+// against copy() of the same mapped bytes. Throughput is file bytes: a
+// strided column touches every cache line of the file.
+func BenchmarkStridedColumn(b *testing.B) {
+	path, f := writeBenchFile(b, benchSize(b))
+	m, err := OpenMapped(path, f, ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	data := m.Bytes()
+	size := int64(len(data))
+	b.Run("copy", func(b *testing.B) {
+		dst := make([]byte, len(data))
+		b.SetBytes(size)
+		for b.Loop() {
+			copy(dst, data)
+		}
+	})
+	ids, _ := ColumnOf[int64](m, 0)
+	xs, _ := ColumnOf[float64](m, 1)
+	ks, _ := ColumnOf[int32](m, 2)
+	b.Run("Copy/int64", func(b *testing.B) {
+		dst := make([]int64, m.Len())
+		b.SetBytes(size)
+		for b.Loop() {
+			ids.Copy(dst)
+		}
+	})
+	b.Run("Copy/double", func(b *testing.B) {
+		dst := make([]float64, m.Len())
+		b.SetBytes(size)
+		for b.Loop() {
+			xs.Copy(dst)
+		}
+	})
+	b.Run("Copy/int32null", func(b *testing.B) {
+		dst := make([]int32, m.Len())
+		b.SetBytes(size)
+		for b.Loop() {
+			ks.Copy(dst)
+		}
+	})
+	b.Run("At/int64", func(b *testing.B) {
+		b.SetBytes(size)
+		n := m.Len()
+		var sum int64
+		for b.Loop() {
+			for i := int64(0); i < n; i++ {
+				v, _, _ := ids.At(i)
+				sum += v
+			}
+		}
+		benchSink = sum
+	})
+}
+
+var benchSink int64
