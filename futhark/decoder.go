@@ -300,7 +300,7 @@ func (d *Decoder) Value() (Value, error) {
 		return v, nil
 	}
 	size := h.PayloadSize()
-	data := make([]byte, 0, min(size, 1<<20))
+	data := make([]byte, 0, min(size, 64<<10))
 	for int64(len(data)) < size {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

@@ -64,7 +64,7 @@ func TestFormatSpecTable(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		x          float32
+		x         float32
 		want, goS string
 	}{
 		{5.369e8, "5.3689997e8", "5.369e+08"}, {153032600, "1.5303261e8", "1.530326e+08"},
