@@ -88,7 +88,7 @@ func Detect(b []byte, size int64) bool {
 		return false
 	case 3:
 		p := int64(headerSize)
-		if cols > uint64(len(b)) {
+		if cols > uint64(len(b)-headerSize) {
 			return false
 		}
 		var rowSize int64

@@ -343,6 +343,13 @@ func (f *File) parse() error {
 	h.FileCols = binary.LittleEndian.Uint64(hdr[10:])
 	h.Rows, h.Cols = h.FileRows, h.FileCols
 	h.DataOffset = -1
+	// Dims are used as int64 (shapes, offsets); no valid file gets near.
+	if h.FileRows > 1<<63-1 {
+		return f.errf(2, ErrTooLarge, "%d rows exceed int64", h.FileRows)
+	}
+	if h.FileCols > 1<<63-1 {
+		return f.errf(10, ErrTooLarge, "%d cols exceed int64", h.FileCols)
+	}
 	if h.Version != 1 {
 		if err := f.strictf(0, "version %d, want 1", h.Version); err != nil {
 			return err

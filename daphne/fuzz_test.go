@@ -41,6 +41,7 @@ func FuzzOpen(f *testing.F) {
 		if len(meta) == 0 {
 			meta = nil
 		}
+		Detect(data, int64(len(data)))
 		o := &ReadOptions{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64}
 		file, err := NewReader(bytes.NewReader(data), int64(len(data)), meta, o)
 		if err != nil {
@@ -49,7 +50,6 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		_ = file.Arrays()
-		Detect(data, int64(len(data)))
 		switch file.Kind() {
 		case KindFrame:
 			fuzzFrame(t, file)

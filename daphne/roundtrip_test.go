@@ -1,6 +1,7 @@
 package daphne
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -350,6 +351,10 @@ func TestDetectAndArrays(t *testing.T) {
 	}
 	assert.False(t, Detect([]byte("P5\n3 3\n255\n"), 11))
 	assert.False(t, Detect(nil, 0))
+	// A frame header claiming more column types than b holds.
+	fr := unhex(t, hexFrame)[:20]
+	binary.LittleEndian.PutUint64(fr[10:], 20)
+	assert.False(t, Detect(fr, 100))
 	assert.True(t, HasExtension("X.DBDF"))
 	assert.False(t, HasExtension("X.dbdf.meta"))
 
