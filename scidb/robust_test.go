@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -281,4 +282,31 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		checkInput(t, parsed[int(which)%len(parsed)], data)
 	})
+}
+
+func TestReaderSmallReadsAndLargeValues(t *testing.T) {
+	f := mustFormat(t, "(binary, string null, int16)")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 300000) // 4.8 MB, several growth steps
+	var buf bytes.Buffer
+	w := NewWriter(&buf, f)
+	require.NoError(t, w.Write(Row{BinaryValue(big), StringValue("s"), Int16Value(-2)}))
+	require.NoError(t, w.Write(Row{BinaryValue(nil), NullValue(9), Int16Value(3)}))
+	require.NoError(t, w.Flush())
+	for _, src := range []io.Reader{bytes.NewReader(buf.Bytes()), iotest.OneByteReader(bytes.NewReader(buf.Bytes())),
+		iotest.HalfReader(bytes.NewReader(buf.Bytes()))} {
+		r := NewReader(src, f, ReadOptions{Strict: true})
+		row := make(Row, 3)
+		require.NoError(t, r.Read(row))
+		assert.Equal(t, big, row[0].Bytes())
+		assert.Equal(t, "s", row[1].String())
+		assert.Equal(t, int16(-2), row[2].Int16())
+		require.NoError(t, r.Read(row))
+		assert.Equal(t, []byte{}, row[0].Bytes())
+		assert.Equal(t, int8(9), row[1].Reason)
+		assert.Equal(t, int16(3), row[2].Int16())
+		assert.Equal(t, io.EOF, r.Read(row))
+		assert.Equal(t, int64(buf.Len()), r.Offset())
+	}
+	r := NewReader(iotest.ErrReader(io.ErrClosedPipe), f, ReadOptions{})
+	assert.ErrorIs(t, r.Read(make(Row, 3)), io.ErrClosedPipe)
 }
