@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"unicode/utf8"
 
@@ -30,6 +31,10 @@ field. Output is streamed: memory stays bounded whatever the file's size.`,
   mmapkit cat --scidb-format '(int64, string null)' --scidb-names id,label cells.scidb`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// cat's buffers are a few MiB; a soft memory limit makes the
+			// garbage collector keep the heap near that, so that the
+			// resident set stays bounded (design.md: under 64 MiB).
+			debug.SetMemoryLimit(24 << 20)
 			s, err := openSource(e, args[0], openOptionsFrom(&rf))
 			if err != nil {
 				return err

@@ -34,7 +34,7 @@ func openDaphne(e *env, path string, o *openOptions) (*source, error) {
 		}
 		a := arrays[0]
 		r := &record{name: a.Name, kind: kindArray, typeName: a.Type.String(), elem: a.Type, shape: a.Shape,
-			order: layout.RowMajor, offset: a.Offset, nbytes: a.Size, extra: map[string]any{"layout": f.Layout()}}
+			order: layout.RowMajor, offset: a.Offset, nbytes: a.Size, extra: map[string]any{"layout": f.Kind().String()}}
 		rows, cols := h.Rows, h.Cols
 		size := int64(a.Type.Size())
 		if f.Kind() == daphne.KindDense {

@@ -22,7 +22,16 @@ type payload struct {
 	bigEndian bool
 	region    *mmapfile.Region
 	touched   int64
+
+	// The band cache of readColMajor: rows [bandRow, bandRow+bandRows) of
+	// the first dimension, in logical row-major order.
+	band              []byte
+	bandRow, bandRows int64
+	bandBuf           []byte
 }
+
+// bandLimit bounds the memory of one band of a column-major array.
+const bandLimit = 4 << 20
 
 // openPayloadFile opens a file read-only for payload readers; the caller
 // closes it.
@@ -68,12 +77,90 @@ func (p *payload) readContiguous(dst []byte, first int64) error {
 }
 
 // readColMajor copies elements [first, first+n) in logical row-major order
-// from a column-major payload of the given shape: an odometer over the
-// row-major index keeps the column-major position up to date.
+// from a column-major payload of the given shape. With d0 the first
+// dimension and R the product of the others, logical row i (all elements
+// with first index i) is R elements, and a band of B rows is R runs of B
+// contiguous elements in the file. Bands are read with pread (no mapped
+// pages, so no resident set) and transposed in memory; a band holds at most
+// bandLimit bytes. Arrays whose single row exceeds that are gathered from
+// the mapping instead, dropping pages as they go.
 func (p *payload) readColMajor(dst []byte, first int64, shape []int64) error {
 	if colMajorIsRowMajor(shape) {
 		return p.readContiguous(dst, first)
 	}
+	size := p.elemSize
+	d0 := shape[0]
+	rowElems := int64(1)
+	for _, d := range shape[1:] {
+		rowElems *= d
+	}
+	if rowElems*size > bandLimit {
+		return p.gatherColMajor(dst, first, shape)
+	}
+	n := int64(len(dst)) / size
+	for k := int64(0); k < n; {
+		pos := first + k
+		row := pos / rowElems
+		if p.band == nil || row < p.bandRow || row >= p.bandRow+p.bandRows {
+			if err := p.loadBand(row, d0, rowElems, shape); err != nil {
+				return err
+			}
+		}
+		off := (pos - p.bandRow*rowElems) * size
+		m := min(int64(len(p.band))-off, (n-k)*size)
+		copy(dst[k*size:k*size+m], p.band[off:off+m])
+		k += m / size
+	}
+	return nil
+}
+
+// loadBand reads rows [row, row+B) of a column-major array into p.band in
+// row-major order.
+func (p *payload) loadBand(row, d0, rowElems int64, shape []int64) error {
+	size := p.elemSize
+	b := max(1, min(bandLimit/(rowElems*size), d0-row))
+	need := b * rowElems * size
+	if int64(cap(p.bandBuf)) < need {
+		p.bandBuf = alignedBytes(need)
+		p.band = alignedBytes(need)
+	}
+	runs := p.bandBuf[:need]
+	if b == d0 {
+		// The whole array: one read.
+		if _, err := p.mf.ReadAt(runs, p.off); err != nil {
+			return err
+		}
+	} else {
+		for r := int64(0); r < rowElems; r++ {
+			if _, err := p.mf.ReadAt(runs[r*b*size:(r+1)*b*size], p.off+(row+r*d0)*size); err != nil {
+				return err
+			}
+		}
+	}
+	if p.bigEndian {
+		layout.SwapBytes(runs, int(size))
+	}
+	// runs holds, for each rest index r (column-major over shape[1:]), the
+	// band's b elements. Emit rows in order, the rest indexes row-major.
+	out := p.band[:need]
+	rest := shape[1:]
+	k := int64(0)
+	for i := int64(0); i < b; i++ {
+		idx, r, strides := startOdometer(rest, 0)
+		for j := int64(0); j < rowElems; j++ {
+			copy(out[k*size:(k+1)*size], runs[(r*b+i)*size:(r*b+i+1)*size])
+			k++
+			r = stepOdometer(rest, idx, strides, r)
+		}
+	}
+	p.band, p.bandRow, p.bandRows = out, row, b
+	return nil
+}
+
+// gatherColMajor copies elements one by one from the mapping, following an
+// odometer over the row-major index, and drops the mapped pages every
+// dropEvery bytes of pages touched.
+func (p *payload) gatherColMajor(dst []byte, first int64, shape []int64) error {
 	r, err := p.mapped()
 	if err != nil {
 		return err
@@ -83,6 +170,7 @@ func (p *payload) readColMajor(dst []byte, first int64, shape []int64) error {
 	idx, pos, strides := startOdometer(shape, first)
 	src := r.Bytes()
 	var gerr error
+	lastPage := int64(-1)
 	ferr := r.Guard(func() {
 		for k := int64(0); k < n; k++ {
 			if pos < 0 || (pos+1)*size > int64(len(src)) {
@@ -90,6 +178,10 @@ func (p *payload) readColMajor(dst []byte, first int64, shape []int64) error {
 				return
 			}
 			copy(dst[k*size:(k+1)*size], src[pos*size:(pos+1)*size])
+			if pg := pos * size >> 12; pg != lastPage {
+				lastPage = pg
+				p.dropBehind(4096)
+			}
 			pos = stepOdometer(shape, idx, strides, pos)
 		}
 	})
@@ -102,7 +194,6 @@ func (p *payload) readColMajor(dst []byte, first int64, shape []int64) error {
 	if p.bigEndian {
 		layout.SwapBytes(dst, int(size))
 	}
-	p.dropBehind(n * size)
 	return nil
 }
 
@@ -118,6 +209,7 @@ func (p *payload) readBitsColMajor(dst []byte, first int64, shape []int64) error
 	idx, pos, strides := startOdometer(shape, first)
 	src := r.Bytes()
 	var gerr error
+	lastPage := int64(-1)
 	ferr := r.Guard(func() {
 		for k := int64(0); k < n; k++ {
 			b := pos >> 3
@@ -129,17 +221,17 @@ func (p *payload) readBitsColMajor(dst []byte, first int64, shape []int64) error
 				return
 			}
 			dst[k] = (src[b] >> (pos & 7)) & 1
+			if pg := b >> 12; pg != lastPage {
+				lastPage = pg
+				p.dropBehind(4096)
+			}
 			pos = stepOdometer(shape, idx, strides, pos)
 		}
 	})
 	if ferr != nil {
 		return ferr
 	}
-	if gerr != nil {
-		return gerr
-	}
-	p.dropBehind((n + 7) / 8)
-	return nil
+	return gerr
 }
 
 // colMajorIsRowMajor reports whether both orders list the elements the same
