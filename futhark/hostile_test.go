@@ -92,13 +92,13 @@ func TestBitFlips(t *testing.T) {
 }
 
 var hostileInputs = [][]byte{
-	[]byte("b\x02\x01 i32\x00\x00\x00\x00\x00\x00\x00\x10"),                                     // 2^60 elements, 19 bytes
-	[]byte("b\x02\x02 f64\xff\xff\xff\xff\xff\xff\xff\x0f\xff\xff\xff\xff\xff\xff\xff\x0f"),      // product overflows
-	[]byte("b\x02\x02 i32\x00\x00\x00\x00\x00\x00\x00\x40\x04\x00\x00\x00\x00\x00\x00\x00"),      // [2^62][4]: ×4 overflows
-	[]byte("b\x02\x7f i32\x01"),                                                                  // rank 127, dims missing
-	[]byte("b\x02\x01 i64\xff\xff\xff\xff\xff\xff\xff\x7f"),                                      // max dim
-	[]byte("empty([9223372036854775807][0]i32) [1,2,"),                                           // text after an empty
-	append([]byte("["), bytes.Repeat([]byte("[1,"), 1000)...),                                    // deep and cut
+	[]byte("b\x02\x01 i32\x00\x00\x00\x00\x00\x00\x00\x10"),                                 // 2^60 elements, 19 bytes
+	[]byte("b\x02\x02 f64\xff\xff\xff\xff\xff\xff\xff\x0f\xff\xff\xff\xff\xff\xff\xff\x0f"), // product overflows
+	[]byte("b\x02\x02 i32\x00\x00\x00\x00\x00\x00\x00\x40\x04\x00\x00\x00\x00\x00\x00\x00"), // [2^62][4]: ×4 overflows
+	[]byte("b\x02\x7f i32\x01"),                                                                    // rank 127, dims missing
+	[]byte("b\x02\x01 i64\xff\xff\xff\xff\xff\xff\xff\x7f"),                                        // max dim
+	[]byte("empty([9223372036854775807][0]i32) [1,2,"),                                             // text after an empty
+	append([]byte("["), bytes.Repeat([]byte("[1,"), 1000)...),                                      // deep and cut
 	append(append([]byte("[\""), bytes.Repeat([]byte("\\x41"), 1000)...), []byte("\", \"A\"]")...), // irregular strings
 }
 
