@@ -172,7 +172,17 @@ func (f *Format) String() string {
 
 // Stride returns the size of a cell in bytes and true if every entry is
 // fixed-size (fixed types, (N) forms and skip(N), with or without null).
-func (f *Format) Stride() (int, bool) { return f.stride, f.stride > 0 }
+func (f *Format) Stride() (int, bool) {
+	off := 0
+	for _, c := range f.Columns {
+		n, ok := c.Size()
+		if !ok || off+n > maxStride {
+			return 0, false
+		}
+		off += n
+	}
+	return off, off > 0
+}
 
 // Attr returns the entry of attribute i (0-based, skips not counted).
 func (f *Format) Attr(i int) Column { return f.Columns[f.Attrs[i]] }
@@ -242,3 +252,57 @@ func (f *Format) finish() {
 // maxStride bounds a fixed cell so that offsets stay far from overflow;
 // formats with larger cells are read as variable-size ones.
 const maxStride = 1 << 40
+
+// prepare checks a Format before use and returns one whose derived fields
+// (Attrs, cell offsets, stride) match its Columns: f itself when they do,
+// as after ParseFormat, or a rebuilt copy (keeping Names when their count
+// fits) for a Format built or changed by hand.
+func (f *Format) prepare() (*Format, error) {
+	if f == nil {
+		return nil, fmt.Errorf("scidb: nil format")
+	}
+	if len(f.Columns) == 0 {
+		return nil, fmt.Errorf("scidb: format has no entries")
+	}
+	a, off, fixed := 0, 0, true
+	consistent := true
+	for i, c := range f.Columns {
+		if c.Type < TypeBool || c.Type > TypeSkip {
+			return nil, fmt.Errorf("scidb: entry %d: invalid type %v", i+1, c.Type)
+		}
+		if c.Width > 0 && c.Type.Size() > 0 {
+			return nil, fmt.Errorf("scidb: entry %d: fixed-size type %s takes no width: %w", i+1, c.Type, ErrFixedSizeWidth)
+		}
+		if c.Width > maxWidth {
+			return nil, fmt.Errorf("scidb: entry %d: width %d exceeds 2147483647", i+1, c.Width)
+		}
+		if c.Type != TypeSkip {
+			if a >= len(f.Attrs) || f.Attrs[a] != i {
+				consistent = false
+			}
+			a++
+		}
+		if fixed {
+			if i >= len(f.offsets) || f.offsets[i] != off {
+				consistent = false
+			}
+			if n, ok := c.Size(); ok && off+n <= maxStride {
+				off += n
+			} else {
+				fixed = false
+			}
+		}
+	}
+	if a != len(f.Attrs) || (fixed && f.stride != off) || (!fixed && f.stride != 0) {
+		consistent = false
+	}
+	if consistent {
+		return f, nil
+	}
+	g := &Format{Columns: append([]Column(nil), f.Columns...)}
+	g.finish()
+	if len(f.Names) == len(g.Names) {
+		copy(g.Names, f.Names)
+	}
+	return g, nil
+}

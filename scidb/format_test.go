@@ -1,7 +1,9 @@
 package scidb
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -188,4 +190,32 @@ func FuzzParseFormat(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestHandBuiltFormat(t *testing.T) {
+	f := &Format{Columns: []Column{{Type: TypeInt8}, {Type: TypeInt16, Nullable: true}, {Type: TypeString, Nullable: true}, {Type: TypeString}}}
+	s, ok := f.Stride()
+	assert.False(t, ok)
+	assert.Zero(t, s)
+	tb, err := Decode(flatArray, f, ReadOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"W", ""}, tb.Cols[3].Data)
+	assert.Equal(t, "a3", tb.Cols[3].Name)
+
+	// Changing a parsed format's entries is seen by every reader.
+	g := mustFormat(t, "(int64, int64)")
+	g.Columns[1] = Column{Type: TypeInt8}
+	s, ok = g.Stride()
+	assert.True(t, ok)
+	assert.Equal(t, 9, s)
+	tb, err = Decode(hx("0100000000000000 02 0300000000000000 04"), g, ReadOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []int8{2, 4}, tb.Cols[1].Data)
+
+	for _, bad := range []*Format{nil, {}, {Columns: []Column{{}}}, {Columns: []Column{{Type: TypeInt64, Width: 3}}}, {Columns: []Column{{Type: 99}}}} {
+		_, err := Decode(flatArray, bad, ReadOptions{})
+		assert.Error(t, err)
+		assert.Error(t, NewReader(bytes.NewReader(flatArray), bad, ReadOptions{}).Read(Row{}))
+		assert.Error(t, NewWriter(io.Discard, bad).Write(Row{}))
+	}
 }

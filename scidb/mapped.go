@@ -35,6 +35,10 @@ func OpenMapped(path string, f *Format, o ReadOptions) (*Mapped, error) {
 // file writable (under an exclusive lock) so that Set can change cells in
 // place.
 func OpenMappedFile(path string, f *Format, mode mmapfile.Mode, o ReadOptions) (*Mapped, error) {
+	f, err := f.prepare()
+	if err != nil {
+		return nil, err
+	}
 	stride, ok := f.Stride()
 	if !ok {
 		return nil, fmt.Errorf("scidb: %s: format %s: %w", path, f, ErrNotFixed)

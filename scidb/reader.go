@@ -25,7 +25,11 @@ type Reader struct {
 
 // NewReader returns a Reader of cells of format f from r.
 func NewReader(r io.Reader, f *Format, o ReadOptions) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 1<<16), f: f, o: o, spans: make([]span, len(f.Columns))}
+	pf, err := f.prepare()
+	if err != nil {
+		return &Reader{f: f, err: err}
+	}
+	return &Reader{r: bufio.NewReaderSize(r, 1<<16), f: pf, o: o, spans: make([]span, len(pf.Columns))}
 }
 
 // Cell returns the number of cells read so far, which is the index of the

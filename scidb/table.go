@@ -163,6 +163,10 @@ func (t *Table) Arrays() []layout.Array {
 // *OpaqueError (ErrOpaque) unless o.NoOpaqueCheck is set. Bad input gives a
 // *DataError naming the cell, the attribute and the byte offset.
 func Decode(data []byte, f *Format, o ReadOptions) (*Table, error) {
+	f, err := f.prepare()
+	if err != nil {
+		return nil, err
+	}
 	if !o.NoOpaqueCheck {
 		if e := detectOpaque(data, int64(len(data))); e != nil {
 			return nil, e

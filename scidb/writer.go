@@ -139,12 +139,17 @@ type Writer struct {
 	f   *Format
 	buf []byte
 	n   int64
+	err error // an unusable format
 }
 
 // NewWriter returns a Writer of cells of format f to w. Call Flush at the
 // end.
 func NewWriter(w io.Writer, f *Format) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 1<<16), f: f}
+	pf, err := f.prepare()
+	if err != nil {
+		return &Writer{w: bufio.NewWriterSize(w, 1<<16), f: f, err: err}
+	}
+	return &Writer{w: bufio.NewWriterSize(w, 1<<16), f: pf}
 }
 
 // Write writes one cell: one Value per attribute of the format. A row that
@@ -152,6 +157,9 @@ func NewWriter(w io.Writer, f *Format) *Writer {
 // 0..127, a string with a NUL, a value too wide) is an error naming the row
 // and the attribute, and nothing of it is written.
 func (w *Writer) Write(row Row) error {
+	if w.err != nil {
+		return w.err
+	}
 	var err error
 	w.buf, err = w.f.appendCell(w.buf[:0], row, w.n)
 	if err != nil {
@@ -191,9 +199,9 @@ func Encode(w io.Writer, t *Table) error {
 
 // check verifies that the table's columns match its format.
 func (t *Table) check() error {
-	f := t.Format
-	if f == nil {
-		return fmt.Errorf("scidb: table has no format")
+	f, err := t.Format.prepare()
+	if err != nil {
+		return err
 	}
 	if len(t.Cols) != len(f.Attrs) {
 		return fmt.Errorf("scidb: table has %d columns, format %s has %d attributes", len(t.Cols), f, len(f.Attrs))
