@@ -26,6 +26,11 @@ func machine(o *resolved) Machine {
 			m.MemTotal = n * 1024
 		}
 	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			m.LoadAverage, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
 	return m
 }
 

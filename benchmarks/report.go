@@ -93,6 +93,7 @@ func writeMarkdown(w io.Writer, res *Results) error {
 	fmt.Fprintf(&b, "- date: %s\n", m.Date)
 	fmt.Fprintf(&b, "- machine: %s/%s, %d CPUs, %s, %s RAM\n", m.OS, m.Arch, m.CPUs, orUnknown(m.CPUModel), humanOrUnknown(m.MemTotal))
 	fmt.Fprintf(&b, "- %s; file size %s, random-access file %s, quick=%v\n", m.GoVersion, human(m.Size), human(m.RandomSize), m.Quick)
+	fmt.Fprintf(&b, "- load average at start: %.2f\n", m.LoadAverage)
 	fmt.Fprintf(&b, "\n## Ceilings (GB/s)\n\n| ceiling | GB/s |\n|---|---:|\n")
 	refs := res.Ceilings.byName()
 	for _, name := range ceilingOrder {

@@ -51,6 +51,10 @@ type Machine struct {
 	Size       int64  `json:"size_bytes"`        // Options.Size as resolved
 	RandomSize int64  `json:"random_size_bytes"` // Options.RandomSize as resolved
 	Quick      bool   `json:"quick"`
+	// LoadAverage is the 1-minute load average when the run began
+	// (/proc/loadavg; 0 where unknown): a figure taken on a busy machine
+	// says so.
+	LoadAverage float64 `json:"load_average"`
 }
 
 // Ceilings are the machine's best rates, in GB/s, measured in the same run

@@ -269,8 +269,8 @@ func (s *suite) scanPaired(what string, scan scanFunc, path string, elem int64, 
 func (s *suite) ceilings() error {
 	o, c := s.o, &s.res.Ceilings
 	size := int64(len(s.src)) * 8
+	o.progress("measuring the ceilings")
 
-	o.progress("ceiling ram_scan")
 	d, err := s.best(func() (time.Duration, error) {
 		var sum float64
 		d, _ := timed(func() error { sum = sumF64(s.src); return nil })
@@ -280,8 +280,8 @@ func (s *suite) ceilings() error {
 		return err
 	}
 	c.RAMScan = ptr(gbps(size, d))
+	o.progress("ceiling ram_scan           %s GB/s", fmtNum(c.RAMScan))
 
-	o.progress("ceiling memmove")
 	dst := make([]float64, len(s.src))
 	copy(dst, s.src) // fault the pages in
 	d, err = s.best(func() (time.Duration, error) {
@@ -291,16 +291,16 @@ func (s *suite) ceilings() error {
 		return err
 	}
 	c.Memmove = ptr(gbps(size, d))
+	o.progress("ceiling memmove            %s GB/s", fmtNum(c.Memmove))
 	dst = nil
 
-	o.progress("ceiling mmap_scan")
 	v, _, err := s.scanGBps("mmap_scan", scanRawMapping, s.f64, 8, nil)
 	if err != nil {
 		return err
 	}
 	c.MmapScan = ptr(v)
+	o.progress("ceiling mmap_scan          %s GB/s", fmtNum(c.MmapScan))
 
-	o.progress("ceiling mmap_scan_f32")
 	s.f32 = s.path("data.f32")
 	if err := writeF32File(s.f32, o.Size); err != nil {
 		return err
@@ -310,8 +310,8 @@ func (s *suite) ceilings() error {
 		return err
 	}
 	c.MmapScanF32 = ptr(v)
+	o.progress("ceiling mmap_scan_f32      %s GB/s", fmtNum(c.MmapScanF32))
 
-	o.progress("ceiling read")
 	d, err = s.best(func() (time.Duration, error) {
 		return timed(func() error { _, err := readFileChunks(s.f64); return err })
 	})
@@ -319,8 +319,8 @@ func (s *suite) ceilings() error {
 		return err
 	}
 	c.Read = ptr(gbps(size, d))
+	o.progress("ceiling read               %s GB/s", fmtNum(c.Read))
 
-	o.progress("ceiling cold_read")
 	if err := dropCache(s.f64); err != nil {
 		o.progress("ceiling cold_read not measured: %v", err)
 		return nil
@@ -335,6 +335,7 @@ func (s *suite) ceilings() error {
 		return err
 	}
 	c.ColdRead = ptr(gbps(size, d))
+	o.progress("ceiling cold_read          %s GB/s", fmtNum(c.ColdRead))
 	// Warm the file again for the figures that follow.
 	_, err = readFileChunks(s.f64)
 	return err
