@@ -138,13 +138,19 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 	}
 	if p.in.mem != nil {
 		b := p.in.mem[off:]
-		n, _ := decodeChars(b, nchars, true)
+		n, done := decodeChars(b, nchars, true)
+		if done < nchars {
+			return "", 0, p.errf(off, ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
+		}
 		return string(b[:n]), off + int64(n), nil
 	}
 	var out []byte
-	at := off
+	at, want := off, nchars
 	for nchars > 0 {
 		n := min(int64(window), p.in.size-at)
+		if n == 0 {
+			return "", 0, p.errf(off, ErrTruncated, "string truncated (%d characters, %d read before end of file)", want, want-nchars)
+		}
 		chunk, err := p.in.get(at, int(n))
 		if err != nil {
 			return "", 0, p.ioErr(at, err)
