@@ -224,8 +224,8 @@ func newTable(f *Format, n int) *Table {
 	return t
 }
 
-// decodeFixed decodes a file of fixed-size cells column by column: each
-// attribute is one tight loop over the cells.
+// decodeFixed decodes a file of fixed-size cells without a per-cell parse:
+// for each block of cells, each attribute is one tight loop over the block.
 func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error) {
 	n := len(data) / stride
 	if strict {
