@@ -1,6 +1,8 @@
 package reliability
 
 import (
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/futhark"
 	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/scidb"
 )
 
 // tmpfsSize is the size of the file system the full-disk tests fill.
@@ -159,7 +162,46 @@ func TestDiskFullDAPHNE(t *testing.T) {
 	assert.Equal(t, floats(6, 1), got)
 }
 
-func TestDiskFullFuthark(t *testing.T) {
+func TestDiskFullFutharkWriteFile(t *testing.T) {
+	dir := mountTmpfs(t, tmpfsSize)
+	p := filepath.Join(dir, "x.fut")
+	values := func(vs ...futhark.Value) func(*futhark.Encoder) error {
+		return func(e *futhark.Encoder) error {
+			for _, v := range vs {
+				if err := e.EncodeBinary(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	small, err := futhark.NewValue([]int64{2}, []int32{1, 2})
+	require.NoError(t, err)
+	require.NoError(t, futhark.WriteFile(p, nil, values(small)))
+	fillDisk(t, dir, 16<<10)
+	names := dirNames(t, dir)
+	before := snap(t, p)
+
+	big, err := futhark.NewValue([]int64{64 << 10}, floats(64<<10, 1))
+	require.NoError(t, err)
+	require.ErrorIs(t, futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.Align64}, values(small, big)), syscall.ENOSPC)
+	requireUnchanged(t, p, before)
+	q := filepath.Join(dir, "new.fut")
+	require.ErrorIs(t, futhark.WriteFile(q, nil, values(big)), syscall.ENOSPC)
+	requireUnchanged(t, q, snapshot{})
+	assert.Equal(t, names, dirNames(t, dir), "no temporary file is left behind")
+
+	f, err := futhark.Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	got, err := futhark.Read[int32](f, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1, 2}, got)
+}
+
+// A streaming Encoder has no file to restore: it reports the error, and the
+// error sticks.
+func TestDiskFullFutharkEncoder(t *testing.T) {
 	dir := mountTmpfs(t, tmpfsSize)
 	fillDisk(t, dir, 16<<10)
 	p := filepath.Join(dir, "x.fut")
@@ -213,4 +255,37 @@ func TestDiskFullDevFull(t *testing.T) {
 		require.ErrorIs(t, futhark.NewEncoder(out).EncodeBinary(v), syscall.ENOSPC)
 		require.ErrorIs(t, futhark.NewEncoder(out).EncodeText(v), syscall.ENOSPC)
 	})
+}
+
+// scidbTable returns a table of n cells of "(int64, double)" and its bytes.
+func scidbTable(t *testing.T, n int) (*scidb.Table, []byte) {
+	t.Helper()
+	f, err := scidb.ParseFormat("(int64, double)")
+	require.NoError(t, err)
+	b := make([]byte, 0, 16*n)
+	for i := range n {
+		b = binary.LittleEndian.AppendUint64(b, uint64(i*3))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i)+0.5))
+	}
+	tb, err := scidb.Decode(b, f, scidb.ReadOptions{})
+	require.NoError(t, err)
+	return tb, b
+}
+
+func TestDiskFullSciDB(t *testing.T) {
+	dir := mountTmpfs(t, tmpfsSize)
+	p := filepath.Join(dir, "x.scidb")
+	small, smallBytes := scidbTable(t, 10)
+	require.NoError(t, scidb.EncodeFile(p, small))
+	requireUnchanged(t, p, snapshot{exists: true, data: smallBytes})
+	fillDisk(t, dir, 16<<10)
+	names := dirNames(t, dir)
+
+	big, _ := scidbTable(t, 1<<16)
+	require.ErrorIs(t, scidb.EncodeFile(p, big), syscall.ENOSPC)
+	requireUnchanged(t, p, snapshot{exists: true, data: smallBytes})
+	q := filepath.Join(dir, "new.scidb")
+	require.ErrorIs(t, scidb.EncodeFile(q, big), syscall.ENOSPC)
+	requireUnchanged(t, q, snapshot{})
+	assert.Equal(t, names, dirNames(t, dir), "no temporary file is left behind")
 }

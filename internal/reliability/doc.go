@@ -7,8 +7,9 @@
 //     return an error wrapping mmapfile.ErrFault (or a bounds error), and a
 //     write through a read-only handle is an error, not a SIGSEGV;
 //   - a full disk (a 1 MiB tmpfs mounted by the test when it runs as root, and
-//     /dev/full) makes every writer fail with an error and leaves the target
-//     file byte-identical to before, or absent if it did not exist;
+//     /dev/full) makes every writer (mmapfile, abf appends, futhark.WriteFile,
+//     daphne.WriteDense, scidb.EncodeFile) fail with an error and leaves the
+//     target file byte-identical to before, or absent if it did not exist;
 //   - a writer killed with SIGKILL at a random moment loses nothing it had
 //     reported as written, and no partial record is ever read back;
 //   - readers of read-only mappings scan safely from many goroutines while the
