@@ -2,6 +2,7 @@ package scidb
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"math"
 	"os"
@@ -161,3 +162,33 @@ func BenchmarkStridedColumn(b *testing.B) {
 }
 
 var benchSink int64
+
+// BenchmarkReader streams the cells of a file through a Reader (memory
+// bounded by a cell), against copy() of the same bytes.
+func BenchmarkReader(b *testing.B) {
+	size := min(benchSize(b), 256<<20)
+	path, f := writeBenchFile(b, size)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("copy", func(b *testing.B) {
+		dst := make([]byte, len(data))
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			copy(dst, data)
+		}
+	})
+	b.Run("Read", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		row := make(Row, len(f.Attrs))
+		for b.Loop() {
+			r := NewReader(bytes.NewReader(data), f, ReadOptions{})
+			var sum int64
+			for r.Read(row) == nil {
+				sum += row[0].Int64()
+			}
+			benchSink = sum
+		}
+	})
+}

@@ -70,9 +70,11 @@ func (r *Reader) Read(row Row) error {
 		}
 		return r.err
 	}
-	if err := r.readCell(); err != nil {
-		r.err = err
-		return err
+	if !r.scanBuffered() {
+		if err := r.readCell(); err != nil {
+			r.err = err
+			return err
+		}
 	}
 	a := 0
 	for i := range r.f.Columns {
@@ -92,6 +94,24 @@ func (r *Reader) Read(row Row) error {
 	r.off += int64(len(r.buf))
 	r.cell++
 	return nil
+}
+
+// scanBuffered takes the next cell from the read buffer when all of it is
+// there and valid: one scan over bytes in memory, one copy. Anything else
+// (a cell across the buffer's end, bad data) is left to readCell, which
+// reads entry by entry and reports errors exactly.
+func (r *Reader) scanBuffered() bool {
+	b, _ := r.r.Peek(r.r.Buffered())
+	if len(b) == 0 {
+		return false
+	}
+	end, err := r.f.scanCell(b, 0, r.cell, r.off, r.o.Strict, r.spans)
+	if err != nil {
+		return false
+	}
+	r.buf = append(r.buf[:0], b[:end]...)
+	r.r.Discard(end)
+	return true
 }
 
 // readCell reads one cell's bytes into r.buf and scans them into r.spans.
