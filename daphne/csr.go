@@ -1,10 +1,12 @@
 package daphne
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // CSR is a compressed sparse row matrix as DAPHNE stores it: row i's
@@ -140,7 +142,26 @@ func ReadCSR[T Numeric](f *File) (*CSR[T], error) {
 	return assembleCSR[T](f)
 }
 
+// CSRValues is ReadCSR with the values aliasing the mapping where they
+// can (aliased is true): for si8 and ui8, or values that happen to sit at
+// an aligned offset. Row offsets and column indexes are u64 at offsets
+// ≡ 5 (mod 8) in DAPHNE's layout and are always copied. Aliased values
+// die at Close.
+func CSRValues[T Numeric](f *File) (m *CSR[T], aliased bool, err error) {
+	if f.hdr.Kind != KindCSR || valueTypeOf[T]() != f.hdr.ValueType || f.mf == nil ||
+		!(len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && f.blocks[0].Layout == LayoutCurrent) {
+		m, err = ReadCSR[T](f)
+		return m, false, err
+	}
+	return readCurrent[T](f, f.blocks[0], true)
+}
+
 func readCurrentCSR[T Numeric](f *File, b Block) (*CSR[T], error) {
+	m, _, err := readCurrent[T](f, b, false)
+	return m, err
+}
+
+func readCurrent[T Numeric](f *File, b Block, alias bool) (*CSR[T], bool, error) {
 	s := int64(f.hdr.ValueType.Size())
 	m := &CSR[T]{Rows: uint64(b.Rows), Cols: uint64(b.Cols), file: f.name}
 	m.rowAt = b.DataOffset
@@ -149,26 +170,41 @@ func readCurrentCSR[T Numeric](f *File, b Block) (*CSR[T], error) {
 	var rb, cb, vb []byte
 	m.RowOffsets, rb = alloc[uint64](int(b.Rows) + 1)
 	m.ColIdxs, cb = alloc[uint64](int(b.NNZ))
-	m.Values, vb = alloc[T](int(b.NNZ))
-	for _, a := range []struct {
+	aliased := false
+	if alias {
+		if r, err := f.mf.Map(m.valueAt, int64(b.NNZ)*s); err == nil {
+			if v, err := mmapfile.View[T](r, 0, int(b.NNZ), binary.LittleEndian); err == nil {
+				m.Values, aliased = v, true
+			} else {
+				r.Unmap()
+			}
+		}
+	}
+	type array struct {
 		dst  []byte
 		off  int64
 		size int
-	}{{rb, m.rowAt, 8}, {cb, m.colAt, 8}, {vb, m.valueAt, int(s)}} {
+	}
+	arrays := []array{{rb, m.rowAt, 8}, {cb, m.colAt, 8}}
+	if !aliased {
+		m.Values, vb = alloc[T](int(b.NNZ))
+		arrays = append(arrays, array{vb, m.valueAt, int(s)})
+	}
+	for _, a := range arrays {
 		if err := f.copyBytes(a.dst, a.off); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		toHost(a.dst, a.size)
 	}
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if m.RowOffsets[m.Rows] != b.NNZ {
-			return nil, m.errAt(m.rowAt, m.Rows, nil, "rowOffsets[%d] = %d, want nnz %d", m.Rows, m.RowOffsets[m.Rows], b.NNZ)
+			return nil, false, m.errAt(m.rowAt, m.Rows, nil, "rowOffsets[%d] = %d, want nnz %d", m.Rows, m.RowOffsets[m.Rows], b.NNZ)
 		}
 	}
-	return m, nil
+	return m, aliased, nil
 }
 
 // assembleCSR builds a CSR matrix from any blocks: their stored entries

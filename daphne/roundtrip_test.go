@@ -189,6 +189,12 @@ func roundTripCSR[T Numeric](t *testing.T) {
 	assert.Equal(t, T(2), v)
 	_, err = got.At(5, 0)
 	assert.Error(t, err)
+
+	view, aliased, err := CSRValues[T](f)
+	require.NoError(t, err)
+	assert.Equal(t, s == 1, aliased, "1-byte values alias the mapping")
+	assert.Equal(t, m.Values, view.Values)
+	assert.Equal(t, m.ColIdxs, view.ColIdxs)
 }
 
 func TestRoundTripCSRAllTypes(t *testing.T) {
