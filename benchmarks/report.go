@@ -143,13 +143,11 @@ func humanOrUnknown(n int64) string {
 // figure of the sweep.
 func writeChart(path string, pts []SweepPoint) error {
 	p := plot.New()
-	p.Title.Text = "mmapkit scan throughput against file size"
-	p.X.Label.Text = "file size (MiB)"
-	p.Y.Label.Text = "GB/s"
+	p.Y.Label.Text = "scan throughput, GB/s"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Min = 0
 	p.Legend.Top = true
+	p.Legend.Left = true
 	var names []string
 	byName := map[string]plotter.XYs{}
 	for _, pt := range pts {
@@ -158,14 +156,24 @@ func writeChart(path string, pts []SweepPoint) error {
 		}
 		byName[pt.Figure] = append(byName[pt.Figure], plotter.XY{X: float64(pt.Size) / (1 << 20), Y: pt.GBps})
 	}
-	lo, hi := 0.0, 0.0
+	lo, hi, top := 0.0, 0.0, 1.0
+	var ticks []plot.Tick
+	seen := map[int64]bool{}
 	for _, pt := range pts {
 		x := float64(pt.Size) / (1 << 20)
 		if lo == 0 || x < lo {
 			lo = x
 		}
-		hi = max(hi, x)
+		hi, top = max(hi, x), max(top, pt.GBps)
+		if !seen[pt.Size] {
+			seen[pt.Size] = true
+			ticks = append(ticks, plot.Tick{Value: x, Label: human(pt.Size)})
+		}
 	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Label.Text = "file size"
+	// Room above the lines for the legend.
+	p.Y.Max = top * 1.45
 	if lo == 0 {
 		lo, hi = 1, 1 // an empty chart still says what it would show
 	}
