@@ -31,6 +31,8 @@
 // invented number.
 //
 // The suite writes its files to a temporary directory under
-// [Options.Dir] and removes them when it finishes. It needs about three
-// times [Options.Size] of free memory and twice that of free disk.
+// [Options.Dir] and removes them when it finishes. It needs about five
+// times [Options.Size] of free memory (the 1 GiB default peaks near
+// 5 GiB resident, encoding/binary.Read's buffer included) and three
+// times of free disk.
 package benchmarks
