@@ -86,24 +86,48 @@ func fixedValue(n int, x uint64) Value {
 	return v
 }
 
-// BoolValue, CharValue, … make present fixed-size values.
+// BoolValue returns a present bool value.
 func BoolValue(x bool) Value {
 	if x {
 		return fixedValue(1, 1)
 	}
 	return fixedValue(1, 0)
 }
-func CharValue(x byte) Value         { return fixedValue(1, uint64(x)) }
-func Int8Value(x int8) Value         { return fixedValue(1, uint64(uint8(x))) }
-func Int16Value(x int16) Value       { return fixedValue(2, uint64(uint16(x))) }
-func Int32Value(x int32) Value       { return fixedValue(4, uint64(uint32(x))) }
-func Int64Value(x int64) Value       { return fixedValue(8, uint64(x)) }
-func Uint8Value(x uint8) Value       { return fixedValue(1, uint64(x)) }
-func Uint16Value(x uint16) Value     { return fixedValue(2, uint64(x)) }
-func Uint32Value(x uint32) Value     { return fixedValue(4, uint64(x)) }
-func Uint64Value(x uint64) Value     { return fixedValue(8, x) }
-func Float32Value(x float32) Value   { return fixedValue(4, uint64(math.Float32bits(x))) }
-func Float64Value(x float64) Value   { return fixedValue(8, math.Float64bits(x)) }
+
+// CharValue returns a present byte value; it does not allocate.
+func CharValue(x byte) Value { return fixedValue(1, uint64(x)) }
+
+// Int8Value returns a present int8 value; it does not allocate.
+func Int8Value(x int8) Value { return fixedValue(1, uint64(uint8(x))) }
+
+// Int16Value returns a present int16 value; it does not allocate.
+func Int16Value(x int16) Value { return fixedValue(2, uint64(uint16(x))) }
+
+// Int32Value returns a present int32 value; it does not allocate.
+func Int32Value(x int32) Value { return fixedValue(4, uint64(uint32(x))) }
+
+// Int64Value returns a present int64 value; it does not allocate.
+func Int64Value(x int64) Value { return fixedValue(8, uint64(x)) }
+
+// Uint8Value returns a present uint8 value; it does not allocate.
+func Uint8Value(x uint8) Value { return fixedValue(1, uint64(x)) }
+
+// Uint16Value returns a present uint16 value; it does not allocate.
+func Uint16Value(x uint16) Value { return fixedValue(2, uint64(x)) }
+
+// Uint32Value returns a present uint32 value; it does not allocate.
+func Uint32Value(x uint32) Value { return fixedValue(4, uint64(x)) }
+
+// Uint64Value returns a present uint64 value; it does not allocate.
+func Uint64Value(x uint64) Value { return fixedValue(8, x) }
+
+// Float32Value returns a present float32 value; it does not allocate.
+func Float32Value(x float32) Value { return fixedValue(4, uint64(math.Float32bits(x))) }
+
+// Float64Value returns a present float64 value; it does not allocate.
+func Float64Value(x float64) Value { return fixedValue(8, math.Float64bits(x)) }
+
+// DatetimeValue returns a present Datetime value; it does not allocate.
 func DatetimeValue(x Datetime) Value { return fixedValue(8, uint64(x)) }
 
 // DatetimeTZValue makes a present datetimetz value.
@@ -128,6 +152,7 @@ func (v *Value) bytes() []byte {
 	return v.inline[:v.n]
 }
 
+// u8 returns the value as uint8: zero for a null or a payload of the wrong width.
 func (v Value) u8() uint8 {
 	b := v.bytes()
 	if len(b) != 1 {
@@ -136,6 +161,7 @@ func (v Value) u8() uint8 {
 	return b[0]
 }
 
+// u16 returns the value as uint16: zero for a null or a payload of the wrong width.
 func (v Value) u16() uint16 {
 	b := v.bytes()
 	if len(b) != 2 {
@@ -144,6 +170,7 @@ func (v Value) u16() uint16 {
 	return binary.LittleEndian.Uint16(b)
 }
 
+// u32 returns the value as uint32: zero for a null or a payload of the wrong width.
 func (v Value) u32() uint32 {
 	b := v.bytes()
 	if len(b) != 4 {
@@ -152,6 +179,7 @@ func (v Value) u32() uint32 {
 	return binary.LittleEndian.Uint32(b)
 }
 
+// u64 returns the value as uint64: zero for a null or a payload of the wrong width.
 func (v Value) u64() uint64 {
 	b := v.bytes()
 	if len(b) != 8 {
@@ -160,24 +188,58 @@ func (v Value) u64() uint64 {
 	return binary.LittleEndian.Uint64(b)
 }
 
-// Typed accessors. A null, or a payload of the wrong width, gives the zero
-// value; they never panic. Bool is true for any nonzero byte.
-func (v Value) Bool() bool         { return v.u8() != 0 }
-func (v Value) Char() byte         { return v.u8() }
-func (v Value) Int8() int8         { return int8(v.u8()) }
-func (v Value) Int16() int16       { return int16(v.u16()) }
-func (v Value) Int32() int32       { return int32(v.u32()) }
-func (v Value) Int64() int64       { return int64(v.u64()) }
-func (v Value) Uint8() uint8       { return v.u8() }
-func (v Value) Uint16() uint16     { return v.u16() }
-func (v Value) Uint32() uint32     { return v.u32() }
-func (v Value) Uint64() uint64     { return v.u64() }
-func (v Value) Float32() float32   { return math.Float32frombits(v.u32()) }
-func (v Value) Float64() float64   { return math.Float64frombits(v.u64()) }
+// The typed accessors below never panic: a null, or a payload of the
+// wrong width, gives the zero value.
+
+// Bool returns true for any nonzero 1-byte value.
+func (v Value) Bool() bool { return v.u8() != 0 }
+
+// Char returns the value as byte: zero for a null or a payload of the wrong width.
+func (v Value) Char() byte { return v.u8() }
+
+// Int8 returns the value as int8: zero for a null or a payload of the wrong width.
+func (v Value) Int8() int8 { return int8(v.u8()) }
+
+// Int16 returns the value as int16: zero for a null or a payload of the wrong width.
+func (v Value) Int16() int16 { return int16(v.u16()) }
+
+// Int32 returns the value as int32: zero for a null or a payload of the wrong width.
+func (v Value) Int32() int32 { return int32(v.u32()) }
+
+// Int64 returns the value as int64: zero for a null or a payload of the wrong width.
+func (v Value) Int64() int64 { return int64(v.u64()) }
+
+// Uint8 returns the value as uint8: zero for a null or a payload of the wrong width.
+func (v Value) Uint8() uint8 { return v.u8() }
+
+// Uint16 returns the value as uint16: zero for a null or a payload of the wrong width.
+func (v Value) Uint16() uint16 { return v.u16() }
+
+// Uint32 returns the value as uint32: zero for a null or a payload of the wrong width.
+func (v Value) Uint32() uint32 { return v.u32() }
+
+// Uint64 returns the value as uint64: zero for a null or a payload of the wrong width.
+func (v Value) Uint64() uint64 { return v.u64() }
+
+// Float32 returns the value as float32: zero for a null or a payload of the wrong width.
+func (v Value) Float32() float32 { return math.Float32frombits(v.u32()) }
+
+// Float64 returns the value as float64: zero for a null or a payload of the wrong width.
+func (v Value) Float64() float64 { return math.Float64frombits(v.u64()) }
+
+// Datetime returns the value as Datetime: zero for a null or a payload of the wrong width.
 func (v Value) Datetime() Datetime { return Datetime(v.u64()) }
-func (v Value) String() string     { return string(v.bytes()) }
-func (v Value) Bytes() []byte      { return v.bytes() }
-func (v Value) IsNull() bool       { return v.Null }
+
+// String returns the bytes of a string or binary value as a string.
+func (v Value) String() string { return string(v.bytes()) }
+
+// Bytes returns the stored bytes of the value (nil for a null).
+func (v Value) Bytes() []byte { return v.bytes() }
+
+// IsNull reports whether the value is null.
+func (v Value) IsNull() bool { return v.Null }
+
+// DatetimeTZ returns the value as DatetimeTZ: zero for a null or a payload of the wrong width.
 func (v Value) DatetimeTZ() DatetimeTZ {
 	b := v.bytes()
 	if len(b) != 16 {
