@@ -67,7 +67,13 @@ func appendShow(dst []byte, b uint64, size int) []byte {
 		return append(dst, "0.0"...)
 	}
 	var scratch [32]byte
-	digits, k, ok := fastDigits(scratch[:0], f, e, fp, size)
+	var x float64
+	if size == 32 {
+		x = float64(math.Float32frombits(uint32(b) &^ (1 << 31)))
+	} else {
+		x = math.Float64frombits(b &^ (1 << 63))
+	}
+	digits, k, ok := fastDigits(scratch[:0], x, f, e, fp, size)
 	if !ok {
 		digits, k = exactDigits(f, e, fp)
 	}
@@ -107,15 +113,8 @@ func appendFormatted(dst, ds []byte, k int) []byte {
 // exact check shows they lie neither on an edge of the rounding interval
 // (where GHC, whose interval is open, needs more digits) nor exactly
 // halfway between two candidates (where GHC rounds up and Go to even).
-func fastDigits(scratch []byte, f uint64, e int, fp floatParams, size int) ([]byte, int, bool) {
-	var x float64
-	if size == 32 {
-		x = float64(math.Ldexp(float64(f), e)) // exact: f < 2^24
-		scratch = strconv.AppendFloat(scratch, x, 'e', -1, 32)
-	} else {
-		x = math.Ldexp(float64(f), e)
-		scratch = strconv.AppendFloat(scratch, x, 'e', -1, 64)
-	}
+func fastDigits(scratch []byte, x float64, f uint64, e int, fp floatParams, size int) ([]byte, int, bool) {
+	scratch = strconv.AppendFloat(scratch, x, 'e', -1, size)
 	// scratch is d[.ddd]e±XX
 	n := 0
 	var D uint64

@@ -1,6 +1,7 @@
 package futhark
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -26,7 +27,21 @@ func init() {
 
 // windowEnd returns the first offset ≥ from whose byte is outside W.
 func windowEnd(d []byte, from int) int {
-	for i := from; i < len(d); i++ {
+	i := from
+	for ; i+8 <= len(d); i += 8 {
+		v := binary.LittleEndian.Uint64(d[i:])
+		const hi, b20, b7f = 0x8080808080808080, 0x2020202020202020, 0x7f7f7f7f7f7f7f7f
+		x := v ^ b7f
+		if v&hi == 0 && (v-b20)&^v&hi == 0 && (x-0x0101010101010101)&^x&hi == 0 {
+			continue // eight printable ASCII bytes
+		}
+		for k := i; k < i+8; k++ {
+			if !inWindow[d[k]] {
+				return k
+			}
+		}
+	}
+	for ; i < len(d); i++ {
 		if !inWindow[d[i]] {
 			return i
 		}
@@ -659,7 +674,13 @@ func (p *textParser) special(i int, want layout.Type) (layout.Type, uint64, int,
 	if i >= p.end {
 		return 0, 0, i, false
 	}
-	if c := p.d[i]; c != 'f' && c != '-' && c != 'n' && c != 'i' {
+	switch c := p.d[i]; c {
+	case 'f', 'n', 'i':
+	case '-':
+		if i+1 >= p.end || p.d[i+1]-'0' <= 9 {
+			return 0, 0, i, false
+		}
+	default:
 		return 0, 0, i, false
 	}
 	for _, s := range specials {
@@ -861,6 +882,13 @@ func (p *textParser) typedNumber(t layout.Type) (uint64, bool) {
 		p.i = j
 		return bits, true
 	}
+	if x, j, ok := p.fastFloat(i); ok {
+		if j+3 <= p.end && p.d[j] == 'f' && string(p.d[j+1:j+3]) == t.String()[1:] {
+			j += 3
+		}
+		p.i = j
+		return floatBits(t, x), true
+	}
 	if _, bits, j, ok := p.special(i, t); ok {
 		p.i = j
 		return bits, true
@@ -900,4 +928,90 @@ func (p *textParser) fastInt(i int) (int, uint64, bool, bool, bool) {
 		}
 	}
 	return p.intLiteral(i)
+}
+
+// fastFloat parses the common float forms -?d+(.d+)?(e[+-]?d+)? with at
+// most 19 significant digits and a small exponent, exactly (Clinger's fast
+// path). Anything else (underscores, long mantissas, large exponents)
+// reports !ok and goes to number.
+func (p *textParser) fastFloat(i int) (float64, int, bool) {
+	d, end := p.d, p.end
+	neg := false
+	if i < end && d[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	var m uint64
+	for ; i < end; i++ {
+		c := d[i] - '0'
+		if c > 9 {
+			break
+		}
+		m = m*10 + uint64(c)
+	}
+	nd := i - start
+	if nd == 0 {
+		return 0, i, false
+	}
+	var e10 int
+	if i+1 < end && d[i] == '.' && d[i+1]-'0' <= 9 {
+		i++
+		fs := i
+		for ; i < end; i++ {
+			c := d[i] - '0'
+			if c > 9 {
+				break
+			}
+			m = m*10 + uint64(c)
+		}
+		e10 = fs - i
+		nd += i - fs
+	}
+	if nd > 19 || i < end && d[i] == '_' {
+		return 0, i, false
+	}
+	if i < end && (d[i] == 'e' || d[i] == 'E') {
+		j := i + 1
+		eneg := false
+		if j < end && (d[j] == '-' || d[j] == '+') {
+			eneg = d[j] == '-'
+			j++
+		}
+		if j < end && d[j]-'0' <= 9 {
+			ev, k := 0, j
+			for ; k < end && k-j < 4; k++ {
+				c := d[k] - '0'
+				if c > 9 {
+					break
+				}
+				ev = ev*10 + int(c)
+			}
+			if k-j >= 4 || k < end && d[k] == '_' {
+				return 0, i, false
+			}
+			if eneg {
+				ev = -ev
+			}
+			e10 += ev
+			i = k
+		}
+	}
+	if m >= 1<<53 || e10 < -22 || e10 > 22 {
+		if m != 0 {
+			return 0, i, false
+		}
+	}
+	x := float64(m)
+	if m != 0 {
+		if e10 >= 0 {
+			x *= pow10[e10]
+		} else {
+			x /= pow10[-e10]
+		}
+	}
+	if neg {
+		x = -x
+	}
+	return x, i, true
 }
