@@ -1,0 +1,382 @@
+package reliability
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/daphne"
+	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/scidb"
+)
+
+// Which APIs survive a file truncated under a live mapping, and which kill
+// the process. Each probe runs in a child process (a crash must not take
+// the test binary with it): the child writes a file, opens it, cuts it to
+// one page (the kernel treats this exactly as a cut by another process,
+// which TestFaultTruncatedByAnotherProcess shows) and calls one API.
+// Copying APIs must return an error; slices that alias the mapping cannot be
+// guarded, so touching a lost page through one kills the process: that is
+// the documented limit, proven here so that the docs stay true.
+
+type probeOutcome int
+
+const (
+	probeError probeOutcome = iota // an error from the API
+	probeCrash                     // the process dies of the fault
+)
+
+type probe struct {
+	name   string
+	expect probeOutcome
+	run    func(dir string) error // the child's work; its error is printed
+}
+
+// bigFloats is eight pages of float64s, none of them zero.
+func bigFloats() []float64 { return floats(8*pageSize/8, 7) }
+
+// cut truncates path to one page.
+func cut(path string) error { return os.Truncate(path, int64(pageSize)) }
+
+// touched keeps the sums of touch alive, so that the loads are done.
+var touched float64
+
+// touch reads every element of v, as a caller scanning a view would.
+func touch[T float64 | uint8](v []T) {
+	var sum T
+	for _, x := range v {
+		sum += x
+	}
+	touched += float64(sum)
+}
+
+func abfProbeFile(dir string) (string, error) {
+	p := filepath.Join(dir, "p.abf")
+	w, err := abf.OpenFile(p, "w", nil)
+	if err != nil {
+		return "", err
+	}
+	big := bigFloats()
+	bools := make([]bool, 8*8*pageSize)
+	for i := range bools {
+		bools[i] = i%3 == 0
+	}
+	bits, err := abf.PackBits([]int64{int64(len(bools))}, bools)
+	if err != nil {
+		return "", err
+	}
+	errs := []error{
+		abf.Write(w, "head", []int64{2}, []float64{1, 2}),
+		abf.Write(w, "big", []int64{int64(len(big) / 4), 4}, big),
+		w.WriteBits("bits", bits),
+		w.WriteString("str", strings.Repeat("ζ", 4*pageSize)),
+		w.Close(),
+	}
+	return p, errors.Join(errs...)
+}
+
+// openCut writes a file with mk, opens it with open, and cuts it.
+func openCut[F any](dir string, mk func(string) (string, error), open func(string) (F, error)) (F, error) {
+	var zero F
+	p, err := mk(dir)
+	if err != nil {
+		return zero, err
+	}
+	f, err := open(p)
+	if err != nil {
+		return zero, err
+	}
+	return f, cut(p)
+}
+
+func abfProbe(dir string, fn func(*abf.File) error) error {
+	f, err := openCut(dir, abfProbeFile, abf.Open)
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	return fn(f)
+}
+
+func futharkProbeFile(dir string) (string, error) {
+	p := filepath.Join(dir, "p.fut")
+	return p, futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.Align64}, func(e *futhark.Encoder) error {
+		v0, _ := futhark.NewValue([]int64{2}, []int32{1, 2})
+		v1, _ := futhark.NewValue([]int64{int64(len(bigFloats()))}, bigFloats())
+		return errors.Join(e.EncodeBinary(v0), e.EncodeBinary(v1))
+	})
+}
+
+func futharkProbe(dir string, fn func(*futhark.File) error) error {
+	f, err := openCut(dir, futharkProbeFile, func(p string) (*futhark.File, error) { return futhark.Open(p, nil) })
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	return fn(f)
+}
+
+func daphneProbe(dir string, write func(string) error, fn func(*daphne.File) error) error {
+	f, err := openCut(dir, func(dir string) (string, error) {
+		p := filepath.Join(dir, "p.dbdf")
+		return p, write(p)
+	}, func(p string) (*daphne.File, error) { return daphne.Open(p, nil) })
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	return fn(f)
+}
+
+func writeDenseF64(p string) error { return daphne.WriteDense(p, 128, 32, bigFloats(), nil) }
+
+func writeDenseU8(p string) error {
+	v := make([]uint8, 8*pageSize)
+	for i := range v {
+		v[i] = uint8(i) | 1
+	}
+	return daphne.WriteDense(p, 8*uint64(pageSize)/64, 64, v, nil)
+}
+
+func scidbProbe(dir string, fn func(*scidb.Mapped) error) error {
+	format, err := scidb.ParseFormat("(int64 null, double)")
+	if err != nil {
+		return err
+	}
+	m, err := openCut(dir, func(dir string) (string, error) {
+		p := filepath.Join(dir, "p.scidb")
+		var b []byte
+		for i := range 8 * pageSize / 17 {
+			b = append(b, 0xff) // present
+			b = binary.LittleEndian.AppendUint64(b, uint64(i))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i)))
+		}
+		return p, os.WriteFile(p, b, 0o644)
+	}, func(p string) (*scidb.Mapped, error) { return scidb.OpenMapped(p, format, scidb.ReadOptions{}) })
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	return fn(m)
+}
+
+var probes = []probe{
+	{"mmapfile Region.Bytes", probeCrash, func(dir string) error {
+		p := filepath.Join(dir, "p.bin")
+		if err := os.WriteFile(p, patterned(8*pageSize), 0o644); err != nil {
+			return err
+		}
+		f, err := mmapfile.Open(p)
+		if err != nil {
+			return err
+		}
+		r, err := f.MapAll()
+		if err != nil {
+			return err
+		}
+		if err := cut(p); err != nil {
+			return err
+		}
+		touch(r.Bytes())
+		return nil
+	}},
+
+	{"abf Read", probeError, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error { _, err := abf.Read[float64](f, "big"); return err })
+	}},
+	{"abf ReadAt", probeError, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error { return abf.ReadAt(f, "big", 3000, make([]float64, 100)) })
+	}},
+	{"abf ReadRowMajor", probeError, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error { _, err := abf.ReadRowMajor[float64](f, "big"); return err })
+	}},
+	{"abf ReadBytes", probeError, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error { _, err := f.ReadBytes("big"); return err })
+	}},
+	{"abf ReadBits", probeError, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error { _, err := f.ReadBits("bits"); return err })
+	}},
+	{"abf ReadString", probeError, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error { _, err := f.ReadString("str"); return err })
+	}},
+	{"abf View", probeCrash, func(dir string) error {
+		return abfProbe(dir, func(f *abf.File) error {
+			v, err := abf.View[float64](f, "big")
+			if err == nil {
+				touch(v)
+			}
+			return err
+		})
+	}},
+
+	{"futhark Read", probeError, func(dir string) error {
+		return futharkProbe(dir, func(f *futhark.File) error { _, err := futhark.Read[float64](f, 1); return err })
+	}},
+	{"futhark ReadAt", probeError, func(dir string) error {
+		return futharkProbe(dir, func(f *futhark.File) error {
+			_, err := futhark.ReadAt(f, 1, 4000, make([]float64, 10))
+			return err
+		})
+	}},
+	{"futhark Value", probeError, func(dir string) error {
+		return futharkProbe(dir, func(f *futhark.File) error { _, err := f.Value(1); return err })
+	}},
+	{"futhark View", probeCrash, func(dir string) error {
+		return futharkProbe(dir, func(f *futhark.File) error {
+			v, err := futhark.View[float64](f, 1)
+			if err == nil {
+				touch(v)
+			}
+			return err
+		})
+	}},
+
+	{"daphne ReadDense", probeError, func(dir string) error {
+		return daphneProbe(dir, writeDenseF64, func(f *daphne.File) error { _, err := daphne.ReadDense[float64](f); return err })
+	}},
+	{"daphne DenseValues", probeError, func(dir string) error {
+		return daphneProbe(dir, writeDenseF64, func(f *daphne.File) error {
+			_, _, err := daphne.DenseValues[float64](f)
+			return err
+		})
+	}},
+	{"daphne CopyDenseRange", probeError, func(dir string) error {
+		return daphneProbe(dir, writeDenseF64, func(f *daphne.File) error {
+			return daphne.CopyDenseRange(f, make([]float64, 32), 120, 121, 0, 32)
+		})
+	}},
+	{"daphne ReadCSR", probeError, func(dir string) error {
+		return daphneProbe(dir, func(p string) error {
+			const rows = 4 * 4096
+			m := &daphne.CSR[float64]{Rows: rows, Cols: 4}
+			for i := range rows {
+				m.RowOffsets = append(m.RowOffsets, uint64(i))
+				m.ColIdxs = append(m.ColIdxs, uint64(i%4))
+				m.Values = append(m.Values, float64(i)+1)
+			}
+			m.RowOffsets = append(m.RowOffsets, rows)
+			return daphne.WriteCSR(p, m, nil)
+		}, func(f *daphne.File) error { _, err := daphne.ReadCSR[float64](f); return err })
+	}},
+	{"daphne ReadFrame", probeError, func(dir string) error {
+		return daphneProbe(dir, func(p string) error {
+			const rows = 4096
+			a, b := make([]int64, rows), make([]float64, rows)
+			for i := range a {
+				a[i], b[i] = int64(i), float64(i)
+			}
+			return daphne.WriteFrame(p, &daphne.Frame{Rows: rows, Columns: []any{a, b}}, nil)
+		}, func(f *daphne.File) error { _, err := daphne.ReadFrame(f); return err })
+	}},
+	{"daphne ViewDense", probeCrash, func(dir string) error {
+		p := filepath.Join(dir, "p.dbdf")
+		if err := writeDenseU8(p); err != nil {
+			return err
+		}
+		f, err := daphne.Open(p, nil)
+		if err != nil {
+			return err
+		}
+		v, err := daphne.ViewDense[uint8](f)
+		if err != nil {
+			return err
+		}
+		if err := cut(p); err != nil {
+			return err
+		}
+		touch(v)
+		return nil
+	}},
+
+	{"scidb Strided.CopyFrom", probeError, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.Mapped) error {
+			c, err := scidb.ColumnOf[float64](m, 1)
+			if err != nil {
+				return err
+			}
+			_, err = c.CopyFrom(make([]float64, m.Len()), 0)
+			return err
+		})
+	}},
+	{"scidb Mapped.Validate", probeError, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.Mapped) error { return m.Validate() })
+	}},
+	// Findings, reported to the scidb owner: Read returns an error yet reads the
+	// null flag of a nullable attribute in place, unguarded; Nulls fills the
+	// caller's slice (a copy) unguarded. Guarding them turns these into probeError.
+	{"scidb Mapped.Read (reads a null flag in place)", probeCrash, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.Mapped) error {
+			return m.Read(m.Len()-1, make(scidb.Row, 2))
+		})
+	}},
+	{"scidb Strided.Nulls", probeCrash, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.Mapped) error {
+			c, err := scidb.ColumnOf[int64](m, 0)
+			if err != nil {
+				return err
+			}
+			c.Nulls(make([]bool, m.Len()), nil)
+			return nil
+		})
+	}},
+	{"scidb Strided.Copy (documented unguarded)", probeCrash, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.Mapped) error {
+			c, err := scidb.ColumnOf[float64](m, 1)
+			if err != nil {
+				return err
+			}
+			c.Copy(make([]float64, m.Len()))
+			return nil
+		})
+	}},
+}
+
+func init() {
+	children["probe"] = func(dir string, i int64) error {
+		err := probes[i].run(dir)
+		switch {
+		case err == nil:
+			fmt.Println("ok")
+		case strings.HasPrefix(err.Error(), "setup: "):
+			return err
+		case errors.Is(err, mmapfile.ErrFault):
+			fmt.Println("error fault:", err)
+		case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, daphne.ErrTruncated):
+			fmt.Println("error bounds:", err)
+		default:
+			fmt.Println("error other:", err)
+		}
+		return nil
+	}
+}
+
+func TestFaultProbes(t *testing.T) {
+	for i, p := range probes {
+		t.Run(p.name, func(t *testing.T) {
+			out, code := runChild(t, "probe", t.TempDir(), int64(i))
+			switch p.expect {
+			case probeError:
+				require.Equal(t, 0, code, "the process died: %s", out)
+				assert.True(t, strings.HasPrefix(out, "error fault:") || strings.HasPrefix(out, "error bounds:"),
+					"want an error wrapping mmapfile.ErrFault (or a bounds error), got %q", out)
+			case probeCrash:
+				// The Go runtime ends a process that faults outside a
+				// guard with "unexpected fault address" and status 2.
+				assert.Equal(t, 2, code, out)
+				assert.Contains(t, out, "unexpected fault address", "the documented crash: %s", firstLines(out, 3))
+			}
+			t.Log(firstLines(out, 1))
+		})
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
