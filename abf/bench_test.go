@@ -1,0 +1,255 @@
+package abf
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// benchSize is the payload size of the large benchmarks: 1 GiB, or
+// MMAPKIT_BENCH_SIZE bytes.
+func benchSize(b *testing.B) int64 {
+	if s := os.Getenv("MMAPKIT_BENCH_SIZE"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 8 {
+			b.Fatalf("bad MMAPKIT_BENCH_SIZE %q", s)
+		}
+		return n / 8 * 8
+	}
+	return 1 << 30
+}
+
+// bigFile writes one Float64 array of size bytes, "x", to a new file.
+func bigFile(b *testing.B, size int64) string {
+	p := filepath.Join(b.TempDir(), "big.abf")
+	f, err := OpenFile(p, "w", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := make([]float64, size/8)
+	for i := range x {
+		x[i] = float64(i & 1023)
+	}
+	if err := Write(f, "x", []int64{int64(len(x))}, x); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkOpen10000 opens a file of 10,000 small arrays; µs/record is
+// the cost of parsing one header.
+func BenchmarkOpen10000(b *testing.B) {
+	const n = 10000
+	p := filepath.Join(b.TempDir(), "many.abf")
+	f, err := OpenFile(p, "w", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := Write(f, fmt.Sprintf("array%05d", i), []int64{2, 2}, []float64{1, 2, 3, 4}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		g, err := Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(g.Records()) != n {
+			b.Fatal("wrong record count")
+		}
+		g.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n/1e3, "µs/record")
+}
+
+// BenchmarkView takes a view of a small and of a large array: the cost
+// does not depend on the array's size.
+func BenchmarkView(b *testing.B) {
+	p := bigFile(b, benchSize(b))
+	w, err := OpenFile(p, "a", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := Write(w, "small", []int64{8}, make([]float64, 8)); err != nil {
+		b.Fatal(err)
+	}
+	w.Close()
+	f, err := Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for _, key := range []string{"small", "x"} {
+		b.Run(key, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := View[float64](f, key); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// BenchmarkScan sums a Float64 array through View and, as the baseline,
+// through the raw mapping of the same file.
+func BenchmarkScan(b *testing.B) {
+	size := benchSize(b)
+	p := bigFile(b, size)
+	f, err := Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	rec, _ := f.Lookup("x")
+	mf, err := mmapfile.Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer mf.Close()
+	region, err := mf.MapAll()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := unsafeslice.Cast[float64](region.Bytes()[rec.DataOffset : rec.DataOffset+rec.DataLen])
+	want := sum(raw) // also faults the pages in
+	b.Run("view", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			x, err := View[float64](f, "x")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sum(x) != want {
+				b.Fatal("wrong sum")
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			if sum(raw) != want {
+				b.Fatal("wrong sum")
+			}
+		}
+	})
+	// paired alternates view and raw scans and reports the view's speed
+	// relative to the raw mapping's.
+	b.Run("paired", func(b *testing.B) {
+		b.SetBytes(2 * size)
+		var tview, traw time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			x, err := View[float64](f, "x")
+			if err != nil || sum(x) != want {
+				b.Fatal("view scan failed", err)
+			}
+			t1 := time.Now()
+			if sum(raw) != want {
+				b.Fatal("wrong sum")
+			}
+			tview, traw = tview+t1.Sub(t0), traw+time.Since(t1)
+		}
+		b.ReportMetric(traw.Seconds()/tview.Seconds(), "view/raw-speed")
+	})
+}
+
+// BenchmarkAppend appends large Float64 arrays to one open file with
+// Write and, as the baseline, appends the same bytes to a file with
+// os.File.Write. Neither syncs inside the timed loop.
+func BenchmarkAppend(b *testing.B) {
+	size := benchSize(b)
+	x := make([]float64, size/8)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	dir := b.TempDir()
+	b.Run("abf.Write", func(b *testing.B) {
+		f, err := OpenFile(filepath.Join(dir, "append.abf"), "w", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.Remove(filepath.Join(dir, "append.abf"))
+		defer f.Close()
+		b.SetBytes(size)
+		i := 0
+		for b.Loop() {
+			if err := Write(f, strconv.Itoa(i), []int64{int64(len(x))}, x); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("os.File.Write", func(b *testing.B) {
+		f, err := os.Create(filepath.Join(dir, "append.raw"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.Remove(filepath.Join(dir, "append.raw"))
+		defer f.Close()
+		b.SetBytes(size)
+		raw := unsafeslice.Bytes(x)
+		for b.Loop() {
+			if _, err := f.Write(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// paired alternates the two in each iteration, so that a noisy,
+	// shared machine hits both alike, and reports abf's speed relative to
+	// os.File.Write.
+	b.Run("paired", func(b *testing.B) {
+		f, err := OpenFile(filepath.Join(dir, "paired.abf"), "w", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.Remove(filepath.Join(dir, "paired.abf"))
+		defer f.Close()
+		g, err := os.Create(filepath.Join(dir, "paired.raw"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.Remove(filepath.Join(dir, "paired.raw"))
+		defer g.Close()
+		raw := unsafeslice.Bytes(x)
+		b.SetBytes(2 * size)
+		var tabf, tos time.Duration
+		i := 0
+		for b.Loop() {
+			t0 := time.Now()
+			if err := Write(f, strconv.Itoa(i), []int64{int64(len(x))}, x); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if _, err := g.Write(raw); err != nil {
+				b.Fatal(err)
+			}
+			tabf, tos = tabf+t1.Sub(t0), tos+time.Since(t1)
+			i++
+		}
+		b.ReportMetric(tos.Seconds()/tabf.Seconds(), "abf/os-speed")
+	})
+}
