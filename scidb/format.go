@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // Type is the type of one format-string entry: a SciDB built-in type, or
@@ -217,31 +219,37 @@ func (f *Format) attrOf(col int) int {
 	return -1
 }
 
-// finish computes attribute indexes, default names and fixed offsets.
+// finish computes attribute indexes, default names and, when every entry
+// is fixed-size, the entries' offsets in a cell: the layout planner places
+// each entry (its prefix as a header, its value as the payload) with
+// alignment 1, packed as SciDB writes them.
 func (f *Format) finish() {
 	f.Attrs = f.Attrs[:0]
-	off := 0
+	recs := make([]layout.Record, 0, len(f.Columns))
 	fixed := true
-	f.offsets = make([]int, len(f.Columns))
 	for i, c := range f.Columns {
 		if c.Type != TypeSkip {
 			f.Attrs = append(f.Attrs, i)
 		}
-		f.offsets[i] = off
-		n, ok := c.Size()
-		if !ok {
-			fixed = false
-			continue
-		}
-		off += n
-		if off > maxStride {
+		vs := c.valueSize()
+		if vs == 0 {
 			fixed = false
 		}
+		prefix := int64(0)
+		if c.Nullable {
+			prefix = 1
+		}
+		recs = append(recs, layout.Record{Header: prefix, ElemAlign: 1, Payload: int64(vs)})
 	}
+	f.offsets, f.stride = nil, 0
 	if fixed {
-		f.stride = off
-	} else {
-		f.offsets = nil
+		if pl, err := layout.Plan(0, layout.Policy{Align: 1}, recs); err == nil && pl[len(pl)-1].End <= maxStride {
+			f.offsets = make([]int, len(pl))
+			for i, p := range pl {
+				f.offsets[i] = int(p.Start)
+			}
+			f.stride = int(pl[len(pl)-1].End)
+		}
 	}
 	f.Names = make([]string, len(f.Attrs))
 	for a := range f.Attrs {
@@ -283,7 +291,7 @@ func (f *Format) prepare() (*Format, error) {
 			a++
 		}
 		if fixed {
-			if i >= len(f.offsets) || f.offsets[i] != off {
+			if i < len(f.offsets) && f.offsets[i] != off {
 				consistent = false
 			}
 			if n, ok := c.Size(); ok && off+n <= maxStride {
@@ -293,7 +301,10 @@ func (f *Format) prepare() (*Format, error) {
 			}
 		}
 	}
-	if a != len(f.Attrs) || (fixed && f.stride != off) || (!fixed && f.stride != 0) {
+	if a != len(f.Attrs) {
+		consistent = false
+	}
+	if fixed && (f.stride != off || len(f.offsets) != len(f.Columns)) || !fixed && (f.stride != 0 || f.offsets != nil) {
 		consistent = false
 	}
 	if consistent {

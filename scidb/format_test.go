@@ -219,3 +219,15 @@ func TestHandBuiltFormat(t *testing.T) {
 		assert.Error(t, NewWriter(io.Discard, bad).Write(Row{}))
 	}
 }
+
+func TestPrepareKeepsParsedFormats(t *testing.T) {
+	for _, s := range []string{flatFormat, fixedFormat, "(skip)", "(int64, double, int32 null)", "(skip(2147483647), skip(2147483647))"} {
+		f := mustFormat(t, s)
+		g, err := f.prepare()
+		require.NoError(t, err)
+		assert.Same(t, f, g, s)
+	}
+	f := mustFormat(t, "(int8, int16 null, char)")
+	assert.Equal(t, []int{0, 1, 4}, f.offsets)
+	assert.Equal(t, 5, f.stride)
+}
