@@ -197,20 +197,5 @@ func toColMajor(data []byte, shape []int64, size int) ([]byte, error) {
 		return data, nil
 	}
 	out := alignedBytes(int64(len(data)))
-	var err error
-	switch size {
-	case 1:
-		err = layout.Reorder(castBytes[[1]byte](out), castBytes[[1]byte](data), shape, layout.RowMajor)
-	case 2:
-		err = layout.Reorder(castBytes[[2]byte](out), castBytes[[2]byte](data), shape, layout.RowMajor)
-	case 4:
-		err = layout.Reorder(castBytes[[4]byte](out), castBytes[[4]byte](data), shape, layout.RowMajor)
-	case 8:
-		err = layout.Reorder(castBytes[[8]byte](out), castBytes[[8]byte](data), shape, layout.RowMajor)
-	case 16:
-		err = layout.Reorder(castBytes[[16]byte](out), castBytes[[16]byte](data), shape, layout.RowMajor)
-	default:
-		err = fmt.Errorf("element size %d", size)
-	}
-	return out, err
+	return out, reorderBytes(out, data, shape, size, layout.RowMajor)
 }

@@ -40,23 +40,8 @@ func openDaphne(e *env, path string, o *openOptions) (*source, error) {
 		if f.Kind() == daphne.KindDense {
 			r.read = func(dst []byte, first int64) error { return daphneDenseChunk(f, a.Type, rows, cols, dst, first) }
 		} else {
-			var csr *csrData
-			load := func() (*csrData, error) {
-				if csr != nil {
-					return csr, nil
-				}
-				c, err := readDaphneCSR(f, a.Type)
-				csr = c
-				return c, err
-			}
-			r.read = func(dst []byte, first int64) error {
-				c, err := load()
-				if err != nil {
-					return err
-				}
-				return csrDenseChunk(c, size, dst, first)
-			}
-			r.csrLoad = load
+			r.read = func(dst []byte, first int64) error { return daphneCSRChunk(f, cols, size, dst, first) }
+			r.csrLoad = func() (*csrData, error) { return readDaphneCSR(f, a.Type) }
 		}
 		s.records = []*record{r}
 		s.setter = func(r *record, col int, idx []int64, value string) error {
@@ -205,23 +190,47 @@ func csrOf[T daphne.Numeric](m *daphne.CSR[T], err error) (*csrData, error) {
 		colIdxs: m.ColIdxs[base : base+nnz], values: bytesOf(m.Values[base : base+nnz])}, nil
 }
 
-// csrDenseChunk fills dst with elements [first, first+n) of the dense form
-// of a CSR matrix.
-func csrDenseChunk(c *csrData, size int64, dst []byte, first int64) error {
-	clear(dst)
+// daphneCSRChunk fills dst with elements [first, first+n) of a CSR
+// matrix's dense form, from the rows that hold them (ReadRowsDense reads
+// only those rows' entries).
+func daphneCSRChunk(f *daphne.File, cols uint64, size int64, dst []byte, first int64) error {
 	n := int64(len(dst)) / size
-	if c.cols == 0 || n == 0 {
-		return nil
+	c := int64(cols)
+	r0, r1 := first/c, (first+n-1)/c+1
+	v, err := daphne.ReadRowsDenseAny(f, uint64(r0), uint64(r1))
+	if err != nil {
+		return err
 	}
-	for r := first / c.cols; r <= (first+n-1)/c.cols && r < c.rows; r++ {
-		for e := c.rowOffsets[r]; e < c.rowOffsets[r+1]; e++ {
-			pos := r*c.cols + int64(c.colIdxs[e])
-			if pos >= first && pos < first+n {
-				copy(dst[(pos-first)*size:(pos-first+1)*size], c.values[int64(e)*size:])
-			}
-		}
+	b, err := anyBytes(v)
+	if err != nil {
+		return err
 	}
+	off := (first - r0*c) * size
+	copy(dst, b[off:off+n*size])
 	return nil
+}
+
+// anyBytes returns the memory of a numeric slice.
+func anyBytes(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case []int8:
+		return bytesOf(v), nil
+	case []int32:
+		return bytesOf(v), nil
+	case []int64:
+		return bytesOf(v), nil
+	case []uint8:
+		return bytesOf(v), nil
+	case []uint32:
+		return bytesOf(v), nil
+	case []uint64:
+		return bytesOf(v), nil
+	case []float32:
+		return bytesOf(v), nil
+	case []float64:
+		return bytesOf(v), nil
+	}
+	return nil, fmt.Errorf("unexpected DAPHNE values %T", v)
 }
 
 // setDaphne changes one element of a dense matrix in place.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -213,6 +214,53 @@ func TestDaphneTestdata(t *testing.T) {
 	assert.Equal(t, "col_0,col_1,col_2\n1,5,9\n2,6,10\n3,7,11\n4,8,12\n", mustMk(t, "cat", filepath.Join(dir, "aig-f.dbdf")))
 	assert.Equal(t, "a,bc\n7,0.5\n-1,1\n", mustMk(t, "cat", filepath.Join(dir, "frame_2x2_si64_f64.dbdf")))
 	assert.Equal(t, "bc\n0.5\n1\n", mustMk(t, "cat", "--name", "bc", filepath.Join(dir, "frame_2x2_si64_f64.dbdf")))
+	assert.Equal(t, "[[1.0f64, 2.0f64, 3.0f64],\n[4.0f64, 5.0f64, 6.0f64]]\n", mustMk(t, "cat", filepath.Join(dir, "dense_2x3_f64.dbdf")))
+	assert.Equal(t, "[[0.0f64, 1.0f64, 0.0f64],\n[0.0f64, 0.0f64, 0.0f64],\n[0.0f64, 0.0f64, 2.0f64]]\n", mustMk(t, "cat", filepath.Join(dir, "csr_3x3_f64_nnz2.dbdf")))
+	// Every .dbdf of the test data prints.
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	n := 0
+	for _, e := range ents {
+		if filepath.Ext(e.Name()) == ".dbdf" {
+			assert.NotEmpty(t, mustMk(t, "cat", filepath.Join(dir, e.Name())), e.Name())
+			n++
+		}
+	}
+	assert.Equal(t, 6, n)
+}
+
+// A big-endian ABF record (abf.md TV-18) prints swapped; set refuses it.
+func TestABFBigEndian(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "be.abf")
+	writeHex(t, path, "ff"+"0000000000000004"+"78"+"0000000000000040"+hex.EncodeToString([]byte("Array{Float64,1}"))+
+		"0000000000000002"+"000000000000"+"3ff0000000000000"+"4000000000000000")
+	assert.Equal(t, "[1.0f64, 2.0f64]\n", mustMk(t, "cat", path))
+	r := mk(t, "set", path, "x", "[0]", "3")
+	assert.Equal(t, 1, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "mmapkit: "+path+": "), r.stderr)
+}
+
+// A failed conversion leaves an existing output file as it was.
+func TestFailedConvertKeepsExistingOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := writeFile(t, filepath.Join(dir, "out.in"), "[1, 2]\n")
+	in := filepath.Join(dir, "c.abf")
+	writeABFFile(t, in, func(f *abf.File) error {
+		if err := abf.Write(f, "ok", []int64{2}, []int32{1, 2}); err != nil {
+			return err
+		}
+		return abf.Write(f, "c", []int64{1}, []layout.Char{0x61000000})
+	})
+	assert.Equal(t, "[97u32]\n", mustMk(t, "cat", "--name", "c", in), "Julia Chars print as u32 code points")
+	r := mk(t, "convert", in, out)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `record "c"`)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "[1, 2]\n", string(b))
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, ents, 2)
 }
 
 func TestDaphneSetAndRoundTrips(t *testing.T) {

@@ -89,6 +89,14 @@ func (p *payload) readColMajor(dst []byte, first int64, shape []int64) error {
 		return p.readContiguous(dst, first)
 	}
 	size := p.elemSize
+	if first == 0 && int64(len(dst)) == p.size {
+		// The whole array (convert): one read, one transpose.
+		col := alignedBytes(p.size)
+		if err := p.readContiguous(col, 0); err != nil {
+			return err
+		}
+		return reorderBytes(dst, col, shape, int(size), layout.ColMajor)
+	}
 	d0 := shape[0]
 	rowElems := int64(1)
 	for _, d := range shape[1:] {
@@ -281,4 +289,22 @@ func stepOdometer(shape, idx, strides []int64, pos int64) int64 {
 		idx[i] = 0
 	}
 	return pos
+}
+
+// reorderBytes copies src, elements of size bytes stored in order from with
+// the logical shape, into dst in the other order.
+func reorderBytes(dst, src []byte, shape []int64, size int, from layout.Order) error {
+	switch size {
+	case 1:
+		return layout.Reorder(castBytes[[1]byte](dst), castBytes[[1]byte](src), shape, from)
+	case 2:
+		return layout.Reorder(castBytes[[2]byte](dst), castBytes[[2]byte](src), shape, from)
+	case 4:
+		return layout.Reorder(castBytes[[4]byte](dst), castBytes[[4]byte](src), shape, from)
+	case 8:
+		return layout.Reorder(castBytes[[8]byte](dst), castBytes[[8]byte](src), shape, from)
+	case 16:
+		return layout.Reorder(castBytes[[16]byte](dst), castBytes[[16]byte](src), shape, from)
+	}
+	return fmt.Errorf("element size %d", size)
 }
