@@ -56,6 +56,7 @@ func (m *CSR[T]) check(strict bool) error {
 	if end > uint64(len(m.ColIdxs)) || end > uint64(len(m.Values)) {
 		return m.errAt(m.rowAt, m.Rows, nil, "rowOffsets[%d] = %d beyond %d column indexes and %d values", m.Rows, end, len(m.ColIdxs), len(m.Values))
 	}
+	cols := m.ColIdxs[:end]
 	for i := uint64(0); i < m.Rows; i++ {
 		lo, hi := m.RowOffsets[i], m.RowOffsets[i+1]
 		if hi < lo {
@@ -64,17 +65,45 @@ func (m *CSR[T]) check(strict bool) error {
 		if hi > end {
 			return m.errAt(m.rowAt, i+1, nil, "rowOffsets[%d] = %d beyond rowOffsets[%d] = %d", i+1, hi, m.Rows, end)
 		}
-		for k := lo; k < hi; k++ {
-			j := m.ColIdxs[k]
-			if j >= m.Cols {
-				return m.errAt(m.colAt, k, nil, "row %d: column index %d ≥ %d cols", i, j, m.Cols)
+		row := cols[lo:hi]
+		if len(row) == 0 {
+			continue
+		}
+		if strict {
+			// Increasing indexes: only the last can reach Cols.
+			for k := 1; k < len(row); k++ {
+				if row[k] <= row[k-1] {
+					if bad := firstAtLeast(row[:k], m.Cols); bad >= 0 {
+						return m.colErr(i, lo+uint64(bad), row[bad])
+					}
+					return m.errAt(m.colAt, lo+uint64(k), nil, "row %d: column index %d not above the previous %d", i, row[k], row[k-1])
+				}
 			}
-			if strict && k > lo && j <= m.ColIdxs[k-1] {
-				return m.errAt(m.colAt, k, nil, "row %d: column index %d not above the previous %d", i, j, m.ColIdxs[k-1])
+			if row[len(row)-1] >= m.Cols {
+				bad := firstAtLeast(row, m.Cols)
+				return m.colErr(i, lo+uint64(bad), row[bad])
 			}
+			continue
+		}
+		if bad := firstAtLeast(row, m.Cols); bad >= 0 {
+			return m.colErr(i, lo+uint64(bad), row[bad])
 		}
 	}
 	return nil
+}
+
+func (m *CSR[T]) colErr(row, k, j uint64) error {
+	return m.errAt(m.colAt, k, nil, "row %d: column index %d ≥ %d cols", row, j, m.Cols)
+}
+
+// firstAtLeast returns the index of the first element ≥ limit, or -1.
+func firstAtLeast(s []uint64, limit uint64) int {
+	for k, j := range s {
+		if j >= limit {
+			return k
+		}
+	}
+	return -1
 }
 
 // Validate checks the matrix as WriteCSR and a strict read do: Rows+1 row

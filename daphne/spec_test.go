@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // unhex decodes a hex dump written as in the spec (spaces and newlines
@@ -422,3 +424,82 @@ func TestReadDenseRangeTouchesOnlyItsBytes(t *testing.T) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// TestSparseBlockUnderDense: a current-layout sparse block in a dense file
+// (dt=1) reads densely, entry by entry, with the same checks.
+func TestSparseBlockUnderDense(t *testing.T) {
+	b := unhex(t, hexCSR3x3)
+	b[1] = 1
+	f, err := open(t, b, nil)
+	require.NoError(t, err)
+	v, err := ReadDense[float64](f)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 1, 0, 0, 0, 0, 0, 0, 2}, v)
+	assert.Equal(t, int64(45), f.Arrays()[0].Offset)
+
+	for _, tc := range []struct {
+		name    string
+		off     int
+		val     uint64
+		errOff  int64
+		lenient bool
+	}{
+		{"rowOffsets[0] = 1", 53, 1, 53, true},
+		{"rowOffsets decreasing", 69, 0, 69, false},
+		{"rowOffsets[3] = 1", 77, 1, 77, true},
+		{"column index = cols", 85, 3, 85, false},
+		{"columns not increasing", 93, 0, -1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := append([]byte(nil), b...)
+			binary.LittleEndian.PutUint64(c[tc.off:], tc.val)
+			f, err := open(t, c, nil)
+			require.NoError(t, err)
+			_, err = ReadDense[float64](f)
+			var fe *FormatError
+			if tc.errOff >= 0 {
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, tc.errOff, fe.Offset, "%v", err)
+			} else {
+				require.NoError(t, err, "rows 1 and 2 hold one entry each: no order to break")
+			}
+			f, err = open(t, c, &ReadOptions{Lenient: true})
+			require.NoError(t, err)
+			_, err = ReadDense[float64](f)
+			if tc.lenient {
+				assert.NoError(t, err)
+			} else {
+				assert.Error(t, err)
+			}
+		})
+	}
+}
+
+func TestTypeNames(t *testing.T) {
+	for vt := SI8; vt <= F64; vt++ {
+		back, ok := ParseValueType(vt.String())
+		require.True(t, ok)
+		assert.Equal(t, vt, back)
+		lt, ok := ValueTypeFor(vt.Layout())
+		require.True(t, ok)
+		assert.Equal(t, vt, lt)
+		assert.Equal(t, vt.Layout().Size(), vt.Size())
+	}
+	_, ok := ValueTypeFor(layout.I16)
+	assert.False(t, ok)
+	back, ok := ParseValueType("str")
+	assert.True(t, ok)
+	assert.Equal(t, STR, back)
+	_, ok = ParseValueType("bool")
+	assert.False(t, ok)
+	assert.Equal(t, []string{"si8", "si32", "si64", "ui8", "ui32", "ui64", "f32", "f64", "str", "fixedstr16", "invalid", "ValueType(11)"},
+		func() (s []string) {
+			for v := ValueType(0); v <= 11; v++ {
+				s = append(s, v.String())
+			}
+			return
+		}())
+	assert.Equal(t, "dense csr frame Kind(4)", KindDense.String()+" "+KindCSR.String()+" "+KindFrame.String()+" "+Kind(4).String())
+	assert.Equal(t, "empty dense sparse coo BodyType(4)", BodyEmpty.String()+" "+BodyDense.String()+" "+BodySparse.String()+" "+BodyCOO.String()+" "+BodyType(4).String())
+	assert.Equal(t, "detect current release-0.1 doc Layout(4)", LayoutDetect.String()+" "+LayoutCurrent.String()+" "+LayoutRelease01.String()+" "+LayoutDoc.String()+" "+Layout(4).String())
+}
