@@ -115,6 +115,7 @@ func TestWriteFailsBeforeTouchingFiles(t *testing.T) {
 		func() error { return WriteDense(path, 2, 2, []float64{1, 2, 3}, nil) },
 		func() error { return WriteDense(path, 1<<32, 1, []float64{}, nil) },
 		func() error { return WriteDense(path, 2, 2, []float64{1, 2, 3, 4}, &WriteOptions{RowStride: 1}) },
+		func() error { return WriteDense(path, 3, 2, []float64{1, 2, 3, 4}, &WriteOptions{RowStride: 1 << 63}) },
 		func() error {
 			return WriteCSR(path, &CSR[float64]{Rows: 2, Cols: 2, RowOffsets: []uint64{0, 2, 1}, ColIdxs: []uint64{0, 1}, Values: []float64{1, 2}}, nil)
 		},
@@ -159,6 +160,7 @@ func TestWriteFailsBeforeTouchingFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no temporary files left behind")
 	assert.ErrorIs(t, bad[1](), ErrTooLarge)
+	assert.Contains(t, bad[1]().Error(), "u32")
 }
 
 func roundTripCSR[T Numeric](t *testing.T) {

@@ -103,8 +103,9 @@ func WriteDense[T Numeric](path string, rows, cols uint64, v []T, o *WriteOption
 		return argErr(path, "row stride %d below %d cols", stride, cols)
 	}
 	if rows > 0 && cols > 0 {
-		need := (rows-1)*stride + cols // u32 dims: no overflow
-		if uint64(len(v)) < need {
+		hi, need := mul64(rows-1, stride)
+		need += cols
+		if hi != 0 || need < cols || uint64(len(v)) < need {
 			return argErr(path, "%d values for %d×%d with row stride %d (need %d)", len(v), rows, cols, stride, need)
 		}
 	}
