@@ -55,7 +55,7 @@ func (f *File) u64(off int64, what string) (uint64, error) {
 	return binary.LittleEndian.Uint64(b[:]), err
 }
 
-// sizeAt returns off + n·unit (+ extra), or false on overflow.
+// sizeAt returns off + n·unit, or false on overflow.
 func sizeAt(off int64, n uint64, unit int64) (int64, bool) {
 	if n > 1<<63-1 {
 		return 0, false
@@ -91,13 +91,6 @@ func (f *File) parse() error {
 	h.FileCols = binary.LittleEndian.Uint64(hdr[10:])
 	h.Rows, h.Cols = h.FileRows, h.FileCols
 	h.DataOffset = -1
-	// Dims are used as int64 (shapes, offsets); no valid file gets near.
-	if h.FileRows > 1<<63-1 {
-		return f.errf(2, ErrTooLarge, "%d rows exceed int64", h.FileRows)
-	}
-	if h.FileCols > 1<<63-1 {
-		return f.errf(10, ErrTooLarge, "%d cols exceed int64", h.FileCols)
-	}
 	if h.Version != 1 {
 		if err := f.strictf(0, "version %d, want 1", h.Version); err != nil {
 			return err
@@ -110,12 +103,28 @@ func (f *File) parse() error {
 	case 3:
 		h.Kind = KindFrame
 		h.ValueType = INVALID
+		if err := f.int64Dims(); err != nil {
+			return err
+		}
 		return f.parseFrame()
 	case 4:
 		return f.errf(1, errors.ErrUnsupported, "data type 4 (Value_t, a scalar) is not supported")
 	default:
 		return f.errf(1, nil, "unknown data type %d (want 1 dense, 2 CSR or 3 frame)", dt)
 	}
+}
+
+// int64Dims checks the header dims of files that use them (frames,
+// multi-block matrices) as int64s, for shapes and offsets; no valid file
+// gets near the limit.
+func (f *File) int64Dims() error {
+	if f.hdr.FileRows > 1<<63-1 {
+		return f.errf(2, ErrTooLarge, "%d rows exceed int64", f.hdr.FileRows)
+	}
+	if f.hdr.FileCols > 1<<63-1 {
+		return f.errf(10, ErrTooLarge, "%d cols exceed int64", f.hdr.FileCols)
+	}
+	return nil
 }
 
 func (f *File) valueType(off int64) (ValueType, error) {
@@ -199,6 +208,9 @@ func (f *File) singleBlock(b Block) error {
 // file and checks that the blocks partition the matrix.
 func (f *File) multiBlock(first Block) error {
 	h := &f.hdr
+	if err := f.int64Dims(); err != nil {
+		return err
+	}
 	blocks := []Block{first}
 	for p := first.End; p < f.size; {
 		if len(blocks) >= f.opts.maxBlocks() {

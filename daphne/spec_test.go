@@ -313,6 +313,7 @@ func TestStrictLenient(t *testing.T) {
 		{"version 9", set(0, 9), 0, nil, true},
 		{"dims 99x99", func() []byte { b := u64(2, 99); binary.LittleEndian.PutUint64(b[10:], 99); return b }(), 35, nil, true},
 		{"cols 4", u64(10, 4), 39, nil, true},
+		{"rows 2^64-1", u64(2, 1<<64-1), 35, nil, true},
 		{"rx 5", u64(19, 5), 19, nil, true},
 		{"cx 6", u64(27, 6), 27, nil, true},
 		{"block vt 3", set(44, 3), 44, nil, true},
