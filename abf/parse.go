@@ -3,7 +3,6 @@ package abf
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -89,9 +88,6 @@ func (p *parser) errf(off int64, err error, format string, args ...any) error {
 }
 
 func (p *parser) ioErr(off int64, err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return p.errf(off, err, "read failed")
-	}
 	return p.errf(off, err, "read failed")
 }
 
