@@ -347,3 +347,60 @@ func (f *File) Sync() error {
 	}
 	return f.region.Sync()
 }
+
+// Payload returns the raw payload bytes of binary value i (little-endian
+// elements, bool bytes as stored), aliasing the mapping or the NewReader
+// bytes with no alignment requirement. Like a View it dies at Close. Text
+// values have no payload (ErrTextValue).
+func (f *File) Payload(i int) ([]byte, error) {
+	e, err := f.entry(i)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Binary {
+		return nil, f.errAt(e.Start, ErrTextValue, "value %d is text: decode it with Value", i)
+	}
+	return f.data[e.Data:e.End:e.End], nil
+}
+
+// Encode writes value i to e, as binary or as text, streaming a binary
+// payload straight from the mapping in chunks (no copy of the whole
+// value). A mapped file truncated meanwhile may fault; see the package
+// documentation.
+func (f *File) Encode(e *Encoder, i int, binaryOut bool) error {
+	ent, err := f.entry(i)
+	if err != nil {
+		return err
+	}
+	if !ent.Binary {
+		v, err := f.Value(i)
+		if err != nil {
+			return err
+		}
+		if binaryOut {
+			return e.EncodeBinary(v)
+		}
+		return e.EncodeText(v)
+	}
+	if binaryOut {
+		err = e.BeginBinary(ent.Type, ent.Shape)
+	} else {
+		err = e.BeginText(ent.Type, ent.Shape)
+	}
+	if err != nil {
+		return err
+	}
+	p, err := f.Payload(i)
+	if err != nil {
+		return err
+	}
+	chunk := (1 << 20) / ent.Type.Size() * ent.Type.Size()
+	for len(p) > 0 {
+		k := min(len(p), chunk)
+		if err := e.WriteElems(p[:k]); err != nil {
+			return err
+		}
+		p = p[k:]
+	}
+	return nil
+}

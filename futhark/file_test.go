@@ -275,3 +275,22 @@ func TestEncoderStreaming(t *testing.T) {
 	assert.Equal(t, "1.0e-2f64", FormatElem(layout.F64, []byte{0x7b, 0x14, 0xae, 0x47, 0xe1, 0x7a, 0x84, 0x3f}))
 	assert.Equal(t, "true", FormatElem(layout.Bool, []byte{7}))
 }
+
+func TestPayloadAndEncode(t *testing.T) {
+	in := "[1, 2] b\x02\x01bool\x02\x00\x00\x00\x00\x00\x00\x00\x00\x05"
+	f, err := NewReader([]byte(in), nil)
+	require.NoError(t, err)
+	p, err := f.Payload(1)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{0, 5}, p)
+	_, err = f.Payload(0)
+	assert.ErrorIs(t, err, ErrTextValue)
+	var txt, bin bytes.Buffer
+	te, be := NewEncoder(&txt), NewEncoder(&bin)
+	for i := range f.Entries() {
+		require.NoError(t, f.Encode(te, i, false))
+		require.NoError(t, f.Encode(be, i, true))
+	}
+	assert.Equal(t, "[1i32, 2i32]\n[false, true]\n", txt.String())
+	assert.Equal(t, "b\x02\x01 i32\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00b\x02\x01bool\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01", bin.String())
+}

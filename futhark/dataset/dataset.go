@@ -379,15 +379,7 @@ func convertStdin(stdin io.Reader, enc *futhark.Encoder, f format, stderr io.Wri
 		if f == fmtType {
 			err = enc.EncodeType(e.Type, e.Shape)
 		} else {
-			var v futhark.Value
-			v, err = file.Value(i)
-			if err == nil {
-				if f == fmtBinary {
-					err = enc.EncodeBinary(v)
-				} else {
-					err = enc.EncodeText(v)
-				}
-			}
+			err = file.Encode(enc, i, f == fmtBinary)
 		}
 		if err != nil {
 			return fail(stderr, err)
