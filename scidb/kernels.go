@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // The gather kernels copy n little-endian values of one size from src,
@@ -18,6 +19,10 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 	}
 	// One check for the whole run; the loops below re-slice within it.
 	src = src[off : off+(n-1)*stride+size]
+	if stride == size && littleEndianHost {
+		copy(dst[:n*size], src) // contiguous values: one memmove
+		return
+	}
 	switch size {
 	case 1:
 		gather1(dst[:n], src, stride)
@@ -106,6 +111,53 @@ func gather8(d []uint64, src []byte, stride int) {
 	for ; i < len(d); i++ {
 		d[i] = le.Uint64(src[p:])
 		p += stride
+	}
+}
+
+// littleEndianHost: the memory of a []T holds little-endian values, as
+// the file does.
+var littleEndianHost = mmapfile.IsHostOrder(binary.LittleEndian)
+
+// scatter is the inverse of gather: it stores n values of one size from
+// the memory of a typed slice (src, as bytes) into dst, the first at byte
+// off and then every stride bytes, little-endian.
+func scatter(dst []byte, off, stride int, src []byte, size, n int) {
+	if n == 0 {
+		return
+	}
+	dst = dst[off : off+(n-1)*stride+size]
+	if stride == size && littleEndianHost {
+		copy(dst, src[:n*size])
+		return
+	}
+	le := binary.LittleEndian
+	switch size {
+	case 1:
+		for i, x := range src[:n] {
+			dst[i*stride] = x
+		}
+	case 2:
+		for i, x := range unsafeslice.Cast[uint16](src[:2*n]) {
+			le.PutUint16(dst[i*stride:], x)
+		}
+	case 4:
+		for i, x := range unsafeslice.Cast[uint32](src[:4*n]) {
+			le.PutUint32(dst[i*stride:], x)
+		}
+	case 8:
+		for i, x := range unsafeslice.Cast[uint64](src[:8*n]) {
+			le.PutUint64(dst[i*stride:], x)
+		}
+	case 16:
+		s := unsafeslice.Cast[uint64](src[:16*n])
+		for i := 0; i < n; i++ {
+			le.PutUint64(dst[i*stride:], s[2*i])
+			le.PutUint64(dst[i*stride+8:], s[2*i+1])
+		}
+	default:
+		for i := 0; i < n; i++ {
+			copy(dst[i*stride:i*stride+size], src[i*size:(i+1)*size])
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
@@ -195,4 +196,77 @@ func TestEncodeFile(t *testing.T) {
 	var de *DataError
 	require.ErrorAs(t, err, &de)
 	assert.NotEmpty(t, de.File)
+}
+
+func TestEncodeFixedBlocks(t *testing.T) {
+	f := mustFormat(t, "(int64, int32 null, bool, string(3) null, binary(2), skip(1) null, datetimetz)")
+	n := 3*encodeBlock + 17
+	ids := make([]int64, n)
+	ks := make([]int32, n)
+	null := make([]bool, n)
+	reason := make([]int8, n)
+	bs := make([]bool, n)
+	ss := make([]string, n)
+	bins := make([][]byte, n)
+	tzs := make([]DatetimeTZ, n)
+	for i := range ids {
+		ids[i] = int64(i) * 1000003
+		ks[i] = int32(-i)
+		null[i] = i%5 == 0
+		reason[i] = -1
+		if null[i] {
+			reason[i] = int8(i % 128)
+			ks[i] = 12345 // a null's value is not written
+		}
+		bs[i] = i%3 == 0
+		ss[i] = strconv.Itoa(i % 100)
+		bins[i] = []byte{byte(i)}
+		tzs[i] = DatetimeTZ{int64(i), int64(-i)}
+	}
+	tb := &Table{Format: f, Len: n, Cols: []Col{
+		{Name: "id", Column: f.Attr(0), Data: ids},
+		{Name: "k", Column: f.Attr(1), Data: ks, Null: null, Reason: reason},
+		{Name: "b", Column: f.Attr(2), Data: bs},
+		{Name: "s", Column: f.Attr(3), Data: ss, Null: make([]bool, n), Reason: nil},
+		{Name: "bin", Column: f.Attr(4), Data: bins},
+		{Name: "tz", Column: f.Attr(5), Data: tzs},
+	}}
+	var fast bytes.Buffer
+	require.NoError(t, Encode(&fast, tb))
+	// The same rows through the row writer.
+	var slow bytes.Buffer
+	w := NewWriter(&slow, f)
+	row := make(Row, 6)
+	for i := 0; i < n; i++ {
+		for a := range row {
+			row[a] = tb.Value(i, a)
+		}
+		require.NoError(t, w.Write(row))
+	}
+	require.NoError(t, w.Flush())
+	require.Equal(t, slow.Bytes(), fast.Bytes())
+
+	back, err := Decode(fast.Bytes(), f, ReadOptions{Strict: true})
+	require.NoError(t, err)
+	assert.Equal(t, ids, back.Cols[0].Data)
+	assert.Equal(t, reason, back.Cols[1].Reason)
+	assert.Equal(t, int32(0), back.Cols[1].Data.([]int32)[5])
+	assert.Equal(t, ss, back.Cols[3].Data)
+	assert.Equal(t, tzs, back.Cols[5].Data)
+
+	// A bad value in a later block is reported at its row.
+	reason[2*encodeBlock+5] = -3
+	null[2*encodeBlock+5] = true
+	err = Encode(io.Discard, tb)
+	var de *DataError
+	require.ErrorAs(t, err, &de)
+	assert.ErrorIs(t, err, ErrReason)
+	assert.Equal(t, int64(2*encodeBlock+5), de.Cell)
+	reason[2*encodeBlock+5] = 1
+	ss[encodeBlock+1] = "long"
+	err = Encode(io.Discard, tb)
+	require.ErrorAs(t, err, &de)
+	assert.ErrorIs(t, err, ErrWidth)
+	assert.Equal(t, int64(encodeBlock+1), de.Cell)
+	assert.Equal(t, 3, de.Attr)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // appendEntry appends entry c holding v as SciDB's save() writes it: a
@@ -185,8 +186,19 @@ func Encode(w io.Writer, t *Table) error {
 		return err
 	}
 	wr := NewWriter(w, t.Format)
+	if stride, ok := wr.f.Stride(); ok {
+		return encodeFixed(wr, t, stride)
+	}
+	if err := encodeRows(wr, t, 0, t.Len); err != nil {
+		return err
+	}
+	return wr.Flush()
+}
+
+// encodeRows writes rows [from, to) of t one by one.
+func encodeRows(wr *Writer, t *Table, from, to int) error {
 	row := make(Row, len(t.Cols))
-	for i := 0; i < t.Len; i++ {
+	for i := from; i < to; i++ {
 		for a := range row {
 			row[a] = t.Value(i, a)
 		}
@@ -194,7 +206,117 @@ func Encode(w io.Writer, t *Table) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// encodeBlock is the number of cells encodeFixed builds at a time.
+const encodeBlock = 4096
+
+// encodeFixed writes a table of fixed-size cells block by block: each
+// attribute is stored into the block's cells by one loop. A block with a
+// bad value is redone row by row, so that the error is the one the row
+// writer reports (the first bad row), and nothing of that row is written.
+func encodeFixed(wr *Writer, t *Table, stride int) error {
+	f := wr.f
+	block := make([]byte, min(t.Len, encodeBlock)*stride)
+	for start := 0; start < t.Len; start += encodeBlock {
+		nb := min(encodeBlock, t.Len-start)
+		buf := block[:nb*stride]
+		if !fillFixedBlock(buf, f, t, start, nb, stride) {
+			wr.n = int64(start)
+			if err := encodeRows(wr, t, start, start+nb); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := wr.w.Write(buf); err != nil {
+			return err
+		}
+		wr.n = int64(start + nb)
+	}
 	return wr.Flush()
+}
+
+// fillFixedBlock encodes rows [start, start+nb) of t into buf and reports
+// whether every value could be written.
+func fillFixedBlock(buf []byte, f *Format, t *Table, start, nb, stride int) bool {
+	clear(buf) // skips, null slots and (N) padding are zeros
+	for a, ci := range f.Attrs {
+		c := &f.Columns[ci]
+		col := &t.Cols[a]
+		off := f.offsets[ci]
+		voff := off
+		var null []bool
+		if col.Null != nil {
+			null = col.Null[start : start+nb]
+		}
+		if c.Nullable {
+			voff++
+			for i := 0; i < nb; i++ {
+				p := byte(0xff)
+				if null != nil && null[i] {
+					r := int8(0)
+					if col.Reason != nil {
+						r = col.Reason[start+i]
+					}
+					if r < 0 {
+						return false
+					}
+					p = byte(r)
+				}
+				buf[off+i*stride] = p
+			}
+		} else {
+			for _, nl := range null {
+				if nl {
+					return false
+				}
+			}
+		}
+		switch d := col.Data.(type) {
+		case []string: // string(N)
+			w := int(c.Width)
+			for i, s := range d[start : start+nb] {
+				if null != nil && null[i] {
+					continue
+				}
+				if len(s)+1 > w || strings.IndexByte(s, 0) >= 0 {
+					return false
+				}
+				copy(buf[voff+i*stride:], s)
+			}
+		case [][]byte: // binary(N)
+			w := int(c.Width)
+			for i, b := range d[start : start+nb] {
+				if null != nil && null[i] {
+					continue
+				}
+				if len(b) > w {
+					return false
+				}
+				copy(buf[voff+i*stride:], b)
+			}
+		default:
+			size := c.Type.Size()
+			_, mem := dataBytes(d)
+			scatter(buf, voff, stride, mem[start*size:(start+nb)*size], size, nb)
+			if c.Type == TypeBool {
+				for i := 0; i < nb; i++ {
+					if p := voff + i*stride; buf[p] > 1 {
+						buf[p] = 1
+					}
+				}
+			}
+			if null != nil && c.Nullable {
+				for i, nl := range null {
+					if nl {
+						clear(buf[voff+i*stride : voff+i*stride+size])
+					}
+				}
+			}
+		}
+	}
+	return true
 }
 
 // check verifies that the table's columns match its format.
