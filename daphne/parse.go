@@ -286,8 +286,16 @@ func (f *File) parseBlock(p int64, first bool) (Block, error) {
 		b.DataOffset, b.End = p+25, p+25
 		return b, nil
 	}
-	if b.ValueType, err = f.valueType(p + 25); err != nil {
+	// DAPHNE ignores the block's vt byte; lenient mode does too.
+	raw, err := f.u8(p+25, "block value type")
+	if err != nil {
 		return b, err
+	}
+	b.ValueType = ValueType(raw)
+	if !f.opts.Lenient {
+		if _, err := f.valueType(p + 25); err != nil {
+			return b, err
+		}
 	}
 	s := int64(f.hdr.ValueType.Size()) // values are read at the header's width
 	switch b.Type {

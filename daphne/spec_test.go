@@ -326,7 +326,8 @@ func TestStrictLenient(t *testing.T) {
 		{"vt invalid", set(18, 10), 18, nil, false},
 		{"vt 200", set(18, 200), 18, nil, false},
 		{"bt 4", set(43, 4), 43, nil, false},
-		{"block vt str", set(44, 8), 44, ErrStringType, false},
+		{"block vt str", set(44, 8), 44, ErrStringType, true},
+		{"block vt 99", set(44, 99), 44, nil, true},
 		{"short by one", base[:92], 45, ErrTruncated, false},
 		{"block rows 3", set(35, 3), 45, ErrTruncated, false},
 	}
