@@ -387,9 +387,14 @@ func (f *File) readRaw(e *entry, dst []byte, off int64) error {
 		}
 		return f.errf(off, err, "record %q: read failed", e.Key)
 	}
-	r, err := f.region(e)
-	if err != nil {
-		return err
+	r := e.reg.p.Load()
+	if r == nil {
+		// A record appended after open and never viewed: pread it rather
+		// than map it, so that copies do not pile up mappings.
+		if _, err := f.mf.ReadAt(dst, off); err != nil {
+			return f.errf(off, err, "record %q: read failed", e.Key)
+		}
+		return nil
 	}
 	if _, err := r.ReadAt(dst, off-r.Offset()); err != nil {
 		return f.errf(off, err, "record %q: read failed", e.Key)

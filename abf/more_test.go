@@ -124,3 +124,28 @@ func TestLongKeysThroughReader(t *testing.T) {
 	g, _ := openBytes(t, data, "r")
 	assert.Equal(t, recs, g.Records())
 }
+
+func TestSalvageFormatA(t *testing.T) {
+	full := unhex(tv2Hex)
+	cut := full[:130] // the second record's dims are cut
+	p := tempFile(t, cut)
+	_, err := Open(p)
+	requireFormatErr(t, err, 129, ErrTruncated)
+	f, err := OpenFile(p, "r+", &Options{Salvage: true})
+	require.NoError(t, err)
+	requireFormatErr(t, f.Damage(), 129, ErrTruncated)
+	require.Len(t, f.Records(), 1)
+	after, _ := os.ReadFile(p)
+	assert.Equal(t, append(append([]byte{}, full[:14]...), append([]byte{1, 0, 0, 0, 0, 0, 0, 0}, full[22:96]...)...), after)
+	b, _ := PackBits([]int64{3}, []bool{true, false, true})
+	require.NoError(t, f.WriteBits("b", b))
+	x, err := Read[float64](f, "x")
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1, 2}, x)
+	got, err := Read[bool](f, "b") // appended, read by pread
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, false, true}, got)
+	require.NoError(t, f.Close())
+	after, _ = os.ReadFile(p)
+	assert.Equal(t, full, after)
+}
