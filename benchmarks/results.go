@@ -308,6 +308,19 @@ func (f *Figure) vsText() string {
 
 // WriteTable prints the ceilings and the figures as an aligned text table.
 func (res *Results) WriteTable(w io.Writer) error {
+	var buf strings.Builder
+	if err := res.writeTable(&buf); err != nil {
+		return err
+	}
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
+	return err
+}
+
+func (res *Results) writeTable(w io.Writer) error {
 	m := res.Machine
 	fmt.Fprintf(w, "%s  %s/%s, %d CPUs, %s, %s RAM, load %.2f; file %s, random-access file %s\n\n",
 		m.Date, m.OS, m.Arch, m.CPUs, orUnknown(m.CPUModel), humanOrUnknown(m.MemTotal), m.LoadAverage, human(m.Size), human(m.RandomSize))
