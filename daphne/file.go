@@ -163,8 +163,15 @@ func (f *File) Close() error {
 	return nil
 }
 
-// Header returns what was read from the file's fixed fields.
-func (f *File) Header() Header { return f.hdr }
+// Header returns what was read from the file's fixed fields. The slices
+// are copies: changing them does not change the File.
+func (f *File) Header() Header {
+	h := f.hdr
+	h.Blocks = append([]Block(nil), h.Blocks...)
+	h.ColumnTypes = append([]ValueType(nil), h.ColumnTypes...)
+	h.Relaxed = append([]string(nil), h.Relaxed...)
+	return h
+}
 
 // Kind returns what the file holds: Dense, CSR or Frame.
 func (f *File) Kind() Kind { return f.hdr.Kind }
