@@ -31,4 +31,13 @@
 //
 // Values read by a Reader alias its buffer and are valid until the next
 // Read.
+//
+// # Defaults
+//
+// Reading is lenient by default, as SciDB's load() is: prefix bytes
+// 0x80–0xFE read as present, bool bytes other than 00/01 as true, strings
+// without their NUL as the bytes there are, and the payloads of null
+// values are skipped unread. Set ReadOptions.Strict to accept only what
+// save() writes. Errors in files opened by path (DecodeFile, OpenMapped)
+// name the file; the streaming Reader does not know one.
 package scidb

@@ -62,13 +62,9 @@ func (r *Reader) Read(row Row) error {
 			}
 		}
 	}
-	if _, err := r.r.Peek(1); err != nil {
-		if err == io.EOF {
-			r.err = io.EOF
-		} else {
-			r.err = err
-		}
-		return r.err
+	if _, err := r.r.Peek(1); err != nil { // io.EOF here is the end between cells
+		r.err = err
+		return err
 	}
 	if !r.scanBuffered() {
 		if err := r.readCell(); err != nil {
