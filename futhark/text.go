@@ -119,6 +119,9 @@ func (p *textParser) unexpected(i int, what string) bool {
 // space followed by "--" comments ending at a newline or the window end).
 func (p *textParser) skip(i int) int {
 	d, end := p.d, p.end
+	if i < end && !isSpace[d[i]] && d[i] != '-' {
+		return i
+	}
 	for {
 		for i < end && isSpace[d[i]] {
 			i++
@@ -872,12 +875,23 @@ func (p *textParser) typedNumber(t layout.Type) (uint64, bool) {
 		if !ok {
 			return 0, false
 		}
-		bits, ok := p.intBits(i, t, mag, over, neg)
-		if !ok {
+		var bits uint64
+		if !over && !p.strict && mag <= 1<<31 {
+			// Common case: no range check to make; wrap to the type.
+			bits = mag
+			if neg {
+				bits = -mag
+			}
+			if sz := t.Size(); sz < 8 {
+				bits &= 1<<(uint(sz)*8) - 1
+			}
+		} else if bits, ok = p.intBits(i, t, mag, over, neg); !ok {
 			return 0, false
 		}
-		if name := t.String(); p.hasPrefix(j, name) {
-			j += len(name)
+		if j < p.end && (p.d[j] == 'i' || p.d[j] == 'u') {
+			if name := t.String(); p.hasPrefix(j, name) {
+				j += len(name)
+			}
 		}
 		p.i = j
 		return bits, true

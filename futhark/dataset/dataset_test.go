@@ -262,3 +262,25 @@ func TestRealDataConversion(t *testing.T) {
 		assert.True(t, string(want) == out, "%s output equals futhark-data's %s", flag, gold)
 	}
 }
+
+func TestReads(t *testing.T) {
+	for s, want := range map[string]int64{"5": 5, "  5": 5, "-5": -5, "(5)": 5, "( -5 )": -5, "((7))": 7, "0x10": 16,
+		"0X1f": 31, "0o17": 15, "007": 7, "18446744073709551617": 1} {
+		v, ok := readsInt(s)
+		assert.True(t, ok, s)
+		assert.Equal(t, want, int64(v), s)
+	}
+	for _, s := range []string{"+5", "5 ", "5x", "", "(5", "0x", "--5", "1.0"} {
+		_, ok := readsInt(s)
+		assert.False(t, ok, s)
+	}
+	for s, want := range map[string]float64{"0.5": 0.5, "-1.5e3": -1500, "(2)": 2, " 3": 3, "1e-400": 0} {
+		v, ok := readsFloat(s)
+		assert.True(t, ok, s)
+		assert.Equal(t, want, v, s)
+	}
+	for _, s := range []string{"Infinity", "NaN", ".5", "5.", "1e400", "+1", "x"} {
+		_, ok := readsFloat(s)
+		assert.False(t, ok, s)
+	}
+}

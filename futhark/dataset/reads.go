@@ -7,61 +7,74 @@ import (
 )
 
 // readsInt reads an integer as Haskell's `reads :: Int` with a whole-input
-// match: leading spaces, parentheses, '-', decimal, 0x/0o; no '+'. The
-// value wraps modulo 2^64.
+// match: leading spaces, parentheses (spaces allowed inside), '-',
+// decimal, 0x/0o; no '+', nothing after. The value wraps modulo 2^64.
 func readsInt(s string) (uint64, bool) {
-	s = strings.TrimLeft(s, " \t\n\r\f\v")
-	s = strings.TrimRight(s, " \t\n\r\f\v")
-	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
-		return readsInt(s[1 : len(s)-1])
+	v, rest, ok := readsIntP(s)
+	return v, ok && rest == ""
+}
+
+const hsSpace = " \t\n\r\f\v"
+
+func readsIntP(s string) (uint64, string, bool) {
+	s = strings.TrimLeft(s, hsSpace)
+	if strings.HasPrefix(s, "(") {
+		v, rest, ok := readsIntP(s[1:])
+		rest = strings.TrimLeft(rest, hsSpace)
+		if !ok || !strings.HasPrefix(rest, ")") {
+			return 0, s, false
+		}
+		return v, rest[1:], true
 	}
 	neg := false
 	if strings.HasPrefix(s, "-") {
 		neg = true
-		s = strings.TrimLeft(s[1:], " \t\n\r\f\v")
+		s = strings.TrimLeft(s[1:], hsSpace)
 	}
 	base := uint64(10)
 	switch {
-	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X"):
+	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") && digitOf(s[2]) < 16:
 		base, s = 16, s[2:]
-	case len(s) > 2 && (s[:2] == "0o" || s[:2] == "0O"):
+	case len(s) > 2 && (s[:2] == "0o" || s[:2] == "0O") && digitOf(s[2]) < 8:
 		base, s = 8, s[2:]
 	}
-	if s == "" {
-		return 0, false
-	}
+	i := 0
 	var v uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		var d uint64
-		switch {
-		case c >= '0' && c <= '9':
-			d = uint64(c - '0')
-		case c >= 'a' && c <= 'f':
-			d = uint64(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			d = uint64(c-'A') + 10
-		default:
-			return 0, false
-		}
+	for ; i < len(s); i++ {
+		d := digitOf(s[i])
 		if d >= base {
-			return 0, false
+			break
 		}
 		v = v*base + d
+	}
+	if i == 0 {
+		return 0, s, false
 	}
 	if neg {
 		v = -v
 	}
-	return v, true
+	return v, s[i:], true
+}
+
+func digitOf(c byte) uint64 {
+	switch {
+	case c >= '0' && c <= '9':
+		return uint64(c - '0')
+	case c >= 'a' && c <= 'f':
+		return uint64(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return uint64(c-'A') + 10
+	}
+	return 99
 }
 
 // readsFloat reads a finite float as Haskell's `reads :: Double`:
 // leading spaces, parentheses, '-', digits with an optional fraction and
 // exponent. Infinity and NaN are refused.
 func readsFloat(s string) (float64, bool) {
-	s = strings.Trim(s, " \t\n\r\f\v")
+	s = strings.TrimLeft(s, hsSpace)
 	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
-		return readsFloat(s[1 : len(s)-1])
+		return readsFloat(strings.TrimRight(s[1:len(s)-1], hsSpace))
 	}
 	neg := false
 	if strings.HasPrefix(s, "-") {
