@@ -367,18 +367,42 @@ func (s *suite) parallelScan() (float64, int64, error) {
 	return s.scanGBps("parallel_scan", func(p string) (float64, int, error) { return scanViewParallel(p, w) }, s.f64, 8, nil)
 }
 
+// coldViewScan drops the file's pages and scans it through a view with
+// sequential advice; each repetition first measures the cold read(2)
+// ceiling the same way, so that both see the same disk and the same
+// moments of a noisy machine.
 func (s *suite) coldViewScan() (float64, int64, error) {
 	if err := dropCache(s.f64); err != nil {
 		return 0, 0, &notMeasured{"cannot drop the page cache here: " + err.Error()}
 	}
-	v, n, err := s.scanGBps("cold_view_scan", func(p string) (float64, int, error) {
+	scan := func(p string) (float64, int, error) {
 		return scanView(p, &mmapfile.Options{Advice: mmapfile.AdviceSequential})
-	}, s.f64, 8, func() error { return dropCache(s.f64) })
+	}
+	var bytes, rbytes int64
+	rbest := time.Duration(math.MaxInt64)
+	d, err := s.best(func() (d time.Duration, err error) {
+		if err := dropCache(s.f64); err != nil {
+			return 0, err
+		}
+		rd, err := timed(func() (err error) { rbytes, err = readFileChunks(s.f64); return err })
+		if err != nil {
+			return 0, err
+		}
+		rbest = min(rbest, max(rd, time.Nanosecond))
+		if err := dropCache(s.f64); err != nil {
+			return 0, err
+		}
+		d, bytes, err = scanOnce("cold_view_scan", scan, s.f64, 8)
+		return d, err
+	})
 	if err != nil {
 		return 0, 0, err
 	}
+	if v := gbps(rbytes, rbest); s.res.Ceilings.ColdRead == nil || v > *s.res.Ceilings.ColdRead {
+		s.res.Ceilings.ColdRead = ptr(v)
+	}
 	_, err = readFileChunks(s.f64) // warm again
-	return v, n, err
+	return gbps(bytes, d), bytes, err
 }
 
 // randomAccess times RandomCount element fetches with fetch, on an open
