@@ -170,7 +170,20 @@ func TestABFColumnMajorPrintsRowMajor(t *testing.T) {
 	assert.Equal(t, b.String(), mustMk(t, "cat", "--name", "cube", path))
 	assert.Equal(t, "7u8\n", mustMk(t, "cat", "--name", "s", path))
 	assert.Equal(t, "empty([3][0]i64)\n", mustMk(t, "cat", "--name", "e", path))
-	assert.Equal(t, `"a\8728\945 \"q\" 1"`+"\n", mustMk(t, "cat", "--name", "log", path))
+	lit := mustMk(t, "cat", "--name", "log", path)
+	assert.Equal(t, `"a\8728\945 \"q\" 1"`+"\n", lit)
+	// Futhark reads the literal back as the string's UTF-8 bytes.
+	fut := writeFile(t, filepath.Join(dir, "lit.fut"), lit)
+	var u8s strings.Builder
+	u8s.WriteString("[")
+	for i, b := range []byte("a∘α \"q\" 1") {
+		if i > 0 {
+			u8s.WriteString(", ")
+		}
+		u8s.WriteString(itoa(int(b)) + "u8")
+	}
+	u8s.WriteString("]\n")
+	assert.Equal(t, u8s.String(), mustMk(t, "cat", fut))
 
 	// set [1,3] is Julia's z[2,4] at column-major position 1 + 3·3 = 10.
 	orig, err := os.ReadFile(path)
@@ -227,6 +240,23 @@ func TestDaphneTestdata(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 6, n)
+}
+
+// --name selects exactly one record, the empty name too.
+func TestCatEmptyName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.abf")
+	writeABFFile(t, path, func(f *abf.File) error {
+		if err := abf.Write(f, "", []int64{1}, []uint8{7}); err != nil {
+			return err
+		}
+		return abf.Write(f, "y", []int64{2}, []int16{-1, 2})
+	})
+	assert.Equal(t, "[7u8]\n", mustMk(t, "cat", "--name", "", path))
+	assert.Equal(t, "[-1i16, 2i16]\n", mustMk(t, "cat", "--name", "y", path))
+	assert.Equal(t, "[7u8]\n[-1i16, 2i16]\n", mustMk(t, "cat", path))
+	assert.Contains(t, mustMk(t, "ls", path), "\n\"\"    u8 ")
+	mustMk(t, "set", path, "", "[0]", "9")
+	assert.Equal(t, "[9u8]\n", mustMk(t, "cat", "--name", "", path))
 }
 
 // A big-endian ABF record (abf.md TV-18) prints swapped; set refuses it.

@@ -93,6 +93,13 @@ func TestFutharkABFRoundTrips(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, orig, got, c.name)
 	}
+	// --abf-bits: bool arrays become BitArrays.
+	bits := filepath.Join(dir, "bits.abf")
+	mustMk(t, "convert", "--abf-bits", "--names", "m,flags,h", filepath.Join(dir, "bin.in"), bits)
+	d0 := lsJSON(t, bits)
+	require.Len(t, d0.Records, 3)
+	assert.Equal(t, "bits", d0.Records[1]["type"])
+	assert.Equal(t, want, mustMk(t, "cat", bits))
 	text, err := os.ReadFile(filepath.Join(dir, "text.fut"))
 	require.NoError(t, err)
 	assert.Equal(t, want, string(text))
