@@ -272,7 +272,13 @@ func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
 	for k := range perm {
 		perm[k] = k
 	}
-	if len(f.blocks) > 1 {
+	// Sparse and dense blocks yield their entries row by row; COO blocks
+	// in any order.
+	unordered := len(f.blocks) > 1
+	for _, b := range f.blocks {
+		unordered = unordered || b.Type == BodyCOO
+	}
+	if unordered {
 		sort.SliceStable(perm, func(a, b int) bool {
 			pa, pb := perm[a], perm[b]
 			if rows[pa] != rows[pb] {
@@ -297,7 +303,7 @@ func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
 	toHost(vb, int(s))
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
-			return nil, &FormatError{File: f.name, Offset: -1, Msg: "blocks store a cell twice: " + err.Error()}
+			return nil, &FormatError{File: f.name, Offset: -1, Msg: "a cell is stored twice: " + err.Error()}
 		}
 	}
 	return m, nil

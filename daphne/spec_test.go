@@ -160,6 +160,31 @@ func TestCSRLayouts(t *testing.T) {
 	_, err = ViewDense[float64](f)
 	assert.ErrorIs(t, err, ErrNotMapped)
 
+	// COO entries may come in any order; a cell stored twice is an error
+	// in strict mode.
+	rev := cooFile(t, 2)
+	first := append([]byte(nil), rev[0x31:0x41]...)
+	copy(rev[0x31:], rev[0x41:0x51])
+	copy(rev[0x41:], first)
+	f, err = open(t, rev, nil)
+	require.NoError(t, err)
+	m, err := ReadCSR[float64](f)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{0, 1, 1, 2}, m.RowOffsets)
+	assert.Equal(t, []uint64{1, 2}, m.ColIdxs)
+	assert.Equal(t, []float64{1, 2}, m.Values)
+	twice := cooFile(t, 2)
+	copy(twice[0x41:], twice[0x31:0x39]) // second entry at (0, 1) too
+	f, err = open(t, twice, nil)
+	require.NoError(t, err)
+	_, err = ReadCSR[float64](f)
+	assert.Error(t, err)
+	f, err = open(t, twice, &ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	m, err = ReadCSR[float64](f)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{0, 2, 2, 2}, m.RowOffsets)
+
 	// The 109-byte prefix of the current file is a valid 0.1 file (§5.4).
 	cur := unhex(t, hexCSR3x3)
 	f, err = open(t, cur[:109], nil)
@@ -179,7 +204,7 @@ func TestCSRLayouts(t *testing.T) {
 	f, err = open(t, append(append([]byte(nil), cur...), 0, 0, 0), &ReadOptions{Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, LayoutCurrent, f.Header().Layout)
-	m, err := ReadCSR[float64](f)
+	m, err = ReadCSR[float64](f)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{1, 2}, m.Values)
 }
