@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -116,4 +117,65 @@ func TestDecoderValueAndErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrTruncated)
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, int64(len(huge)), fe.Offset)
+}
+
+// zeroReader yields n zero bytes.
+type zeroReader struct{ n int64 }
+
+func (z *zeroReader) Read(p []byte) (int, error) {
+	if z.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), z.n)
+	clear(p[:k])
+	z.n -= k
+	return int(k), nil
+}
+
+func TestDecoderLargeValueBoundedMemory(t *testing.T) {
+	const n = 64 << 20 // 64 MiB of f32 zeros, passed through in chunks
+	head := []byte("b\x02\x01 f32\x00\x00\x00\x01\x00\x00\x00\x00")
+	r := io.MultiReader(bytes.NewReader(head), &zeroReader{n: n}, strings.NewReader("\n7i8"))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	d := NewDecoder(r)
+	h, err := d.Next()
+	require.NoError(t, err)
+	assert.Equal(t, int64(n), h.PayloadSize())
+	var enc bytes.Buffer
+	e := NewEncoder(&countingWriter{})
+	require.NoError(t, e.BeginBinary(h.Type, h.Shape))
+	buf := make([]byte, 1<<20)
+	total := 0
+	for {
+		k, err := d.Read(buf)
+		total += k
+		require.NoError(t, e.WriteElems(buf[:k]))
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+	}
+	v, err := d.Value()
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, n, total)
+	assert.Equal(t, "i8", v.String())
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "a 64 MiB value streams in bounded memory")
+	_ = enc
+}
+
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+func TestSniff(t *testing.T) {
+	for in, want := range map[string]bool{
+		"b\x02\x01 f32\x05": true, "b\x02\x01 x32": false, "b\x01": false, "-- c\n  [1, 2,": true, "1i32": true,
+		"[[1,2],[3]]": false, "": false, "-- only": false, "\x89PNG\r\n": false, "name,value\n1,2": false,
+		"empty([0]i32)": true,
+	} {
+		assert.Equal(t, want, Sniff([]byte(in)), "%q", in)
+	}
 }

@@ -56,6 +56,7 @@ type Encoder struct {
 	idx     []int64
 	rowLeft int64
 	started bool
+	part    []byte // bytes of an element split between chunks
 }
 
 // NewEncoder returns an Encoder writing to w, starting at offset 0, with no
@@ -215,17 +216,55 @@ func (e *Encoder) endIfDone() error {
 	return e.err
 }
 
-// WriteElems writes the next elements of the value begun, given as their
-// little-endian bytes (the binary payload format: f16 bits, bool 0/1); le
-// must hold whole elements and no more than remain.
+// WriteElems writes the next payload bytes of the value begun: its
+// elements little-endian, as in the binary format (f16 bits, bool 0/1).
+// Chunks need not end on element boundaries; all chunks together must
+// not exceed the value's payload size. The value ends, and the output is
+// flushed, when its last byte has been written.
 func (e *Encoder) WriteElems(le []byte) error {
-	if e.err != nil {
+	if e.err != nil || len(le) == 0 {
 		return e.err
 	}
 	size := e.typ.Size()
-	if e.mode == 0 || len(le)%size != 0 || int64(len(le)/size) > e.left {
+	if e.mode == 0 || int64(len(e.part)+len(le)) > e.left*int64(size) {
 		return ErrState
 	}
+	if len(e.part) > 0 {
+		k := min(size-len(e.part), len(le))
+		e.part = append(e.part, le[:k]...)
+		le = le[k:]
+		if len(e.part) < size {
+			return e.err
+		}
+		var one [8]byte
+		copy(one[:], e.part)
+		e.part = e.part[:0]
+		if err := e.elems(one[:size]); err != nil {
+			return err
+		}
+	}
+	n := len(le) / size * size
+	if n > 0 {
+		if err := e.elems(le[:n]); err != nil {
+			return err
+		}
+	}
+	e.part = append(e.part, le[n:]...)
+	return e.err
+}
+
+// Write is WriteElems as an io.Writer, so that a Decoder's payload can be
+// copied with io.Copy.
+func (e *Encoder) Write(p []byte) (int, error) {
+	if err := e.WriteElems(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// elems writes whole elements.
+func (e *Encoder) elems(le []byte) error {
+	size := e.typ.Size()
 	if e.mode == 'b' {
 		e.left -= int64(len(le) / size)
 		if e.typ == layout.Bool {

@@ -3,10 +3,12 @@ package futhark
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -261,10 +263,25 @@ func TestEncoderStreaming(t *testing.T) {
 	assert.Equal(t, "[[[1i8, 2i8],\n[3i8, 4i8]],\n[[5i8, 6i8],\n[7i8, 8i8]],\n[[9i8, 10i8],\n[11i8, 12i8]]]\n", whole.String())
 	assert.Equal(t, int64(whole.Len()), e.Offset())
 	assert.ErrorIs(t, e.WriteElems([]byte{1}), ErrState)
+	var bb bytes.Buffer
+	e = NewEncoder(&bb)
 	require.NoError(t, e.BeginBinary(layout.I16, []int64{2}))
-	assert.ErrorIs(t, e.WriteElems([]byte{1}), ErrState, "half an element")
+	require.NoError(t, e.WriteElems([]byte{1}), "half an element is kept for the next chunk")
+	assert.ErrorIs(t, e.WriteElems([]byte{0, 2, 0, 9}), ErrState, "more than the payload")
+	require.NoError(t, e.WriteElems([]byte{0, 2, 0}))
+	assert.Equal(t, "b\x02\x01 i16\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x02\x00", bb.String())
+	// Text elements split across chunks.
+	var tb bytes.Buffer
+	e = NewEncoder(&tb)
+	require.NoError(t, e.BeginText(layout.F32, []int64{2}))
+	n, err := io.Copy(e, iotest.OneByteReader(bytes.NewReader([]byte{0, 0, 0xc0, 0x3f, 0, 0, 0x20, 0xc1})))
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), n)
+	assert.Equal(t, "[1.5f32, -10.0f32]\n", tb.String())
+	e = NewEncoder(io.Discard)
+	require.NoError(t, e.BeginText(layout.I8, []int64{2}))
 	assert.ErrorIs(t, e.BeginText(layout.I8, nil), ErrState, "value in progress")
-	_, err := checkShape(layout.I8, make([]int64, 128))
+	_, err = checkShape(layout.I8, make([]int64, 128))
 	assert.ErrorIs(t, err, ErrRank)
 	_, err = checkShape(layout.I8, []int64{-1})
 	assert.ErrorIs(t, err, ErrDims)
