@@ -25,6 +25,9 @@
 // file's pages are dropped with posix_fadvise(DONTNEED) before each
 // repetition (Linux only; elsewhere cold figures are not measured).
 //
+// The numpy figures run the first of python3 on PATH and /usr/bin/python3
+// that imports numpy, or exactly $MMAPKIT_PYTHON when that is set.
+//
 // Figures that cannot be measured here (numpy missing, a cold read on a
 // system without posix_fadvise, a format package absent from this build)
 // are reported with a null value and a note saying why, never with an

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -49,18 +51,55 @@ type numpyResult struct {
 	err         error
 }
 
-// runNumpy runs numpyScript once for both numpy figures.
+// pythonCandidates are the interpreters tried, in order, until one
+// imports numpy: $MMAPKIT_PYTHON alone if set, else python3 on PATH and
+// the system's /usr/bin/python3 (which differ when a version manager
+// such as pyenv shadows the system's).
+func (s *suite) pythonCandidates() []string {
+	if s.o.pythonPath != "" {
+		return []string{s.o.pythonPath}
+	}
+	if p := os.Getenv("MMAPKIT_PYTHON"); p != "" {
+		return []string{p}
+	}
+	return []string{"python3", "/usr/bin/python3"}
+}
+
+// runNumpy runs numpyScript once for both numpy figures, with the first
+// interpreter that imports numpy.
 func (s *suite) runNumpy() *numpyResult {
 	if s.numpy != nil {
 		return s.numpy
 	}
-	r := &numpyResult{}
-	s.numpy = r
-	py, err := exec.LookPath(s.o.pythonPath)
-	if err != nil {
-		r.err = &notMeasured{s.o.pythonPath + " not found"}
+	var why []string
+	seen := map[string]bool{}
+	for _, name := range s.pythonCandidates() {
+		py, err := exec.LookPath(name)
+		if err != nil {
+			why = append(why, name+" not found")
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(py); err == nil {
+			if seen[real] {
+				continue
+			}
+			seen[real] = true
+		}
+		r := s.runNumpyWith(py)
+		var nm *notMeasured
+		if errors.As(r.err, &nm) {
+			why = append(why, py+": "+nm.why)
+			continue
+		}
+		s.numpy = r
 		return r
 	}
+	s.numpy = &numpyResult{err: &notMeasured{strings.Join(why, "; ")}}
+	return s.numpy
+}
+
+func (s *suite) runNumpyWith(py string) *numpyResult {
+	r := &numpyResult{}
 	cmd := exec.CommandContext(s.ctx, py, "-c", numpyScript, s.f64, strconv.Itoa(s.o.repeat))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -106,9 +106,6 @@ func (o Options) resolve() (*resolved, error) {
 		r.Dir = os.TempDir()
 	}
 	r.pythonPath = o.python
-	if r.pythonPath == "" {
-		r.pythonPath = "python3"
-	}
 	// The chart's sizes: Size and three smaller ones, each a quarter of
 	// the next, none below 64 KiB.
 	for s := r.Size; len(r.sweep) < 4 && s >= 64<<10; s /= 4 {

@@ -135,7 +135,7 @@ func TestNumpyFigures(t *testing.T) {
 	}{
 		{"numpy present", fmt.Sprintf(`{"version":"fake","memmap":0.001,"memmap_sum":%v,"fromfile":0.002,"fromfile_sum":%v}`, sum, sum),
 			ptr(size / 0.001 / 1e9), ptr(size / 0.002 / 1e9), ""},
-		{"numpy missing", `{"error":"numpy does not import: No module named 'numpy'"}`, nil, nil, "not measured: numpy does not import: No module named 'numpy'"},
+		{"numpy missing", `{"error":"numpy does not import: No module named 'numpy'"}`, nil, nil, "numpy does not import: No module named 'numpy'"},
 		{"wrong sums", `{"version":"fake","memmap":0.001,"memmap_sum":1,"fromfile":0.002,"fromfile_sum":1}`, nil, nil, "not measured: error: numpy sums 1 and 1, want "},
 		{"garbage", `Traceback`, nil, nil, "not measured: error: "},
 	}

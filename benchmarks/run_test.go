@@ -22,7 +22,6 @@ func tinyOptions(t *testing.T) Options {
 		randomCount: 2000,
 		openRecords: []int{1, 100, 5000},
 		repeat:      1,
-		python:      "python3",
 	}
 }
 
