@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/futhark"
@@ -169,7 +170,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func fail(stderr io.Writer, err error) int {
 	var fe *futhark.FormatError
 	if errors.As(err, &fe) {
-		fmt.Fprintf(stderr, "mmapkit: <stdin>: %s\n", strings.TrimPrefix(fe.Error(), "futhark: "))
+		fe.File = "<stdin>"
+		fmt.Fprintf(stderr, "mmapkit: %s\n", strings.TrimPrefix(fe.Error(), "futhark: "))
 		return 1
 	}
 	if errors.As(err, new(usageError)) {
@@ -366,15 +368,20 @@ func fill(dst []byte, r *rand.Rand, t layout.Type, b bound, k int) []byte {
 // convertStdin reads all of standard input, validates every value, and
 // only then writes them all, so malformed input leaves stdout empty.
 func convertStdin(stdin io.Reader, enc *futhark.Encoder, f format, stderr io.Writer) int {
-	data, err := io.ReadAll(stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "mmapkit: <stdin>: %v\n", err)
-		return 1
+	file, err := mapStdin(stdin)
+	if file == nil && err == nil {
+		var data []byte
+		data, err = io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "mmapkit: <stdin>: %v\n", err)
+			return 1
+		}
+		file, err = futhark.NewReader(data, nil)
 	}
-	file, err := futhark.NewReader(data, nil)
 	if err != nil {
 		return fail(stderr, err)
 	}
+	defer file.Close()
 	for i, e := range file.Entries() {
 		if f == fmtType {
 			err = enc.EncodeType(e.Type, e.Shape)
@@ -419,4 +426,30 @@ func f16Step(h layout.Float16, up bool) layout.Float16 {
 		return h + 1
 	}
 	return h - 1
+}
+
+// mapStdin maps standard input when it is a regular file read from its
+// start, so that large inputs are not read into memory. It returns nil,
+// nil when stdin cannot be mapped (a pipe, a terminal).
+func mapStdin(stdin io.Reader) (*futhark.File, error) {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return nil, nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil, nil
+	}
+	if pos, err := f.Seek(0, io.SeekCurrent); err != nil || pos != 0 {
+		return nil, nil
+	}
+	file, err := futhark.Open(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), nil)
+	if err != nil {
+		var fe *futhark.FormatError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, nil // no /proc, or not mappable: read it instead
+	}
+	return file, nil
 }

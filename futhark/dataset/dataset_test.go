@@ -284,3 +284,26 @@ func TestReads(t *testing.T) {
 		assert.False(t, ok, s)
 	}
 }
+
+func TestConvertMappedStdin(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "in.data")
+	require.NoError(t, os.WriteFile(p, []byte("b\x02\x01 i16\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\xff\xff\n[3i16]"), 0o644))
+	for _, bad := range []bool{false, true} {
+		if bad {
+			require.NoError(t, os.WriteFile(p, []byte("[1, 2]\n[3,"), 0o644))
+		}
+		in, err := os.Open(p)
+		require.NoError(t, err)
+		var out, errb bytes.Buffer
+		code := Main(nil, in, &out, &errb)
+		in.Close()
+		if bad {
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out.String())
+			assert.Equal(t, "mmapkit: <stdin>: offset 10 (line 2, column 4): unexpected end of input, expected digits\n", errb.String())
+			continue
+		}
+		require.Equal(t, 0, code, errb.String())
+		assert.Equal(t, "[1i16, -1i16]\n[3i16]\n", out.String())
+	}
+}
