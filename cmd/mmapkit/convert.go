@@ -118,6 +118,24 @@ conversion leaves nothing behind.`,
 					o.aligned = a
 				}
 			}
+			for _, c := range []struct {
+				set  bool
+				flag string
+				to   string
+			}{
+				{o.text, "--text", "futhark"},
+				{cmd.Flags().Changed("aligned"), "--aligned", "futhark"},
+				{o.abfBits, "--abf-bits", "abf"},
+				{cmd.Flags().Changed("abf-version"), "--abf-version", "abf"},
+				{o.outScidbFmt != "", "--out-scidb-format", "scidb"},
+			} {
+				if c.set && o.to != c.to {
+					return usageErr("convert: %s applies to %s output, not %s", c.flag, c.to, o.to)
+				}
+			}
+			if o.text && o.aligned != 0 {
+				return usageErr("convert: --aligned applies to binary Futhark output, not --text")
+			}
 			o.names = splitNames(names)
 			return convertFile(e, in, out, openOptionsFrom(&rf), &o)
 		},

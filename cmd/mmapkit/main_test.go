@@ -119,13 +119,22 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"ls", "--format", "abf", "--scidb-format", "(int64)", csv},
 		{"ls", "--format", "scidb", csv},
 		{"demo", "extra"},
+		{"convert", "--text", csv, filepath.Join(filepath.Dir(csv), "o.csv")},
+		{"convert", "--abf-bits", csv, filepath.Join(filepath.Dir(csv), "o.in")},
+		{"convert", "--text", "--aligned", csv, filepath.Join(filepath.Dir(csv), "o.in")},
+		{"convert", "--aligned=3", csv, filepath.Join(filepath.Dir(csv), "o.in")},
+		{"convert", "--abf-version", "B", csv, filepath.Join(filepath.Dir(csv), "o.abf")},
+		{"convert", "--to", "xml", csv, filepath.Join(filepath.Dir(csv), "o.abf")},
+		{"set", csv, "a", "[x]", "1"},
 		{"demo", "--size", "12"},
 	} {
 		r := mk(t, args...)
 		assert.Equal(t, 2, r.code, "%v: stdout %q stderr %q", args, r.stdout, r.stderr)
 		assert.True(t, strings.HasPrefix(r.stderr, "mmapkit: "), "%v: %q", args, r.stderr)
 		assert.Empty(t, r.stdout, "%v", args)
+		assert.NotContains(t, r.stderr, "mmapkit: mmapkit", "%v", args)
 	}
+	assert.NoFileExists(t, filepath.Join(filepath.Dir(csv), "o.in"))
 }
 
 func TestErrorsNameTheFileOnce(t *testing.T) {

@@ -61,7 +61,7 @@ Errors are printed as "mmapkit: FILE: message" and exit with status 1; usage err
 	}
 	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress bars on stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &exitError{code: 2, err: fmt.Errorf("%s: %w\nRun '%s --help' for usage.", cmd.CommandPath(), err, cmd.CommandPath())}
+		return &exitError{code: 2, err: fmt.Errorf("%s%w\nRun '%s --help' for usage.", subName(cmd), err, cmd.CommandPath())}
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
@@ -85,10 +85,18 @@ var extraCommands []func(*env) *cobra.Command
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageErr("%s: want %s, got %d argument(s)\nRun '%s --help' for usage.", cmd.CommandPath(), names, len(args), cmd.CommandPath())
+			return usageErr("%swant %s, got %d argument(s)\nRun '%s --help' for usage.", subName(cmd), names, len(args), cmd.CommandPath())
 		}
 		return nil
 	}
+}
+
+// subName is "ls: " for a subcommand, "" for the root.
+func subName(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ") + ": "
 }
 
 // isNotExist reports whether err says a file is missing.
