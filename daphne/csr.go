@@ -20,8 +20,9 @@ type CSR[T Numeric] struct {
 	Values     []T
 
 	// Where the arrays lie in the file they were read from, for error
-	// offsets (-1 when not read from one contiguous layout).
+	// offsets (only when inFile: read from one contiguous layout).
 	file                  string
+	inFile                bool
 	rowAt, colAt, valueAt int64
 }
 
@@ -36,7 +37,7 @@ func (m *CSR[T]) NNZ() uint64 {
 
 func (m *CSR[T]) errAt(base int64, i uint64, err error, format string, args ...any) error {
 	off := int64(-1)
-	if base >= 0 {
+	if m.inFile && base >= 0 {
 		off = base + int64(i)*8
 	}
 	return &FormatError{File: m.file, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
@@ -192,7 +193,7 @@ func readCurrentCSR[T Numeric](f *File, b Block) (*CSR[T], error) {
 
 func readCurrent[T Numeric](f *File, b Block, alias bool) (*CSR[T], bool, error) {
 	s := int64(f.hdr.ValueType.Size())
-	m := &CSR[T]{Rows: uint64(b.Rows), Cols: uint64(b.Cols), file: f.name}
+	m := &CSR[T]{Rows: uint64(b.Rows), Cols: uint64(b.Cols), file: f.name, inFile: true}
 	m.rowAt = b.DataOffset
 	m.colAt = m.rowAt + 8*(int64(b.Rows)+1)
 	m.valueAt = m.colAt + 8*int64(b.NNZ)

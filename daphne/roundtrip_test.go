@@ -389,3 +389,17 @@ func TestDetectAndArrays(t *testing.T) {
 	assert.Equal(t, int64(-1), a[0].Offset)
 	assert.Equal(t, int64(72), a[0].Size)
 }
+
+func TestCSRValidateInMemory(t *testing.T) {
+	m := &CSR[float64]{Rows: 2, Cols: 2, RowOffsets: []uint64{0, 2, 1}, ColIdxs: []uint64{0, 1}, Values: []float64{1, 2}}
+	err := m.Validate()
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, int64(-1), fe.Offset, "no file offsets for an in-memory matrix")
+	m = &CSR[float64]{Rows: 1, Cols: 2, RowOffsets: []uint64{1, 2}, ColIdxs: []uint64{0, 1}, Values: []float64{1, 2}}
+	assert.Error(t, m.Validate(), "strict: rowOffsets[0] must be 0")
+	v, err := m.At(0, 1)
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, v)
+	assert.Equal(t, uint64(1), m.NNZ())
+}
