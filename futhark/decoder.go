@@ -147,7 +147,6 @@ func (d *Decoder) Next() (Header, error) {
 			}
 			return Header{}, d.fail(err)
 		}
-		d.advance(d.buf[d.pos : d.pos+h.hlen])
 		d.pos += h.hlen
 		d.cur = Header{Binary: true, Type: h.typ, Shape: h.shape, Offset: start}
 		d.left = h.size
@@ -263,9 +262,12 @@ func (d *Decoder) Read(p []byte) (int, error) {
 	n := 0
 	if d.pos < len(d.buf) {
 		n = copy(p, d.buf[d.pos:])
-		d.advance(d.buf[d.pos : d.pos+n])
 		d.pos += n
 	} else if !d.eof {
+		// Read straight into p, past the (consumed) buffer.
+		d.advance(d.buf[:d.pos])
+		d.base += int64(d.pos)
+		d.buf, d.pos = d.buf[:0], 0
 		var err error
 		n, err = io.ReadFull(d.r, p)
 		d.advance(p[:n])

@@ -106,7 +106,7 @@ func TestDecoderValueAndErrors(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.True(t, errors.Is(err, ErrTruncated))
 	assert.Equal(t, int64(len(in)), fe.Offset)
-	assert.Equal(t, 4, fe.Line)
+	assert.Equal(t, 6, fe.Line)
 	assert.Equal(t, 6, fe.Col)
 
 	// A huge declared payload fails at the real end of input without a
@@ -177,5 +177,24 @@ func TestSniff(t *testing.T) {
 		"empty([0]i32)": true,
 	} {
 		assert.Equal(t, want, Sniff([]byte(in)), "%q", in)
+	}
+}
+
+func TestDecoderLineAfterBinary(t *testing.T) {
+	in := "1\n" + "b\x02\x01  u8\x03\x00\x00\x00\x00\x00\x00\x00\n\n\n" + "\n  2 x"
+	for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in))} {
+		d := NewDecoder(r)
+		var err error
+		for err == nil {
+			_, err = d.Value()
+		}
+		var fe *FormatError
+		require.ErrorAs(t, err, &fe)
+		f, ferr := NewReader([]byte(in), nil)
+		require.Nil(t, f)
+		var fe2 *FormatError
+		require.ErrorAs(t, ferr, &fe2)
+		assert.Equal(t, *fe2, *fe, "decoder and index agree on the error location")
+		assert.Equal(t, 6, fe.Line)
 	}
 }
