@@ -164,7 +164,15 @@ func convertFile(e *env, in, out string, oo *openOptions, o *convertOptions) err
 	if err != nil {
 		return err
 	}
-	ds, err := loadDataset(src)
+	var total int64
+	for _, r := range src.records {
+		if r.nbytes > 0 {
+			total += r.nbytes
+		}
+	}
+	bar := newProgress(e, total, "read "+filepath.Base(in))
+	ds, err := loadDataset(src, bar)
+	bar.Done()
 	cerr := src.Close()
 	if err != nil {
 		return fileErr(in, err)
@@ -214,7 +222,7 @@ func writeAtomically(out string, write func(tmp string) error) error {
 }
 
 // loadDataset reads a whole source into memory.
-func loadDataset(s *source) (*dataset, error) {
+func loadDataset(s *source, bar *progress) (*dataset, error) {
 	ds := &dataset{format: s.format}
 	for i, r := range s.records {
 		switch r.kind {
@@ -250,6 +258,9 @@ func loadDataset(s *source) (*dataset, error) {
 				a.name = strconv.Itoa(i)
 			}
 			ds.arrays = append(ds.arrays, a)
+		}
+		if r.nbytes > 0 {
+			bar.Add(r.nbytes)
 		}
 	}
 	return ds, nil
