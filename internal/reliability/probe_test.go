@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -337,41 +338,74 @@ var probes = []probe{
 	}},
 }
 
+// probeResult runs probe i in dir and describes the error it returned.
+func probeResult(i int, dir string) (string, error) {
+	err := probes[i].run(dir)
+	switch {
+	case err == nil:
+		return "ok", nil
+	case strings.HasPrefix(err.Error(), "setup: "):
+		return "", err
+	case errors.Is(err, mmapfile.ErrFault):
+		return "error fault: " + err.Error(), nil
+	case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, daphne.ErrTruncated):
+		return "error bounds: " + err.Error(), nil
+	default:
+		return "error other: " + err.Error(), nil
+	}
+}
+
 func init() {
-	children["probe"] = func(dir string, i int64) error {
-		err := probes[i].run(dir)
-		switch {
-		case err == nil:
-			fmt.Println("ok")
-		case strings.HasPrefix(err.Error(), "setup: "):
-			return err
-		case errors.Is(err, mmapfile.ErrFault):
-			fmt.Println("error fault:", err)
-		case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, daphne.ErrTruncated):
-			fmt.Println("error bounds:", err)
-		default:
-			fmt.Println("error other:", err)
+	// "probe" runs probe arg in a new directory under dir; with arg -1 it
+	// runs every probe expected to return an error, one line each (they
+	// share a process: a crash of one fails them all, loudly).
+	children["probe"] = func(dir string, arg int64) error {
+		for i, p := range probes {
+			if arg >= 0 && int64(i) != arg || arg < 0 && p.expect != probeError {
+				continue
+			}
+			sub := filepath.Join(dir, strconv.Itoa(i))
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				return err
+			}
+			res, err := probeResult(i, sub)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%d\t%s\n", i, strings.ReplaceAll(res, "\n", " "))
 		}
 		return nil
 	}
 }
 
 func TestFaultProbes(t *testing.T) {
+	out, code := runChild(t, "probe", t.TempDir(), -1)
+	require.Equal(t, 0, code, "a probe expected to return an error crashed the process: %s", firstLines(out, 5))
+	results := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		i, res, ok := strings.Cut(line, "\t")
+		require.True(t, ok, "child output %q", line)
+		k, err := strconv.Atoi(i)
+		require.NoError(t, err)
+		results[k] = res
+	}
 	for i, p := range probes {
 		t.Run(p.name, func(t *testing.T) {
-			out, code := runChild(t, "probe", t.TempDir(), int64(i))
 			switch p.expect {
 			case probeError:
-				require.Equal(t, 0, code, "the process died: %s", out)
-				assert.True(t, strings.HasPrefix(out, "error fault:") || strings.HasPrefix(out, "error bounds:"),
-					"want an error wrapping mmapfile.ErrFault (or a bounds error), got %q", out)
+				res, ok := results[i]
+				require.True(t, ok, "probe did not run")
+				assert.True(t, strings.HasPrefix(res, "error fault:") || strings.HasPrefix(res, "error bounds:"),
+					"want an error wrapping mmapfile.ErrFault (or a bounds error), got %q", res)
+				t.Log(res)
 			case probeCrash:
+				out, code := runChild(t, "probe", t.TempDir(), int64(i))
 				// The Go runtime ends a process that faults outside a
 				// guard with "unexpected fault address" and status 2.
 				assert.Equal(t, 2, code, out)
 				assert.Contains(t, out, "unexpected fault address", "the documented crash: %s", firstLines(out, 3))
+				t.Log(firstLines(out, 1))
 			}
-			t.Log(firstLines(out, 1))
 		})
 	}
 }
