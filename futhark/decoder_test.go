@@ -106,7 +106,7 @@ func TestDecoderValueAndErrors(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.True(t, errors.Is(err, ErrTruncated))
 	assert.Equal(t, int64(len(in)), fe.Offset)
-	assert.Equal(t, 6, fe.Line)
+	assert.Equal(t, 4, fe.Line)
 	assert.Equal(t, 6, fe.Col)
 
 	// A huge declared payload fails at the real end of input without a
