@@ -250,7 +250,12 @@ func readCSV(path string, fn func(line int, rec []csvField) error) error {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	return readCSVFrom(f, fn)
+}
+
+// readCSVFrom is readCSV on a stream.
+func readCSVFrom(r io.Reader, fn func(line int, rec []csvField) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	line, width := 1, -1
 	var rec []csvField
 	var field []byte
