@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,13 +36,52 @@ func abfValues[T int32 | int16 | float64](round, i int) []T {
 	return v
 }
 
-// writeABFRecord appends record (round, i): float64, int32 or int16 by i.
+// abfBitCount is the length of record (round, i)'s BitArray when it is one:
+// up to 4096 words.
+func abfBitCount(round, i int) int { return 64*(abfRecordSize(round, i)%4096) + i%64 }
+
+// abfBits is record (round, i)'s BitArray when it is one.
+func abfBits(round, i int) []bool {
+	v := make([]bool, abfBitCount(round, i))
+	for j := range v {
+		v[j] = (j*7+round+i)%3 == 0
+	}
+	return v
+}
+
+// abfString is record (round, i)'s String when it is one (Format C only:
+// Format A cannot hold Strings).
+func abfString(round, i int) string {
+	return fmt.Sprintf("%d/%d:", round, i) + strings.Repeat("αβγ", abfRecordSize(round, i)/3+1)
+}
+
+// abfKind picks record (round, i)'s kind: float64, int32 or int16 arrays,
+// a BitArray every fifth record, a String (Format C) every fifth other.
+func abfKind(format abf.Format, i int) string {
+	switch {
+	case i%5 == 4:
+		return "bits"
+	case i%5 == 2 && format == abf.FormatC:
+		return "string"
+	}
+	return []string{"f64", "i32", "i16"}[i%3]
+}
+
+// writeABFRecord appends record (round, i).
 func writeABFRecord(f *abf.File, round, i int) error {
 	key, n := abfKey(round, i), int64(abfRecordSize(round, i))
-	switch i % 3 {
-	case 0:
+	switch abfKind(f.Format(), i) {
+	case "bits":
+		b, err := abf.PackBits([]int64{int64(abfBitCount(round, i))}, abfBits(round, i))
+		if err != nil {
+			return err
+		}
+		return f.WriteBits(key, b)
+	case "string":
+		return f.WriteString(key, abfString(round, i))
+	case "f64":
 		return abf.Write(f, key, []int64{n}, abfValues[float64](round, i))
-	case 1:
+	case "i32":
 		return abf.Write(f, key, []int64{n}, abfValues[int32](round, i))
 	default:
 		return abf.Write(f, key, []int64{n}, abfValues[int16](round, i))
@@ -52,10 +92,21 @@ func writeABFRecord(f *abf.File, round, i int) error {
 func checkABFRecord(t *testing.T, f *abf.File, round, i int) {
 	t.Helper()
 	key := abfKey(round, i)
-	switch i % 3 {
-	case 0:
+	switch abfKind(f.Format(), i) {
+	case "bits":
+		b, err := f.ReadBits(key)
+		require.NoError(t, err, key)
+		require.Equal(t, abfBits(round, i), b.Bools(), key)
+		v, err := f.ViewBits(key)
+		require.NoError(t, err, key)
+		require.True(t, slices.Equal(b.Chunks, v.Chunks), "view of %s", key)
+	case "string":
+		s, err := f.ReadString(key)
+		require.NoError(t, err, key)
+		require.Equal(t, abfString(round, i), s, key)
+	case "f64":
 		checkABFValues(t, f, key, abfValues[float64](round, i))
-	case 1:
+	case "i32":
 		checkABFValues(t, f, key, abfValues[int32](round, i))
 	default:
 		checkABFValues(t, f, key, abfValues[int16](round, i))
