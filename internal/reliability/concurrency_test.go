@@ -263,6 +263,7 @@ func init() {
 		return f.Close()
 	}
 	children["mmapfile-rw-wait"] = func(path string, _ int64) error {
+		fmt.Println("waiting")
 		f, err := mmapfile.OpenFile(path, mmapfile.ReadWrite, &mmapfile.Options{Wait: true})
 		if err != nil {
 			return err
@@ -321,6 +322,7 @@ func TestConcurrentLockAcrossProcesses(t *testing.T) {
 	// The lock is mmapfile's flock: a waiting open gets it when the abf
 	// handle closes.
 	child := startChild(t, "mmapfile-rw-wait", p, 0)
+	require.Equal(t, "waiting", <-child.lines)
 	time.Sleep(200 * time.Millisecond)
 	select {
 	case line, ok := <-child.lines:
