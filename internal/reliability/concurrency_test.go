@@ -274,9 +274,12 @@ func init() {
 	// "abf-contend" appends record "p<arg>" through mode "a", retrying
 	// while another writer holds the lock.
 	children["abf-contend"] = func(path string, id int64) error {
-		for {
+		for tries := 0; ; tries++ {
 			f, err := abf.OpenFile(path, "a", nil)
 			if errors.Is(err, mmapfile.ErrLocked) {
+				if tries == 0 {
+					fmt.Println("locked")
+				}
 				time.Sleep(time.Millisecond)
 				continue
 			}
@@ -377,8 +380,10 @@ func TestConcurrentAppendingProcesses(t *testing.T) {
 	for id := range procs {
 		children = append(children, startChild(t, "abf-contend", p, int64(id)))
 	}
-	time.Sleep(100 * time.Millisecond) // all of them find the file locked
-	require.NoError(t, hold.Close())
+	for _, c := range children {
+		require.Equal(t, "locked", <-c.lines, "every child finds the file locked first")
+	}
+	require.NoError(t, hold.Close()) // now they contend with each other
 	for _, c := range children {
 		var lines []string
 		for line := range c.lines {
