@@ -19,6 +19,10 @@
 // MMAPKIT_RELIABILITY_CHILD naming what to do. The crash tests run a few
 // rounds per format by default; MMAPKIT_LONG=1 runs 100.
 //
+// The tests are Linux-only (build tag linux): they mount tmpfs, write to
+// /dev/full and rely on Linux's SIGBUS and flock behaviour. On other systems
+// the package is empty.
+//
 // Per-format hostile inputs, truncation at every byte, bit flips and fuzz
 // targets live beside each format's own tests, not here.
 package reliability
