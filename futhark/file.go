@@ -25,6 +25,7 @@ type File struct {
 	opts    ReadOptions
 
 	closed   bool
+	tailErr  error
 	mu       sync.Mutex // guards the decoded-text cache
 	cacheIdx int
 	cache    Value
@@ -52,11 +53,12 @@ func OpenFile(path string, mode mmapfile.Mode, o *ReadOptions) (*File, error) {
 	f := &File{name: path, mf: mf, region: r, opts: o.get(), cacheIdx: -1}
 	var entries []Entry
 	if gerr := r.Guard(func() { entries, err = index(r.Bytes(), f.opts) }); gerr != nil {
-		err = gerr
-	}
-	if err != nil {
 		mf.Close()
-		return nil, withFile(err, path)
+		return nil, gerr
+	}
+	if err = f.salvage(withFile(err, path)); err != nil {
+		mf.Close()
+		return nil, err
 	}
 	f.data, f.entries = r.Bytes(), entries
 	return f, nil
@@ -67,12 +69,26 @@ func OpenFile(path string, mode mmapfile.Mode, o *ReadOptions) (*File, error) {
 func NewReader(data []byte, o *ReadOptions) (*File, error) {
 	f := &File{data: data, opts: o.get(), cacheIdx: -1}
 	entries, err := index(data, f.opts)
-	if err != nil {
+	if err = f.salvage(err); err != nil {
 		return nil, err
 	}
 	f.entries = entries
 	return f, nil
 }
+
+// salvage keeps an indexing error as the tail error under Lenient.
+func (f *File) salvage(err error) error {
+	var fe *FormatError
+	if err != nil && f.opts.Lenient && errors.As(err, &fe) {
+		f.tailErr = err
+		return nil
+	}
+	return err
+}
+
+// TailError returns the error that ended indexing under
+// ReadOptions.Lenient (the values before it are in Entries), or nil.
+func (f *File) TailError() error { return f.tailErr }
 
 func withFile(err error, name string) error {
 	var fe *FormatError

@@ -311,3 +311,24 @@ func TestPayloadAndEncode(t *testing.T) {
 	assert.Equal(t, "[1i32, 2i32]\n[false, true]\n", txt.String())
 	assert.Equal(t, "b\x02\x01 i32\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00b\x02\x01bool\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01", bin.String())
 }
+
+func TestLenientSalvage(t *testing.T) {
+	in := []byte("[1, 2] b\x02\x00 i32\x07\x00\x00\x00 b\x02\x01 f64\x05\x00\x00\x00\x00\x00\x00\x00\x01\x02")
+	_, err := NewReader(in, nil)
+	require.ErrorIs(t, err, ErrTruncated)
+	f, err := NewReader(in, &ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	assert.Len(t, f.Entries(), 2)
+	assert.ErrorIs(t, f.TailError(), ErrTruncated)
+	p := filepath.Join(t.TempDir(), "torn.data")
+	require.NoError(t, os.WriteFile(p, in, 0o644))
+	g, err := Open(p, &ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	defer g.Close()
+	var fe *FormatError
+	require.ErrorAs(t, g.TailError(), &fe)
+	assert.Equal(t, p, fe.File)
+	xs, err := Read[int32](g, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{7}, xs)
+}

@@ -14,6 +14,11 @@ type ReadOptions struct {
 	// StrictIntegers makes integer literals out of their type's range an
 	// error instead of wrapping around as futhark-data does.
 	StrictIntegers bool
+	// Lenient salvages what precedes malformed input (a torn tail, say):
+	// Open and NewReader keep the values before the first bad one, and
+	// File.TailError reports what was wrong. futhark-data rejects the
+	// whole input instead, as the default does.
+	Lenient bool
 }
 
 func (o *ReadOptions) get() ReadOptions {
@@ -59,12 +64,12 @@ func index(d []byte, o ReadOptions) ([]Entry, error) {
 		if d[i] == 'b' {
 			h, _, err := parseBinHeader(d[i:], int64(i))
 			if err != nil {
-				return nil, err
+				return entries, err
 			}
 			data := int64(i + h.hlen)
 			end, ok := layout.Add(data, h.size)
 			if !ok || end > int64(len(d)) {
-				return nil, &FormatError{Offset: data, Err: ErrTruncated,
+				return entries, &FormatError{Offset: data, Err: ErrTruncated,
 					Msg: "binary payload of " + TypeString(h.typ, h.shape) + " extends past the end of the input"}
 			}
 			entries = append(entries, Entry{Binary: true, Type: h.typ, Shape: h.shape, Start: int64(i), End: end, Data: data})
@@ -76,7 +81,7 @@ func index(d []byte, o ReadOptions) ([]Entry, error) {
 		}
 		p.end, p.i, p.errMsg = win, i, ""
 		if !p.parse() {
-			return nil, textError(&lt, p)
+			return entries, textError(&lt, p)
 		}
 		line, col := lt.at(i)
 		shape := append([]int64{}, p.dims[:p.rank]...)
