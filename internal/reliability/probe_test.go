@@ -218,6 +218,14 @@ var probes = []probe{
 		})
 	}},
 
+	{"abf SetElement (r+)", probeError, func(dir string) error {
+		f, err := openCut(dir, abfProbeFile, func(p string) (*abf.File, error) { return abf.OpenFile(p, "r+", nil) })
+		if err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return f.SetElement("big", 4000, le64(1))
+	}},
+
 	{"futhark Read", probeError, func(dir string) error {
 		return futharkProbe(dir, func(f *futhark.File) error { _, err := futhark.Read[float64](f, 1); return err })
 	}},
@@ -238,6 +246,16 @@ var probes = []probe{
 			}
 			return err
 		})
+	}},
+
+	{"futhark SetElement (read-write)", probeError, func(dir string) error {
+		f, err := openCut(dir, futharkProbeFile, func(p string) (*futhark.File, error) {
+			return futhark.OpenFile(p, mmapfile.ReadWrite, nil)
+		})
+		if err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return f.SetElement(1, 4000, le64(1))
 	}},
 
 	{"daphne ReadDense", probeError, func(dir string) error {
@@ -276,6 +294,16 @@ var probes = []probe{
 			}
 			return daphne.WriteFrame(p, &daphne.Frame{Rows: rows, Columns: []any{a, b}}, nil)
 		}, func(f *daphne.File) error { _, err := daphne.ReadFrame(f); return err })
+	}},
+	{"daphne SetElement (read-write)", probeError, func(dir string) error {
+		f, err := openCut(dir, func(dir string) (string, error) {
+			p := filepath.Join(dir, "p.dbdf")
+			return p, writeDenseF64(p)
+		}, func(p string) (*daphne.File, error) { return daphne.Open(p, &daphne.ReadOptions{ReadWrite: true}) })
+		if err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return f.SetElement(120, 3, le64(1))
 	}},
 	{"daphne ViewDense", probeCrash, func(dir string) error {
 		p := filepath.Join(dir, "p.dbdf")
