@@ -241,15 +241,16 @@ func loadDataset(s *source, bar *progress) (*dataset, error) {
 		case kindSerialized:
 			return nil, fmt.Errorf("record %q: %s records hold serialized Julia values, which cannot be converted", r.name, r.typeName)
 		case kindArray:
-			data, err := r.readAll()
+			a := &arrayData{name: r.name, named: s.format == "abf", elem: r.elem, bits: r.typeName == "bits", shape: r.shape}
+			var err error
+			if r.csrLoad != nil {
+				// Sparse: densified only for targets that need it.
+				a.csr, err = r.csrLoad()
+			} else {
+				a.data, err = r.readAll()
+			}
 			if err != nil {
 				return nil, err
-			}
-			a := &arrayData{name: r.name, named: s.format == "abf", elem: r.elem, bits: r.typeName == "bits", shape: r.shape, data: data}
-			if r.csrLoad != nil {
-				if a.csr, err = r.csrLoad(); err != nil {
-					return nil, err
-				}
 			}
 			if a.bits {
 				a.elem = layout.Bool
@@ -293,6 +294,13 @@ func applyNames(ds *dataset, names []string) error {
 // arrays, a nullable column adding "<name>.reason" (i8, -1 where present).
 func (ds *dataset) asArrays() ([]*arrayData, error) {
 	if ds.table == nil {
+		for _, a := range ds.arrays {
+			if a.data == nil && a.csr != nil {
+				if err := a.densify(); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return ds.arrays, nil
 	}
 	var out []*arrayData
@@ -316,6 +324,27 @@ func (ds *dataset) asArrays() ([]*arrayData, error) {
 		}
 	}
 	return out, nil
+}
+
+// densify fills a.data with the dense form of a CSR matrix.
+func (a *arrayData) densify() error {
+	c := a.csr
+	size := int64(a.elem.Size())
+	n, ok := layout.Mul(c.rows, c.cols)
+	if ok {
+		n, ok = layout.Mul(n, size)
+	}
+	if !ok || n > maxInMemory {
+		return fmt.Errorf("record %q: a %d×%d dense matrix is too large to convert in memory", a.name, c.rows, c.cols)
+	}
+	a.data = alignedBytes(n)
+	for r := int64(0); r < c.rows; r++ {
+		for e := c.rowOffsets[r]; e < c.rowOffsets[r+1]; e++ {
+			pos := r*c.cols + int64(c.colIdxs[e])
+			copy(a.data[pos*size:(pos+1)*size], c.values[int64(e)*size:])
+		}
+	}
+	return nil
 }
 
 // asTable returns the dataset as a table: arrays must all be 1-D of one

@@ -326,6 +326,14 @@ func TestDaphneSetAndRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, csrOrig, csr)
 
+	// CSR becomes dense for the array formats.
+	mustMk(t, "convert", filepath.Join(src, "aig-csr.dbdf"), filepath.Join(dir, "csr.in"))
+	assert.Equal(t, "[[1i32, 5i32, 9i32],\n[2i32, 6i32, 10i32],\n[3i32, 7i32, 11i32],\n[4i32, 8i32, 12i32]]\n",
+		mustMk(t, "cat", filepath.Join(dir, "csr.in")))
+	mustMk(t, "convert", filepath.Join(src, "csr_3x3_f64_nnz2.dbdf"), filepath.Join(dir, "csr3.abf"))
+	assert.Equal(t, "[[0.0f64, 1.0f64, 0.0f64],\n[0.0f64, 0.0f64, 0.0f64],\n[0.0f64, 0.0f64, 2.0f64]]\n",
+		mustMk(t, "cat", filepath.Join(dir, "csr3.abf")))
+
 	// Frame -> ABF columns -> frame -> CSV.
 	mustMk(t, "convert", filepath.Join(src, "frame_2x2_si64_f64.dbdf"), filepath.Join(dir, "fr.abf"))
 	d = lsJSON(t, filepath.Join(dir, "fr.abf"))
