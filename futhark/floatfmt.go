@@ -73,7 +73,13 @@ func appendShow(dst []byte, b uint64, size int) []byte {
 	} else {
 		x = math.Float64frombits(b &^ (1 << 63))
 	}
-	digits, k, ok := fastDigits(scratch[:0], x, f, e, fp, size)
+	digits, k, ok := []byte(nil), 0, false
+	if size == 32 {
+		digits, k, ok = smallDigits(scratch[:0], f, e, fp)
+	}
+	if !ok {
+		digits, k, ok = fastDigits(scratch[:0], x, f, e, fp, size)
+	}
 	if !ok {
 		digits, k = exactDigits(f, e, fp)
 	}

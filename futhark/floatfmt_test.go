@@ -126,3 +126,39 @@ func TestFormatRandomAgainstExact(t *testing.T) {
 		require.Equal(t, exactShow(math.Float64bits(y), 64), FormatF64(y))
 	}
 }
+
+func TestSmallDigitsAgainstExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	used := 0
+	n := 200000
+	if raceEnabled {
+		n = 20000
+	}
+	for i := 0; i < n; i++ {
+		b := r.Uint32() &^ (1 << 31)
+		if i%2 == 0 {
+			b = math.Float32bits(float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(20)-10))))
+			b &^= 1 << 31
+		}
+		ef := int(b>>23) & 0xff
+		if ef == 0xff {
+			continue
+		}
+		f, e := uint64(b&(1<<23-1)), params32.minExp
+		if ef != 0 {
+			f, e = f|1<<23, ef-params32.bias
+		}
+		if f == 0 {
+			continue
+		}
+		ds, k, ok := smallDigits(nil, f, e, params32)
+		if !ok {
+			continue
+		}
+		used++
+		wd, wk := exactDigits(f, e, params32)
+		require.Equal(t, string(wd), string(ds), "%#x", b)
+		require.Equal(t, wk, k, "%#x", b)
+	}
+	assert.Greater(t, used, n/3, "the uint64 path covers floats of moderate magnitude")
+}
