@@ -1,7 +1,6 @@
 package futhark
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -30,9 +29,6 @@ type WriteOptions struct {
 	Align int
 }
 
-// ErrState reports an Encoder call out of order (elements without a value
-// begun, a value ended early, too many elements).
-var ErrState = errors.New("futhark: encoder call out of order")
 
 const flushAt = 64 << 10
 

@@ -30,6 +30,10 @@ var (
 	ErrTextValue = errors.New("text value has no binary payload")
 	// ErrElemType: the Go element type does not match the value's type.
 	ErrElemType = errors.New("element type mismatch")
+	// ErrState: an Encoder call out of order (elements with no value
+	// begun, more payload than the value holds, a value begun inside
+	// another).
+	ErrState = errors.New("encoder call out of order")
 )
 
 // FormatError reports bad input: the file (empty for in-memory input or
