@@ -196,8 +196,9 @@ func writeAtomically(out string, write func(tmp string) error) error {
 		return err
 	}
 	defer os.RemoveAll(tmpDir)
-	if err := write(filepath.Join(tmpDir, filepath.Base(out))); err != nil {
-		return err
+	tmp := filepath.Join(tmpDir, filepath.Base(out))
+	if err := write(tmp); err != nil {
+		return &renamedError{err: err, from: tmp, to: out}
 	}
 	ents, err := os.ReadDir(tmpDir)
 	if err != nil {
@@ -220,6 +221,16 @@ func writeAtomically(out string, write func(tmp string) error) error {
 	}
 	return os.Rename(filepath.Join(tmpDir, main), out)
 }
+
+// renamedError reports a writer's error about a temporary file as being
+// about the output file.
+type renamedError struct {
+	err      error
+	from, to string
+}
+
+func (e *renamedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.from, e.to) }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // loadDataset reads a whole source into memory.
 func loadDataset(s *source, bar *progress) (*dataset, error) {

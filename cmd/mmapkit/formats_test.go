@@ -291,6 +291,16 @@ func TestFailedConvertKeepsExistingOutput(t *testing.T) {
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, ents, 2)
+
+	// A writer's error names the output, never the temporary file.
+	str := filepath.Join(dir, "str.abf")
+	writeABFFile(t, str, func(f *abf.File) error { return f.WriteString("log", "hello") })
+	a := filepath.Join(dir, "a.abf")
+	r = mk(t, "convert", "--abf-version", "A", str, a)
+	assert.Equal(t, 1, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "mmapkit: "+a+": "), r.stderr)
+	assert.NotContains(t, r.stderr, ".tmp-")
+	assert.NoFileExists(t, a)
 }
 
 func TestDaphneSetAndRoundTrips(t *testing.T) {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,9 +96,6 @@ func subName(cmd *cobra.Command) string {
 	}
 	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ") + ": "
 }
-
-// isNotExist reports whether err says a file is missing.
-func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
 
 // splitNames splits a comma-separated list, keeping empty names.
 func splitNames(s string) []string {
