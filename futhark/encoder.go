@@ -29,7 +29,6 @@ type WriteOptions struct {
 	Align int
 }
 
-
 const flushAt = 64 << 10
 
 // Encoder writes Futhark values to a stream, binary or text, byte-identical
