@@ -148,6 +148,7 @@ func writeChart(path string, pts []SweepPoint) error {
 	p.Y.Min = 0
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.YOffs = -vg.Points(6) // keep the first entry inside the image
 	var names []string
 	byName := map[string]plotter.XYs{}
 	for _, pt := range pts {
