@@ -101,7 +101,7 @@ func catRecord(e *env, w *bufio.Writer, r *record, cols []int) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	case kindSerialized:
-		_, err := fmt.Fprintf(w, "-- %s: %s, %d bytes\n", r.name, r.typeName, r.nbytes)
+		_, err := fmt.Fprintf(w, "-- %s: serialized, %d bytes\n", r.name, r.nbytes)
 		return err
 	case kindTable:
 		return catTable(w, r.table, cols)

@@ -259,6 +259,26 @@ func TestCatEmptyName(t *testing.T) {
 	assert.Equal(t, "[9u8]\n", mustMk(t, "cat", "--name", "", path))
 }
 
+// Serialized Julia values (abf.md TV-19) are listed and print as comments.
+func TestABFSerializedRecords(t *testing.T) {
+	le := func(n int) string { return hex.EncodeToString([]byte{byte(n), 0, 0, 0, 0, 0, 0, 0}) }
+	str := func(s string) string { return hex.EncodeToString([]byte(s)) }
+	h := "00" + le(4) + str("T") + le(32) + str("DataType") + le(12) + "374a4c0c0400000001020304" +
+		"00" + le(12) + str("foo") + le(72) + str("AbfSerializer{Foo}") + le(4) + "deadbeef" +
+		"00" + le(4) + str("x") + le(64) + str("Array{Float64,1}") + le(1) + "000000000000" + "000000000000f03f"
+	path := filepath.Join(t.TempDir(), "ser.abf")
+	require.Len(t, writeHex(t, path, h), 152)
+	d := lsJSON(t, path)
+	require.Len(t, d.Records, 3)
+	checkRec(t, d.Records[0], "T", "datatype", []float64{}, "col", 34.0, 12)
+	checkRec(t, d.Records[1], "foo", "serialized", []float64{}, "col", 92.0, 4)
+	checkRec(t, d.Records[2], "x", "f64", []float64{1}, "col", 144.0, 8)
+	assert.Equal(t, "-- T: serialized, 12 bytes\n-- foo: serialized, 4 bytes\n[1.0f64]\n", mustMk(t, "cat", path))
+	r := mk(t, "convert", path, filepath.Join(t.TempDir(), "ser.in"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `record "T"`)
+}
+
 // A big-endian ABF record (abf.md TV-18) prints swapped; set refuses it.
 func TestABFBigEndian(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "be.abf")
