@@ -120,9 +120,9 @@ func formatChar(c layout.Char) string {
 
 // ---- CSV as an input format ----
 
-// csvColumnType infers a column type from its non-empty fields: i64 if all
-// are integers, else f64 if all are numbers, else bool if all are
-// true/false, else string.
+// csvInfer infers a column type from its non-null fields: i64 if all are
+// integers, else f64 if all are numbers, else bool if all are true/false,
+// else string.
 type csvInfer struct {
 	isInt, isFloat, isBool, any bool
 	nullable                    bool
@@ -156,7 +156,9 @@ func (c *csvInfer) add(f csvField) {
 func (c *csvInfer) typ() (layout.Type, string) {
 	switch {
 	case !c.any:
-		return layout.Invalid, "string"
+		// No values at all (no rows, or only nulls): any type holds them;
+		// f64 converts everywhere.
+		return layout.F64, "f64"
 	case c.isInt:
 		return layout.I64, "i64"
 	case c.isFloat:

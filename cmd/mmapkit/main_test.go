@@ -223,6 +223,18 @@ func TestCSVInputLsCat(t *testing.T) {
 		"ok     bool         [3]    row    -       -\n", table)
 }
 
+// A CSV file with a header and no rows converts (its columns are f64).
+func TestCSVWithoutRows(t *testing.T) {
+	dir := t.TempDir()
+	csv := writeFile(t, filepath.Join(dir, "h.csv"), "x,y\n")
+	mustMk(t, "convert", csv, filepath.Join(dir, "h.abf"))
+	assert.Equal(t, "empty([0]f64)\nempty([0]f64)\n", mustMk(t, "cat", filepath.Join(dir, "h.abf")))
+	mustMk(t, "convert", filepath.Join(dir, "h.abf"), filepath.Join(dir, "back.csv"))
+	b, err := os.ReadFile(filepath.Join(dir, "back.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, "x,y\n", string(b))
+}
+
 func TestDemoSmall(t *testing.T) {
 	out := mustMk(t, "demo", "--size", "1MiB", "--dir", t.TempDir())
 	assert.Contains(t, out, "filled 131072 f64 (1 MiB)")
