@@ -279,6 +279,29 @@ func TestABFSerializedRecords(t *testing.T) {
 	assert.Contains(t, r.stderr, `record "T"`)
 }
 
+// A 2-D BitArray prints row-major and set flips exactly one bit.
+func TestABFBitMatrix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bits.abf")
+	writeABFFile(t, path, func(f *abf.File) error {
+		b, err := abf.PackBits([]int64{2, 3}, []bool{true, false, false, true, true, true})
+		if err != nil {
+			return err
+		}
+		return f.WriteBits("b", b)
+	})
+	assert.Equal(t, "[[true, false, true],\n[false, true, true]]\n", mustMk(t, "cat", path))
+	orig, err := os.ReadFile(path)
+	require.NoError(t, err)
+	off := int(lsJSON(t, path).Records[0]["offset"].(float64))
+	mustMk(t, "set", path, "b", "[1,0]", "true") // Julia b[2,1]: column-major bit 1
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want := append([]byte(nil), orig...)
+	want[off] |= 1 << 1
+	assert.Equal(t, want, got)
+	assert.Equal(t, "[[true, false, true],\n[true, true, true]]\n", mustMk(t, "cat", path))
+}
+
 // A big-endian ABF record (abf.md TV-18) prints swapped; set refuses it.
 func TestABFBigEndian(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "be.abf")
