@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/spf13/cobra"
 )
 
@@ -247,62 +246,4 @@ func putUint(order binary.ByteOrder, b []byte, x uint64) {
 	default:
 		order.PutUint64(b, x)
 	}
-}
-
-// writeInPlace writes b at file offset off through a read-write mapping of
-// path (which takes the exclusive lock) and syncs it.
-func writeInPlace(path string, off int64, b []byte) error {
-	f, err := mmapfile.OpenFile(path, mmapfile.ReadWrite, nil)
-	if err != nil {
-		return err
-	}
-	r, err := f.Map(off, int64(len(b)))
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := r.WriteAt(b, 0); err != nil {
-		f.Close()
-		return err
-	}
-	if err := r.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// updateBit sets or clears one bit of the 64-bit little- or big-endian word
-// at file offset wordOff, through a read-write mapping.
-func updateBit(path string, wordOff int64, bit uint, on bool, order binary.ByteOrder) error {
-	f, err := mmapfile.OpenFile(path, mmapfile.ReadWrite, nil)
-	if err != nil {
-		return err
-	}
-	r, err := f.Map(wordOff, 8)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	var w [8]byte
-	if _, err := r.ReadAt(w[:], 0); err != nil {
-		f.Close()
-		return err
-	}
-	x := order.Uint64(w[:])
-	if on {
-		x |= 1 << bit
-	} else {
-		x &^= 1 << bit
-	}
-	order.PutUint64(w[:], x)
-	if _, err := r.WriteAt(w[:], 0); err != nil {
-		f.Close()
-		return err
-	}
-	if err := r.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
