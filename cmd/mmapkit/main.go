@@ -9,11 +9,18 @@
 //	mmapkit convert [flags] IN OUT
 //	mmapkit set FILE NAME INDEX VALUE
 //	mmapkit dataset [options...]
+//	mmapkit bench [--quick] [--size BYTES] [--json] [--report DIR]
 //	mmapkit demo
 //
 // Errors are printed as "mmapkit: FILE: message" with exit status 1; usage
 // errors exit with status 2; --help on any command prints its help and an
 // example and exits 0. The command-line contract is in design.md.
+//
+// Every format plugs in through a record source (source.go): its records
+// with their descriptors, arrays read in logical row-major chunks, tables
+// scanned row by row. cat streams those chunks, so its memory stays bounded
+// whatever the file's size; convert loads one file into memory and writes
+// the target through a temporary file that is renamed into place.
 package main
 
 import (
