@@ -31,6 +31,16 @@
 // was; Sync and Close flush (msync, fsync); read-write opens take an
 // exclusive advisory lock.
 //
+// # Torn tails
+//
+// A process killed while appending can leave a last record that runs past
+// the end of the file, or in Format A a record written but not yet
+// counted. "r" reports the first as an error (or, with [Options.Salvage],
+// keeps the records before it) and ignores the second, as upstream does.
+// "r+" and "a" cut a record that runs past the end of the file, "a" also
+// Format A's uncounted bytes, and [File.Damage] says what was cut. Other
+// damage fails a writing open unless Salvage is set.
+//
 // # What is unsafe
 //
 // These caveats are the same as bbolt's, stated plainly:

@@ -2,6 +2,7 @@ package abf
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,11 @@ type Options struct {
 	// (R12); Damage reports the error. In "r+" and "a" the damaged tail is
 	// then cut off the file (and Format A's count rewritten), so that
 	// appends continue after the last good record.
+	//
+	// Writers repair torn tails without it: "r+" and "a" cut a last record
+	// that runs past the end of the file (ErrTruncated), "a" also Format
+	// A's bytes after the counted records, and Damage says what was cut.
+	// Other damage fails a writing open unless Salvage is set.
 	Salvage bool
 	// Lenient makes copying reads accept what views refuse: BitArray
 	// unused bits that are set are masked off, and Bool bytes other than
@@ -151,11 +157,16 @@ func (f *File) open(o Options) error {
 	in := &input{name: f.name, size: size, mem: whole.Bytes()}
 	var res *parsed
 	var perr error
-	if err := whole.Guard(func() { res, perr = parseFile(in, o.Salvage) }); err != nil {
+	// Writers parse salvaging so that they can repair a torn tail; other
+	// damage still fails them unless the caller asked for Salvage.
+	if err := whole.Guard(func() { res, perr = parseFile(in, o.Salvage || f.writable) }); err != nil {
 		return err
 	}
 	if perr != nil {
 		return perr
+	}
+	if res.damage != nil && !o.Salvage && !errors.Is(res.damage, ErrTruncated) {
+		return res.damage
 	}
 	if o.Format != FormatC && o.Format != res.format {
 		return f.errf(0, ErrUnsupported, "file is Format %v; Options.Format asks for %v", res.format, o.Format)
@@ -170,8 +181,12 @@ func (f *File) open(o Options) error {
 				return f.errf(e.Start, ErrNotWritable, "record %q is big-endian; big-endian files are read only", e.Key)
 			}
 		}
-		if res.damage != nil && res.end < size {
-			// Cut the damaged tail away before anything else maps it.
+		if res.end < size && (res.damage != nil || (res.format == FormatA && f.mode == "a")) {
+			// A torn record, or in Format A a record written but not yet
+			// counted: what a crash mid-append leaves. Cut it away before
+			// anything else maps it, and say so in Damage. ("r+" keeps
+			// Format A's uncounted bytes: it may only want to edit.)
+			f.damage = cutError(f.name, res, size)
 			if err := whole.Unmap(); err != nil {
 				return err
 			}
@@ -201,6 +216,20 @@ func (f *File) open(o Options) error {
 		e.reg.p.Store(whole)
 	}
 	return nil
+}
+
+// cutError says what a writing open cut off the end of the file and why.
+func cutError(name string, res *parsed, size int64) *FormatError {
+	why, cause := "a record after the counted ones, written but not counted", error(nil)
+	var fe *FormatError
+	switch {
+	case errors.As(res.damage, &fe):
+		why, cause = fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), fe.Err
+	case res.damage != nil:
+		why, cause = res.damage.Error(), res.damage
+	}
+	return &FormatError{File: name, Offset: res.end, Err: cause,
+		Msg: fmt.Sprintf("cut %d bytes after the last complete record (%s)", size-res.end, why)}
 }
 
 // create starts a new, empty file: nothing for C, the 22-byte header for A.
@@ -305,7 +334,7 @@ func (f *File) TrailingBytes() int64 {
 }
 
 // Damage returns the error that ended a salvaged parse (Options.Salvage),
-// or nil.
+// or what a writing open cut off the end of the file, or nil.
 func (f *File) Damage() error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

@@ -64,10 +64,25 @@ func TestSalvage(t *testing.T) {
 	got, _ := os.ReadFile(p)
 	assert.Equal(t, full, got)
 
-	// Without Salvage a writer refuses the damaged file.
+	// Without Salvage a writer cuts a torn tail too, and says so.
 	p = tempFile(t, full[:100])
-	_, err = OpenFile(p, "a", nil)
-	requireFormatErr(t, err, 93, ErrTruncated)
+	g, err = OpenFile(p, "a", nil)
+	require.NoError(t, err)
+	fe := requireFormatErr(t, g.Damage(), 64, ErrTruncated)
+	assert.Equal(t, "cut 36 bytes after the last complete record (offset 93: record \"b\": dimension 1 truncated (8 bytes needed, 7 left))", fe.Msg)
+	require.NoError(t, g.Close())
+	got, _ = os.ReadFile(p)
+	assert.Equal(t, full[:64], got)
+
+	// Damage that is not a torn tail fails a writer without Salvage, and
+	// the file stays as it was.
+	bad := append([]byte{}, full...)
+	bad[65] = 5
+	p = tempFile(t, bad)
+	_, err = OpenFile(p, "r+", nil)
+	requireFormatErr(t, err, 65, nil)
+	got, _ = os.ReadFile(p)
+	assert.Equal(t, bad, got)
 }
 
 func TestTV16Duplicates(t *testing.T) {
@@ -308,6 +323,20 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	after, _ := os.ReadFile(p)
 	assert.Equal(t, []byte{1, 2, 3, 4, 5}, after[len(after)-5:])
 	assert.Equal(t, math.Float64bits(2), binary.LittleEndian.Uint64(after[80:]))
+	// Mode "a" cuts them (what a crash between a record and its count
+	// leaves), says so, and appends after the counted records.
+	h, err := OpenFile(p, "a", nil)
+	require.NoError(t, err)
+	fe = requireFormatErr(t, h.Damage(), 88, nil)
+	assert.Contains(t, fe.Msg, "cut 5 bytes")
+	require.NoError(t, Write(h, "y", []int64{1}, []float64{1}))
+	require.NoError(t, h.Close())
+	r, err := Open(p)
+	require.NoError(t, err)
+	require.Len(t, r.Records(), 2)
+	assert.Equal(t, int64(88), r.Records()[1].Start)
+	assert.Zero(t, r.TrailingBytes())
+	require.NoError(t, r.Close())
 
 	// Options.Format must agree with the file.
 	_, err = OpenFile(tempFile(t, unhex(tv1Hex)), "a", &Options{Format: FormatA})
@@ -316,7 +345,7 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnsupported)
 	// An empty existing file opened for appending with Format A gets the header.
 	p = tempFile(t, nil)
-	h, err := OpenFile(p, "a", &Options{Format: FormatA})
+	h, err = OpenFile(p, "a", &Options{Format: FormatA})
 	require.NoError(t, err)
 	require.NoError(t, h.Close())
 	after, _ = os.ReadFile(p)
