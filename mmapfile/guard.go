@@ -1,7 +1,6 @@
 package mmapfile
 
 import (
-	"fmt"
 	"runtime/debug"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -32,7 +31,9 @@ func (r *Region) guardLocked(fn func()) (err error) {
 			panic(v)
 		}
 		fileOff := r.off - int64(len(r.raw)-len(r.data)) + int64(addr-base)
-		err = r.errf(fileOff, "access", fmt.Errorf("%w: %v", ErrFault, v))
+		// The runtime's message ("invalid memory address or nil pointer
+		// dereference") would mislead; the offset says all there is.
+		err = r.errf(fileOff, "access", ErrFault)
 	}()
 	fn()
 	return nil

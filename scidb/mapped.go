@@ -116,7 +116,8 @@ func (m *Mapped) Cell(i int64) []byte {
 
 // Read fills row (one Value per attribute) with cell i. Raw bytes alias
 // the mapping and are valid until Close. Prefixes are read as load() does
-// (0x80–0xFF present).
+// (0x80–0xFF present). A fault while reading the null prefixes (the file
+// truncated under the mapping) is an error wrapping mmapfile.ErrFault.
 func (m *Mapped) Read(i int64, row Row) error {
 	if i < 0 || i >= m.n {
 		return fmt.Errorf("scidb: %s: cell %d out of range [0,%d)", m.path, i, m.n)
@@ -124,6 +125,10 @@ func (m *Mapped) Read(i int64, row Row) error {
 	if len(row) != len(m.f.Attrs) {
 		return fmt.Errorf("scidb: row has %d values, format %s has %d attributes", len(row), m.f, len(m.f.Attrs))
 	}
+	return m.region.Guard(func() { m.read(i, row) })
+}
+
+func (m *Mapped) read(i int64, row Row) {
 	cell := m.Cell(i)
 	for a, ci := range m.f.Attrs {
 		c := &m.f.Columns[ci]
@@ -138,7 +143,6 @@ func (m *Mapped) Read(i int64, row Row) error {
 		b := stored(c, cell[off:off+c.valueSize()])
 		row[a] = Value{Reason: -1, Raw: b[:len(b):len(b)]}
 	}
-	return nil
 }
 
 // Validate scans every cell strictly (see ReadOptions.Strict) and returns
@@ -378,8 +382,17 @@ func (s *Strided[T]) copyFrom(dst []T, start int64) (int, error) {
 
 // Nulls fills null (as many as fit, from value 0) with the null mask and
 // returns how many it filled; reasons, if not nil, gets the missing reasons
-// (-1 where present). A non-nullable attribute has no nulls.
-func (s *Strided[T]) Nulls(null []bool, reasons []int8) int {
+// (-1 where present). A non-nullable attribute has no nulls. A fault while
+// reading the mapping is an error wrapping mmapfile.ErrFault.
+func (s *Strided[T]) Nulls(null []bool, reasons []int8) (int, error) {
+	var n int
+	if err := s.m.region.Guard(func() { n = s.nulls(null, reasons) }); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (s *Strided[T]) nulls(null []bool, reasons []int8) int {
 	n := int(min(int64(len(null)), s.m.n))
 	for i := 0; i < n; i++ {
 		r := int8(-1)

@@ -98,7 +98,9 @@ func TestMapped(t *testing.T) {
 	assert.Equal(t, int16(-1), dst[0])
 	nulls := make([]bool, 3)
 	reasons := make([]int8, 3)
-	assert.Equal(t, 3, c16.Nulls(nulls, reasons))
+	nn, err := c16.Nulls(nulls, reasons)
+	require.NoError(t, err)
+	assert.Equal(t, 3, nn)
 	assert.Equal(t, []bool{false, true, false}, nulls)
 	assert.Equal(t, []int8{-1, 5, -1}, reasons)
 
