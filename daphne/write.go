@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 )
@@ -26,7 +26,8 @@ type WriteOptions struct {
 	// DAPHNE's frame reader copies into a 32-byte std::string object,
 	// corrupting its heap.
 	AllowLongLabels bool
-	// Perm is the permission of new files; 0 means 0644.
+	// Perm is the permission of new files, less the umask; 0 means 0644.
+	// A file that is replaced keeps its own permission bits.
 	Perm os.FileMode
 }
 
@@ -324,7 +325,8 @@ func scatter(dst, col []byte, at, rows, rowSize, off, size int) {
 
 // writeFiles writes the data file and its .meta to temporaries beside
 // path, then renames them into place, data first. Nothing at path changes
-// unless every byte was written and synced.
+// unless every byte was written and synced. The two renames are two steps:
+// a crash between them leaves the new data file beside the old .meta.
 func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) error) error {
 	var metaBytes []byte
 	if !o.NoMeta {
@@ -333,67 +335,42 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 			return argErr(path, "%v", err)
 		}
 	}
-	perm := o.Perm
-	if perm == 0 {
-		perm = 0o644
-	}
-	tmpData, err := writeTemp(path, perm, data)
+	dataFile, err := writeTemp(path, o.Perm, data)
 	if err != nil {
 		return err
 	}
-	tmpMeta := ""
-	if !o.NoMeta {
-		tmpMeta, err = writeTemp(path+".meta", perm, func(w io.Writer) error {
-			_, err := w.Write(metaBytes)
-			return err
-		})
-		if err != nil {
-			os.Remove(tmpData)
-			return err
-		}
+	defer dataFile.Abort()
+	if o.NoMeta {
+		return dataFile.Commit()
 	}
-	if err := os.Rename(tmpData, path); err != nil {
-		os.Remove(tmpData)
-		if tmpMeta != "" {
-			os.Remove(tmpMeta)
-		}
+	metaFile, err := writeTemp(path+".meta", o.Perm, func(w io.Writer) error {
+		_, err := w.Write(metaBytes)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	if tmpMeta != "" {
-		if err := os.Rename(tmpMeta, path+".meta"); err != nil {
-			os.Remove(tmpMeta)
-			return err
-		}
+	defer metaFile.Abort()
+	if err := dataFile.Commit(); err != nil {
+		return err
 	}
-	return nil
+	return metaFile.Commit()
 }
 
-func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (name string, err error) {
-	t, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// writeTemp writes a temporary file that will replace path, not yet
+// committed.
+func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (*atomicfile.File, error) {
+	t, err := atomicfile.Create(path, perm)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			t.Close()
-			os.Remove(t.Name())
-		}
-	}()
 	bw := bufio.NewWriterSize(t, 1<<20)
-	if err = data(bw); err != nil {
-		return "", err
+	if err = data(bw); err == nil {
+		err = bw.Flush()
 	}
-	if err = bw.Flush(); err != nil {
-		return "", err
+	if err != nil {
+		t.Abort()
+		return nil, err
 	}
-	if err = t.Chmod(perm); err != nil {
-		return "", err
-	}
-	if err = t.Sync(); err != nil {
-		return "", err
-	}
-	if err = t.Close(); err != nil {
-		return "", err
-	}
-	return t.Name(), nil
+	return t, nil
 }

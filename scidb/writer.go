@@ -7,8 +7,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 )
 
 // appendEntry appends entry c holding v as SciDB's save() writes it: a
@@ -349,29 +350,11 @@ func (t *Table) check() error {
 
 // EncodeFile writes the table to path through a temporary file in the same
 // directory, renamed over path only when everything is written: a failed
-// write leaves path as it was.
-func EncodeFile(path string, t *Table) (err error) {
+// write leaves path as it was. A replaced file keeps its permission bits; a
+// new one gets 0644 less the umask.
+func EncodeFile(path string, t *Table) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = Encode(tmp, t); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0, func(f *os.File) error { return Encode(f, t) })
 }
