@@ -52,6 +52,10 @@
 //   - If another process truncates the file while a view is live, touching
 //     the lost pages raises SIGBUS. Copying reads are guarded (the fault
 //     becomes an error); views cannot be.
+//   - Writers put the data file and its .meta in place by two renames of
+//     fully written, synced temporaries, data first. Each file is replaced
+//     whole, but a crash between the two renames leaves the new data file
+//     beside the old .meta; a strict Open then reports the disagreement.
 //
 // # Interchange with DAPHNE
 //
