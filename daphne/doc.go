@@ -55,7 +55,7 @@
 //   - Writers put the data file and its .meta in place by two renames of
 //     fully written, synced temporaries, data first. Each file is replaced
 //     whole, but a crash between the two renames leaves the new data file
-//     beside the old .meta; a strict Open then reports the disagreement.
+//     beside the old .meta; a strict Open reports them if they disagree.
 //
 // # Interchange with DAPHNE
 //
