@@ -73,7 +73,10 @@ func appendShow(dst []byte, b uint64, size int) []byte {
 	} else {
 		x = math.Float64frombits(b &^ (1 << 63))
 	}
-	digits, k, ok := []byte(nil), 0, false
+	digits, k, ok := exactShortDigits(scratch[:0], f, e, size)
+	if ok {
+		return appendFormatted(dst, digits, k)
+	}
 	if size == 32 {
 		digits, k, ok = smallDigits(scratch[:0], f, e, fp)
 	}
@@ -85,6 +88,62 @@ func appendShow(dst []byte, b uint64, size int) []byte {
 	}
 	return appendFormatted(dst, digits, k)
 }
+
+// exactShortDigits handles the values arrays are full of — integers and
+// fractions with a short binary tail (k/4, k/1024, …) — without any search:
+// when f·2^e is exactly M·10^-j with M below 10^15 (f64) or 10^7 (f32),
+// M's digits are the shortest that identify the float. Any other decimal
+// with no more digits differs from it by at least 10^-15 (10^-7) relative,
+// more than half an ulp, so it cannot read back as the same float; and
+// the exact value is the closest candidate, which is what GHC picks.
+func exactShortDigits(dst []byte, f uint64, e int, size int) ([]byte, int, bool) {
+	limit := uint64(1e15)
+	if size == 32 {
+		limit = 1e7
+	}
+	tz := bits.TrailingZeros64(f)
+	f >>= tz
+	e += tz
+	var m uint64
+	j := 0
+	switch {
+	case e >= 0:
+		if e >= 64 || f > limit>>e {
+			return nil, 0, false
+		}
+		m = f << e
+	default:
+		j = -e // f·2^-j = f·5^j·10^-j
+		if j >= len(pow5u64) {
+			return nil, 0, false
+		}
+		hi, lo := bits.Mul64(f, pow5u64[j])
+		if hi != 0 {
+			return nil, 0, false
+		}
+		m = lo
+	}
+	if m >= limit {
+		return nil, 0, false
+	}
+	if e >= 0 { // 1200 is 0.12·10^4; f·5^j has no factor 10 when j > 0
+		for m%10 == 0 {
+			m /= 10
+			j--
+		}
+	}
+	dst = strconv.AppendUint(dst, m, 10)
+	return dst, len(dst) - j, true
+}
+
+// pow5u64[i] = 5^i, as far as it fits in a uint64.
+var pow5u64 = func() (t [28]uint64) {
+	t[0] = 1
+	for i := 1; i < len(t); i++ {
+		t[i] = t[i-1] * 5
+	}
+	return t
+}()
 
 // appendFormatted lays out digits d1…dn with |x| = 0.d1…dn·10^k as
 // formatRealFloat FFGeneric does.

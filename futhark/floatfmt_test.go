@@ -162,3 +162,48 @@ func TestSmallDigitsAgainstExact(t *testing.T) {
 	}
 	assert.Greater(t, used, n/3, "the uint64 path covers floats of moderate magnitude")
 }
+
+// exactShortDigits must agree with the exact algorithm wherever it answers:
+// integers, dyadic fractions, and the edges of its limits.
+func TestExactShortDigitsAgainstExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var xs []float64
+	for _, v := range []float64{1, 2, 10, 100, 1200, 0.5, 0.25, 0.125, 0.1 + 0.2, 1e7, 1e7 + 0.5,
+		999999999999999, 1e15, 1e15 - 0.5, 1e15 + 1, 1 << 52, 1<<53 - 1, 1 << 60, 0x1p-27, 0x1p-28,
+		0x1.fffffffffffffp-1, 3 * 0x1p-27, 123456789.125, 7e22, 1e23} {
+		xs = append(xs, v, -v)
+	}
+	for i := 0; i < 200000; i++ {
+		switch i % 4 {
+		case 0:
+			xs = append(xs, float64(r.Int64N(1<<53)))
+		case 1:
+			xs = append(xs, float64(r.Int64N(1e6))*math.Pow10(r.IntN(12)))
+		case 2:
+			xs = append(xs, float64(r.Int64N(1<<30))/float64(uint64(1)<<r.IntN(28)))
+		default:
+			xs = append(xs, math.Ldexp(float64(r.Int64N(1<<53)), r.IntN(60)-58))
+		}
+	}
+	used := [2]int{}
+	for _, x := range xs {
+		b := math.Float64bits(x)
+		require.Equal(t, exactShow(b, 64), FormatF64(x), "f64 %v (%#016x)", x, b)
+		if _, _, ok := exactShortDigits(nil, b&(1<<52-1)|1<<52, int(b>>52&0x7ff)-1075, 64); ok {
+			used[0]++
+		}
+		y := float32(x)
+		if !math.IsInf(float64(y), 0) && y != 0 {
+			c := math.Float32bits(y)
+			require.Equal(t, exactShow(uint64(c), 32), FormatF32(y), "f32 %v (%#08x)", y, c)
+			if c>>23&0xff != 0 {
+				if _, _, ok := exactShortDigits(nil, uint64(c&(1<<23-1)|1<<23), int(c>>23&0xff)-150, 32); ok {
+					used[1]++
+				}
+			}
+		}
+	}
+	t.Logf("fast path taken for %d of %d f64 and %d f32 values", used[0], len(xs), used[1])
+	assert.Greater(t, used[0], len(xs)/3)
+	assert.Greater(t, used[1], len(xs)/20)
+}
