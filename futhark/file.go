@@ -1,6 +1,7 @@
 package futhark
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,12 +28,16 @@ type File struct {
 	closed   bool
 	tailErr  error
 	mu       sync.Mutex // guards the decoded-text cache
+	kept     [][]byte   // text payloads decoded while indexing, by entry; nil: not kept
 	cacheIdx int
 	cache    Value
 }
 
 // Open maps the file at path read-only and indexes every value in it
-// without decoding payloads. Bad input gives a *FormatError and no File.
+// without decoding binary payloads. Text values must be parsed to be
+// validated, so their decoded payloads are kept for later reads, up to
+// 64 MiB per File; larger ones are decoded again when read. Bad input
+// gives a *FormatError and no File.
 func Open(path string, o *ReadOptions) (*File, error) {
 	return OpenFile(path, mmapfile.ReadOnly, o)
 }
@@ -52,7 +57,7 @@ func OpenFile(path string, mode mmapfile.Mode, o *ReadOptions) (*File, error) {
 	}
 	f := &File{name: path, mf: mf, region: r, opts: o.get(), cacheIdx: -1}
 	var entries []Entry
-	if gerr := r.Guard(func() { entries, err = index(r.Bytes(), f.opts) }); gerr != nil {
+	if gerr := r.Guard(func() { entries, f.kept, err = index(r.Bytes(), f.opts) }); gerr != nil {
 		mf.Close()
 		return nil, gerr
 	}
@@ -68,11 +73,11 @@ func OpenFile(path string, mode mmapfile.Mode, o *ReadOptions) (*File, error) {
 // (views alias data).
 func NewReader(data []byte, o *ReadOptions) (*File, error) {
 	f := &File{data: data, opts: o.get(), cacheIdx: -1}
-	entries, err := index(data, f.opts)
+	entries, kept, err := index(data, f.opts)
 	if err = f.salvage(err); err != nil {
 		return nil, err
 	}
-	f.entries = entries
+	f.entries, f.kept = entries, kept
 	return f, nil
 }
 
@@ -169,7 +174,9 @@ func (f *File) Value(i int) (Value, error) {
 		return Value{}, err
 	}
 	if !e.Binary {
-		return f.textValue(i, e)
+		v, err := f.textValue(i, e)
+		v.Data = bytes.Clone(v.Data) // the cache stays the File's
+		return v, err
 	}
 	data := make([]byte, e.PayloadSize())
 	if err := f.copyOut(data, e.Data); err != nil {
@@ -184,6 +191,9 @@ func (f *File) Value(i int) (Value, error) {
 func (f *File) textValue(i int, e Entry) (Value, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if i < len(f.kept) && f.kept[i] != nil {
+		return Value{Type: e.Type, Shape: append([]int64{}, e.Shape...), Data: f.kept[i]}, nil
+	}
 	if f.cacheIdx == i {
 		return f.cache, nil
 	}

@@ -332,3 +332,56 @@ func TestLenientSalvage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int32{7}, xs)
 }
+
+// Text values are decoded while indexing and kept up to keepDecoded bytes
+// in all; values past the budget are decoded again when read. Either way
+// reads give the same values, and what Value returns is the caller's.
+func TestTextKeptFromIndex(t *testing.T) {
+	old := keepDecoded
+	defer func() { keepDecoded = old }()
+	keepDecoded = 16
+	in := []byte("[1,2,3] [4,5,6,7,8] b\x02\x01 i32\x01\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00 [9i64, 10i64] \"ab\"")
+	f, err := NewReader(in, nil)
+	require.NoError(t, err)
+	require.Len(t, f.kept, 5)
+	assert.Equal(t, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, f.kept[0], "12 bytes kept, 4 left")
+	assert.Nil(t, f.kept[1], "20 bytes do not fit in what is left")
+	assert.Nil(t, f.kept[2], "binary values are never decoded while indexing")
+	assert.Nil(t, f.kept[3], "16 bytes do not fit in what is left")
+	assert.Equal(t, []byte("ab"), f.kept[4], "2 bytes fit")
+
+	for i, want := range [][]int32{{1, 2, 3}, {4, 5, 6, 7, 8}, {9}} {
+		got, err := Read[int32](f, i)
+		require.NoError(t, err, "value %d", i)
+		assert.Equal(t, want, got, "value %d", i)
+	}
+	got, err := Read[int64](f, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{9, 10}, got)
+	dst := make([]uint8, 2)
+	n, err := ReadAt(f, 4, 0, dst)
+	require.NoError(t, err)
+	assert.Equal(t, "ab", string(dst[:n]))
+
+	v, err := f.Value(0)
+	require.NoError(t, err)
+	v.Data[0] = 99
+	again, err := Read[int32](f, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1, 2, 3}, again, "changing a returned Value changes nothing kept")
+	v, err = f.Value(1)
+	require.NoError(t, err)
+	v.Data[0] = 99
+	again, err = Read[int32](f, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{4, 5, 6, 7, 8}, again, "nor the decoded-text cache")
+
+	// Lenient indexing keeps entries and kept payloads aligned.
+	f, err = NewReader([]byte("[1,2] [3,"), &ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	require.Error(t, f.TailError())
+	require.Len(t, f.Entries(), 1)
+	got32, err := Read[int32](f, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1, 2}, got32)
+}

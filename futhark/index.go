@@ -52,10 +52,19 @@ func (t *lineTracker) at(off int) (int, int) {
 	return t.line, off - t.lineStart + 1
 }
 
+// keepDecoded bounds the text payloads that index keeps per input: parsing
+// a text value to validate it costs as much as decoding it, so the decoded
+// bytes are kept for the first reads, up to this many in all.
+var keepDecoded = 64 << 20 // a variable for tests
+
 // index scans d and returns one entry per value, validating everything and
-// decoding nothing. Errors are *FormatError with offsets into d.
-func index(d []byte, o ReadOptions) ([]Entry, error) {
+// decoding no binary payload; text payloads are decoded while validating
+// and kept (by entry, nil where not) while they fit in keepDecoded. Errors
+// are *FormatError with offsets into d.
+func index(d []byte, o ReadOptions) ([]Entry, [][]byte, error) {
 	var entries []Entry
+	var kept [][]byte
+	budget := keepDecoded
 	lt := lineTracker{d: d}
 	p := &textParser{d: d, legacy: o.Legacy, strict: o.StrictIntegers}
 	win := -1 // cached window end: valid for every start < win
@@ -64,15 +73,16 @@ func index(d []byte, o ReadOptions) ([]Entry, error) {
 		if d[i] == 'b' {
 			h, _, err := parseBinHeader(d[i:], int64(i))
 			if err != nil {
-				return entries, err
+				return entries, kept, err
 			}
 			data := int64(i + h.hlen)
 			end, ok := layout.Add(data, h.size)
 			if !ok || end > int64(len(d)) {
-				return entries, &FormatError{Offset: data, Err: ErrTruncated,
+				return entries, kept, &FormatError{Offset: data, Err: ErrTruncated,
 					Msg: "binary payload of " + TypeString(h.typ, h.shape) + " extends past the end of the input"}
 			}
 			entries = append(entries, Entry{Binary: true, Type: h.typ, Shape: h.shape, Start: int64(i), End: end, Data: data})
+			kept = append(kept, nil)
 			i = dropSpaces(d, int(end))
 			continue
 		}
@@ -80,15 +90,22 @@ func index(d []byte, o ReadOptions) ([]Entry, error) {
 			win = windowEnd(d, i)
 		}
 		p.end, p.i, p.errMsg = win, i, ""
+		p.emit, p.keep, p.out = budget > 0, budget, nil
 		if !p.parse() {
-			return entries, textError(&lt, p)
+			return entries, kept, textError(&lt, p)
 		}
 		line, col := lt.at(i)
 		shape := append([]int64{}, p.dims[:p.rank]...)
 		entries = append(entries, Entry{Type: p.typ, Shape: shape, Start: int64(i), End: int64(p.tokEnd), Data: int64(i), Line: line, Col: col})
+		var dec []byte
+		if p.emit && len(p.out) > 0 {
+			dec = p.out
+			budget -= len(dec)
+		}
+		kept = append(kept, dec)
 		i = p.i
 	}
-	return entries, nil
+	return entries, kept, nil
 }
 
 func textError(lt *lineTracker, p *textParser) error {

@@ -83,6 +83,7 @@ type textParser struct {
 	strict bool
 	emit   bool
 	out    []byte
+	keep   int // with emit: stop emitting (and drop out) past this many bytes; 0: no limit
 
 	typ  layout.Type
 	rank int
@@ -199,6 +200,14 @@ func (p *textParser) put(t layout.Type, bits uint64) {
 	default:
 		p.out = append(p.out, byte(bits), byte(bits>>8), byte(bits>>16), byte(bits>>24),
 			byte(bits>>32), byte(bits>>40), byte(bits>>48), byte(bits>>56))
+	}
+	p.limitOut()
+}
+
+// limitOut stops emitting once out has grown past keep.
+func (p *textParser) limitOut() {
+	if p.keep > 0 && len(p.out) > p.keep {
+		p.emit, p.out = false, nil
 	}
 }
 
@@ -386,6 +395,7 @@ func (p *textParser) str(depth int, est bool) bool {
 		k := utf8.EncodeRune(enc[:], r)
 		if p.emit {
 			p.out = append(p.out, enc[:k]...)
+			p.limitOut()
 		}
 		n += int64(k)
 	}
