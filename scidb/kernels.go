@@ -47,70 +47,35 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 	}
 }
 
-// The per-size loops take four values per step from one re-slice, which
-// leaves the compiler one bounds check per four values.
+// The per-size loops are the plainest form: one re-slice up front, then
+// one load and one store per value. (Unrolling by four measured slower:
+// 5.2–6.9 GB/s against 7.9–8.1 for gather8 at stride 16.)
 
 func gather1(d []byte, src []byte, stride int) {
-	i, p := 0, 0
-	for ; i+4 <= len(d); i += 4 {
-		s := src[p : p+3*stride+1]
-		d[i], d[i+1], d[i+2], d[i+3] = s[0], s[stride], s[2*stride], s[3*stride]
-		p += 4 * stride
-	}
-	for ; i < len(d); i++ {
-		d[i] = src[p]
-		p += stride
+	src = src[:(len(d)-1)*stride+1]
+	for i := range d {
+		d[i] = src[i*stride]
 	}
 }
 
 func gather2(d []uint16, src []byte, stride int) {
-	le := binary.LittleEndian
-	i, p := 0, 0
-	for ; i+4 <= len(d); i += 4 {
-		s := src[p : p+3*stride+2]
-		d[i] = le.Uint16(s)
-		d[i+1] = le.Uint16(s[stride:])
-		d[i+2] = le.Uint16(s[2*stride:])
-		d[i+3] = le.Uint16(s[3*stride:])
-		p += 4 * stride
-	}
-	for ; i < len(d); i++ {
-		d[i] = le.Uint16(src[p:])
-		p += stride
+	src = src[:(len(d)-1)*stride+2]
+	for i := range d {
+		d[i] = binary.LittleEndian.Uint16(src[i*stride:])
 	}
 }
 
 func gather4(d []uint32, src []byte, stride int) {
-	le := binary.LittleEndian
-	i, p := 0, 0
-	for ; i+4 <= len(d); i += 4 {
-		s := src[p : p+3*stride+4]
-		d[i] = le.Uint32(s)
-		d[i+1] = le.Uint32(s[stride:])
-		d[i+2] = le.Uint32(s[2*stride:])
-		d[i+3] = le.Uint32(s[3*stride:])
-		p += 4 * stride
-	}
-	for ; i < len(d); i++ {
-		d[i] = le.Uint32(src[p:])
-		p += stride
+	src = src[:(len(d)-1)*stride+4]
+	for i := range d {
+		d[i] = binary.LittleEndian.Uint32(src[i*stride:])
 	}
 }
 
 func gather8(d []uint64, src []byte, stride int) {
-	le := binary.LittleEndian
-	i, p := 0, 0
-	for ; i+4 <= len(d); i += 4 {
-		s := src[p : p+3*stride+8]
-		d[i] = le.Uint64(s)
-		d[i+1] = le.Uint64(s[stride:])
-		d[i+2] = le.Uint64(s[2*stride:])
-		d[i+3] = le.Uint64(s[3*stride:])
-		p += 4 * stride
-	}
-	for ; i < len(d); i++ {
-		d[i] = le.Uint64(src[p:])
-		p += stride
+	src = src[:(len(d)-1)*stride+8]
+	for i := range d {
+		d[i] = binary.LittleEndian.Uint64(src[i*stride:])
 	}
 }
 

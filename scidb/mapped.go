@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -143,6 +144,42 @@ func (m *Mapped) read(i int64, row Row) {
 		b := stored(c, cell[off:off+c.valueSize()])
 		row[a] = Value{Reason: -1, Raw: b[:len(b):len(b)]}
 	}
+}
+
+// DecodeInto decodes cells start, start+1, … into t's columns, reusing
+// their memory, for streaming a huge file in bounded memory: as many cells
+// as t has room for (the n of NewTable), fewer at the end of the file. It
+// sets t.Len, reslicing every column, to the number decoded and returns
+// it; 0 when start is Len(). Values of string(N) and binary(N) attributes
+// are new allocations, the rest are copied into place. t must come from
+// NewTable with this file's format. A fault while reading the mapping is
+// an error wrapping mmapfile.ErrFault.
+func (m *Mapped) DecodeInto(t *Table, start int64) (int, error) {
+	if start < 0 || start > m.n {
+		return 0, fmt.Errorf("scidb: %s: start %d out of range [0,%d]", m.path, start, m.n)
+	}
+	if t.capacity == 0 && t.Len > 0 || len(t.Cols) != len(m.f.Attrs) || t.Format.String() != m.f.String() {
+		return 0, fmt.Errorf("scidb: DecodeInto needs a table from NewTable with format %s: %w", m.f, ErrType)
+	}
+	n := int(min(int64(t.capacity), m.n-start))
+	for a := range t.Cols {
+		col := &t.Cols[a]
+		col.Data = reslice(col.Data, n)
+		if col.Null != nil {
+			col.Null, col.Reason = col.Null[:n], col.Reason[:n]
+		}
+	}
+	t.Len = n
+	data := m.data[int(start)*m.stride : (int(start)+n)*m.stride]
+	if err := m.region.Guard(func() { fillFixed(t, data, m.stride, n) }); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// reslice returns the column slice s with length n (n ≤ its capacity).
+func reslice(s any, n int) any {
+	return reflect.ValueOf(s).Slice(0, n).Interface()
 }
 
 // Validate scans every cell strictly (see ReadOptions.Strict) and returns

@@ -280,3 +280,57 @@ func TestOpaqueFile(t *testing.T) {
 	_, err = Decode(data[:474], mustFormat(t, "(skip(474))"), ReadOptions{})
 	assert.ErrorIs(t, err, ErrOpaque)
 }
+
+// DecodeInto streams a file through one reused table and gives, chunk by
+// chunk, exactly what Decode gives for the whole file: values, null masks,
+// reasons and zeroed null slots.
+func TestMappedDecodeInto(t *testing.T) {
+	f := mustFormat(t, fixedFormat)
+	var data []byte
+	for i := 0; i < 4; i++ { // 12 cells
+		data = append(data, fixedCells...)
+	}
+	data[33*4+1] = 0x80 // a present value in cell 4 where cell 1 has a null
+	p := writeTemp(t, data)
+	whole, err := Decode(data, f, ReadOptions{})
+	require.NoError(t, err)
+
+	m, err := OpenMapped(p, f, ReadOptions{})
+	require.NoError(t, err)
+	defer m.Close()
+	for _, chunk := range []int{1, 5, 12, 20} {
+		tab, err := NewTable(f, chunk)
+		require.NoError(t, err)
+		var start int64
+		for {
+			n, err := m.DecodeInto(tab, start)
+			require.NoError(t, err)
+			require.Equal(t, n, tab.Len)
+			if n == 0 {
+				break
+			}
+			require.LessOrEqual(t, n, chunk)
+			for a := range tab.Cols {
+				for i := 0; i < n; i++ {
+					assert.Equal(t, whole.Value(int(start)+i, a), tab.Value(i, a), "chunk %d, cell %d, attribute %d", chunk, int(start)+i, a)
+				}
+			}
+			start += int64(n)
+		}
+		assert.Equal(t, m.Len(), start, "chunk %d", chunk)
+	}
+
+	// Tables that do not fit are refused.
+	other, err := NewTable(mustFormat(t, "(int64)"), 4)
+	require.NoError(t, err)
+	_, err = m.DecodeInto(other, 0)
+	require.ErrorIs(t, err, ErrType)
+	_, err = m.DecodeInto(&Table{Format: f, Len: 3, Cols: make([]Col, 7)}, 0)
+	require.ErrorIs(t, err, ErrType)
+	tab, err := NewTable(f, 2)
+	require.NoError(t, err)
+	_, err = m.DecodeInto(tab, 13)
+	require.Error(t, err)
+	_, err = NewTable(f, -1)
+	require.Error(t, err)
+}

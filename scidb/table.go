@@ -15,6 +15,23 @@ type Table struct {
 	Format *Format
 	Len    int   // number of cells
 	Cols   []Col // one per attribute, skips excluded
+
+	capacity int // cells the columns have room for (NewTable, DecodeInto)
+}
+
+// NewTable returns a table of n cells of format f with zero values, its
+// columns allocated: for Mapped.DecodeInto to fill and refill.
+func NewTable(f *Format, n int) (*Table, error) {
+	f, err := f.prepare()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("scidb: negative table length %d", n)
+	}
+	t := newTable(f, n)
+	allocColumns(t, n)
+	return t, nil
 }
 
 // Col is one attribute of a Table.
@@ -242,9 +259,14 @@ func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error
 		return nil, err
 	}
 	t := newTable(f, n)
-	// Allocate every column, then fill them block by block: each block of
-	// cells is read from memory once and stays in cache while every
-	// attribute's loop runs over it.
+	allocColumns(t, n)
+	fillFixed(t, data, stride, n)
+	return t, nil
+}
+
+// allocColumns gives each of t's columns room for n values.
+func allocColumns(t *Table, n int) {
+	f := t.Format
 	for a, ci := range f.Attrs {
 		c := f.Columns[ci]
 		col := &t.Cols[a]
@@ -261,6 +283,15 @@ func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error
 			col.Reason = make([]int8, n)
 		}
 	}
+	t.capacity = n
+}
+
+// fillFixed decodes the first n fixed-size cells of data into rows [0, n)
+// of t's columns, which hold exactly n values. Each block of cells is read
+// from memory once and stays in cache while every attribute's loop runs
+// over it.
+func fillFixed(t *Table, data []byte, stride, n int) {
+	f := t.Format
 	anyNull := make([]bool, len(f.Attrs))
 	for start := 0; start < n; start += decodeBlock {
 		nb := min(decodeBlock, n-start)
@@ -305,7 +336,6 @@ func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error
 			zeroNulls(&t.Cols[a])
 		}
 	}
-	return t, nil
 }
 
 // decodeBlock is the number of cells decodeFixed decodes at a time: small
