@@ -324,7 +324,8 @@ func (f *File) checkWritable(op string) error {
 
 // Sync flushes every writable region to the file (msync) and then the file
 // itself (fsync), so that data written through mappings and with WriteAt,
-// and the file's size, are durable.
+// and the file's size, are durable. On Linux the fsync alone does both:
+// it writes back the mapped pages too, as msync(MS_SYNC) would.
 func (f *File) Sync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -339,9 +340,11 @@ func (f *File) syncLocked() error {
 		return nil
 	}
 	var first error
-	for r := range f.regions {
-		if err := r.flush(); err != nil && first == nil {
-			first = f.errf(r.off, "msync", err)
+	if !fsyncCoversMappings {
+		for r := range f.regions {
+			if err := r.flush(); err != nil && first == nil {
+				first = f.errf(r.off, "msync", err)
+			}
 		}
 	}
 	if err := f.f.Sync(); err != nil && first == nil {

@@ -37,3 +37,9 @@ func (f *File) DropCache() error {
 	}
 	return unix.Fadvise(int(f.f.Fd()), 0, 0, unix.FADV_DONTNEED)
 }
+
+// fsyncCoversMappings: on Linux a shared mapping's pages are the page
+// cache's, marked dirty when written (write-notify faults), so fsync
+// writes them back; msync(MS_SYNC) is itself an fsync of the range. File.Sync
+// therefore skips msync, which would commit the journal a second time.
+const fsyncCoversMappings = true

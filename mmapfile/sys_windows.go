@@ -44,3 +44,7 @@ func preallocate(f *os.File, off, n int64) error { return errors.ErrUnsupported 
 
 // DropCache is unsupported on Windows.
 func (f *File) DropCache() error { return errors.ErrUnsupported }
+
+// fsyncCoversMappings: here File.Sync flushes mapped views (msync,
+// FlushViewOfFile) before syncing the file.
+const fsyncCoversMappings = false
