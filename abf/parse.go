@@ -92,8 +92,14 @@ func (p *parser) ioErr(off int64, err error) error {
 }
 
 func (p *parser) int64At(off int64, what string) (int64, error) {
+	return p.int64AtOf(off, what, "")
+}
+
+// int64AtOf is int64At for the field "what suffix", the name built only
+// for an error: opening concatenates nothing per record.
+func (p *parser) int64AtOf(off int64, what, suffix string) (int64, error) {
 	if left := p.in.size - off; left < 8 {
-		return 0, p.errf(off, ErrTruncated, "%s truncated (8 bytes needed, %d left)", what, max(left, 0))
+		return 0, p.errf(off, ErrTruncated, "%s%s truncated (8 bytes needed, %d left)", what, suffix, max(left, 0))
 	}
 	b, err := p.in.get(off, 8)
 	if err != nil {
@@ -105,7 +111,7 @@ func (p *parser) int64At(off int64, what string) (int64, error) {
 // str reads a length-prefixed string at off: the prefix counts characters
 // (×4 in Format C) and the body is decoded as Julia's read(io, Char) does.
 func (p *parser) str(off int64, what string) (s string, nchars, end int64, err error) {
-	v, err := p.int64At(off, what+" length")
+	v, err := p.int64AtOf(off, what, " length")
 	if err != nil {
 		return "", 0, 0, err
 	}
