@@ -21,15 +21,21 @@ type Reader struct {
 	off    int64 // stream offset of the next cell
 	err    error // sticky
 	opaque bool  // the opaque check is done
+	name   string
 }
 
-// NewReader returns a Reader of cells of format f from r.
+// NewReader returns a Reader of cells of format f from r. If r has a Name
+// method (an *os.File does), errors name the file.
 func NewReader(r io.Reader, f *Format, o ReadOptions) *Reader {
 	pf, err := f.prepare()
 	if err != nil {
 		return &Reader{f: f, err: err}
 	}
-	return &Reader{r: bufio.NewReaderSize(r, 1<<16), f: pf, o: o, spans: make([]span, len(pf.Columns))}
+	rd := &Reader{r: bufio.NewReaderSize(r, 1<<16), f: pf, o: o, spans: make([]span, len(pf.Columns))}
+	if n, ok := r.(interface{ Name() string }); ok {
+		rd.name = n.Name()
+	}
+	return rd
 }
 
 // Cell returns the number of cells read so far, which is the index of the
@@ -57,8 +63,8 @@ func (r *Reader) Read(row Row) error {
 		r.opaque = true
 		if !r.o.NoOpaqueCheck {
 			if e := r.detectOpaque(); e != nil {
-				r.err = e
-				return e
+				r.err = withFile(e, r.name)
+				return r.err
 			}
 		}
 	}
@@ -68,8 +74,8 @@ func (r *Reader) Read(row Row) error {
 	}
 	if !r.scanBuffered() {
 		if err := r.readCell(); err != nil {
-			r.err = err
-			return err
+			r.err = withFile(err, r.name)
+			return r.err
 		}
 	}
 	a := 0

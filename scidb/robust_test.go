@@ -259,6 +259,19 @@ func TestReaderErrorsAreSticky(t *testing.T) {
 	assert.Equal(t, err, r.Read(row))
 	assert.Error(t, NewReader(bytes.NewReader(nil), f, ReadOptions{}).Read(make(Row, 2)))
 	assert.Equal(t, io.EOF, NewReader(bytes.NewReader(nil), f, ReadOptions{}).Read(row))
+
+	// Read from a file, errors name it.
+	p := writeTemp(t, hx("01000000 0200"))
+	file, err := os.Open(p)
+	require.NoError(t, err)
+	defer file.Close()
+	r = NewReader(file, f, ReadOptions{})
+	require.NoError(t, r.Read(row))
+	var de *DataError
+	require.ErrorAs(t, r.Read(row), &de)
+	assert.Equal(t, p, de.File)
+	assert.Equal(t, int64(4), de.Offset)
+	assert.Contains(t, de.Error(), p)
 }
 
 func FuzzDecode(f *testing.F) {

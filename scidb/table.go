@@ -219,8 +219,11 @@ func DecodeFile(path string, f *Format, o ReadOptions) (*Table, error) {
 	return t, nil
 }
 
-// withFile names the file in the package's errors.
+// withFile names the file in the package's errors (none if path is "").
 func withFile(err error, path string) error {
+	if path == "" {
+		return err
+	}
 	var de *DataError
 	if errors.As(err, &de) {
 		de.File = path
