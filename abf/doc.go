@@ -37,9 +37,10 @@
 // the end of the file, or in Format A a record written but not yet
 // counted. "r" reports the first as an error (or, with [Options.Salvage],
 // keeps the records before it) and ignores the second, as upstream does.
-// "r+" and "a" cut a record that runs past the end of the file, "a" also
-// Format A's uncounted bytes, and [File.Damage] says what was cut. Other
-// damage fails a writing open unless Salvage is set.
+// "r+" and "a" cut a record that runs past the end of the file and
+// [File.Damage] says what was cut; other damage fails a writing open
+// unless Salvage is set. Format A's uncounted bytes are never overwritten
+// (appends fail) unless a writing open with Salvage cuts them.
 //
 // # What is unsafe
 //

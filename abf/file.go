@@ -25,9 +25,12 @@ type Options struct {
 	// appends continue after the last good record.
 	//
 	// Writers repair torn tails without it: "r+" and "a" cut a last record
-	// that runs past the end of the file (ErrTruncated), "a" also Format
-	// A's bytes after the counted records, and Damage says what was cut.
-	// Other damage fails a writing open unless Salvage is set.
+	// that runs past the end of the file (ErrTruncated), and Damage says
+	// what was cut. Other damage fails a writing open unless Salvage is
+	// set. Format A's bytes after the counted records (TrailingBytes) are
+	// never overwritten: appends fail while they are there, unless a
+	// writing open with Salvage cuts them (a crash between a record and
+	// its count leaves such bytes).
 	Salvage bool
 	// Lenient makes copying reads accept what views refuse: BitArray
 	// unused bits that are set are masked off, and Bool bytes other than
@@ -181,11 +184,11 @@ func (f *File) open(o Options) error {
 				return f.errf(e.Start, ErrNotWritable, "record %q is big-endian; big-endian files are read only", e.Key)
 			}
 		}
-		if res.end < size && (res.damage != nil || (res.format == FormatA && f.mode == "a")) {
-			// A torn record, or in Format A a record written but not yet
+		if res.end < size && (res.damage != nil || (res.format == FormatA && o.Salvage)) {
+			// A torn record, or (asked for) Format A's bytes after the
+			// counted records, such as a record written but not yet
 			// counted: what a crash mid-append leaves. Cut it away before
-			// anything else maps it, and say so in Damage. ("r+" keeps
-			// Format A's uncounted bytes: it may only want to edit.)
+			// anything else maps it, and say so in Damage.
 			f.damage = cutError(f.name, res, size)
 			if err := whole.Unmap(); err != nil {
 				return err

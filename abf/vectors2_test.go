@@ -323,9 +323,17 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	after, _ := os.ReadFile(p)
 	assert.Equal(t, []byte{1, 2, 3, 4, 5}, after[len(after)-5:])
 	assert.Equal(t, math.Float64bits(2), binary.LittleEndian.Uint64(after[80:]))
-	// Mode "a" cuts them (what a crash between a record and its count
-	// leaves), says so, and appends after the counted records.
+	// Mode "a" keeps them too: unknown bytes are never overwritten.
 	h, err := OpenFile(p, "a", nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), h.TrailingBytes())
+	requireFormatErr(t, Write(h, "y", []int64{1}, []float64{1}), 88, ErrNotWritable)
+	require.NoError(t, h.Close())
+	after2, _ := os.ReadFile(p)
+	assert.Equal(t, after, after2)
+	// A writing open with Salvage cuts them (what a crash between a record
+	// and its count leaves), says so, and appends after the counted records.
+	h, err = OpenFile(p, "a", &Options{Salvage: true})
 	require.NoError(t, err)
 	fe = requireFormatErr(t, h.Damage(), 88, nil)
 	assert.Contains(t, fe.Msg, "cut 5 bytes")

@@ -77,7 +77,7 @@ func (f *File) write(rec record) error {
 	case !f.writable:
 		return f.errf(-1, ErrNotWritable, "mode %q cannot write", f.mode)
 	case f.format == FormatA && f.trailing > 0:
-		return f.errf(f.end, ErrNotWritable, "appending would overwrite %d unknown trailing bytes (mode \"a\" cuts them)", f.trailing)
+		return f.errf(f.end, ErrNotWritable, "appending would overwrite %d unknown trailing bytes (a writing open with Options.Salvage cuts them)", f.trailing)
 	case f.format == FormatA && rec.kind == KindString:
 		return f.errf(-1, ErrUnsupported, "record %q: Format A cannot hold String records", rec.key)
 	case !utf8.ValidString(rec.key):

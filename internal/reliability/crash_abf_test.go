@@ -266,12 +266,12 @@ func TestCrashABFAppend(t *testing.T) {
 	}
 }
 
-// abfWriterCutsTrailing reports whether an "a" open of the Format A file at
-// path cuts the bytes after its last counted record (which ends at end), as
-// a writer must repair what a crash left.
+// abfWriterCutsTrailing reports whether a salvaging "a" open of the Format
+// A file at path cuts the bytes after its last counted record (which ends
+// at end), as a writer must be able to repair what a crash left.
 func abfWriterCutsTrailing(t *testing.T, path string, end int64) bool {
 	t.Helper()
-	w, err := abf.OpenFile(path, "a", nil)
+	w, err := abf.OpenFile(path, "a", &abf.Options{Salvage: true})
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	fi, err := os.Stat(path)
@@ -281,8 +281,9 @@ func abfWriterCutsTrailing(t *testing.T, path string, end int64) bool {
 
 // A Format A writer killed after writing a record but before updating the
 // header's count leaves bytes after the counted records. Readers ignore
-// them; a writer opening the file afterwards cuts them, says so in Damage,
-// and appends after the last counted record.
+// them, and a plain writer refuses to overwrite them (abf.md §8.2); a
+// writer opening the file with Salvage cuts them, says so in Damage, and
+// appends after the last counted record.
 func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.abf")
 	w, err := abf.OpenFile(p, "w", &abf.Options{Format: abf.FormatA})
@@ -304,6 +305,10 @@ func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	require.NoError(t, r.Close())
 
 	w, err = abf.OpenFile(p, "a", nil)
+	require.NoError(t, err)
+	require.ErrorIs(t, abf.Write(w, "z", []int64{1}, []int16{7}), abf.ErrNotWritable)
+	require.NoError(t, w.Close())
+	w, err = abf.OpenFile(p, "a", &abf.Options{Salvage: true})
 	require.NoError(t, err)
 	var fe *abf.FormatError
 	require.ErrorAs(t, w.Damage(), &fe, "the writer says what it cut")
