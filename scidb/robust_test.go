@@ -163,16 +163,31 @@ func isSaveOutput(f *Format) bool {
 func TestTruncationEveryByte(t *testing.T) {
 	for _, g := range goldens(t) {
 		f := mustFormat(t, g.format)
-		stride, fixed := f.Stride()
+		// Where each cell ends, from the whole file: a cut there is the
+		// end of the input, anywhere else it is an error in the cut cell.
+		var ends []int
+		r := NewReader(bytes.NewReader(g.data), f, ReadOptions{})
+		row := make(Row, len(f.Attrs))
+		for r.Read(row) == nil {
+			ends = append(ends, int(r.Offset()))
+		}
+		require.Equal(t, len(g.data), ends[len(ends)-1], g.name)
+		cell := 0
 		for n := 0; n <= len(g.data); n++ {
 			data := g.data[:n]
 			checkInput(t, f, data)
-			if fixed && n%stride != 0 {
-				_, err := Decode(data, f, ReadOptions{})
-				var de *DataError
-				require.ErrorAs(t, err, &de, "%s t=%d", g.name, n)
-				assert.Equal(t, int64(n/stride), de.Cell)
+			_, err := Decode(data, f, ReadOptions{})
+			if n == 0 || n == ends[cell] {
+				require.NoError(t, err, "%s cut at %d, a cell boundary", g.name, n)
+				if n > 0 {
+					cell++
+				}
+				continue
 			}
+			var de *DataError
+			require.ErrorAs(t, err, &de, "%s cut at %d", g.name, n)
+			assert.Equal(t, int64(cell), de.Cell, "%s cut at %d", g.name, n)
+			assert.True(t, errors.Is(err, ErrTruncated) || errors.Is(err, ErrLength), "%s cut at %d: %v", g.name, n, err)
 		}
 	}
 }
