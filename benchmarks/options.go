@@ -17,6 +17,9 @@ const (
 	// RandomCount is how many random elements the random-access figures
 	// fetch.
 	RandomCount = 1_000_000
+	// DefaultRandomSize is the size of the random-access file when neither
+	// Size nor RandomSize is given and the run is not Quick: 4 GiB.
+	DefaultRandomSize = 4 << 30
 )
 
 // Options configures Run. The zero value runs the full suite at its
@@ -26,9 +29,8 @@ type Options struct {
 	// means DefaultSize, or QuickSize with Quick.
 	Size int64
 	// RandomSize is the size of the file the random-access figures read
-	// RandomCount elements of. Zero means Size. The 4 GiB figure
-	// is RandomSize = 4<<30; the default stays at Size so that the suite
-	// fits a small machine.
+	// RandomCount elements of. Zero means DefaultRandomSize for a default
+	// run, else Size.
 	RandomSize int64
 	// Quick runs every figure at small sizes (QuickSize unless Size says
 	// otherwise), with fewer repetitions.
@@ -82,6 +84,9 @@ func (o Options) resolve() (*resolved, error) {
 	r.Size = max(r.Size/64*64, 4096)
 	if r.RandomSize == 0 {
 		r.RandomSize = r.Size
+		if o.Size == 0 && !o.Quick {
+			r.RandomSize = DefaultRandomSize
+		}
 	}
 	r.RandomSize = max(r.RandomSize/8*8, 8)
 	r.repeat, r.latReps, r.minTime = 5, 21, 2*time.Second

@@ -42,7 +42,8 @@ func TestResolve(t *testing.T) {
 		repeat    int
 		wantErr   bool
 	}{
-		{"defaults", Options{}, 1 << 30, 1 << 30, []int64{16 << 20, 64 << 20, 256 << 20, 1 << 30}, 5, false},
+		{"defaults", Options{}, 1 << 30, 4 << 30, []int64{16 << 20, 64 << 20, 256 << 20, 1 << 30}, 5, false},
+		{"size alone sets the random size", Options{Size: 256 << 20}, 256 << 20, 256 << 20, []int64{4 << 20, 16 << 20, 64 << 20, 256 << 20}, 5, false},
 		{"quick", Options{Quick: true}, 64 << 20, 64 << 20, []int64{1 << 20, 4 << 20, 16 << 20, 64 << 20}, 3, false},
 		{"size and random size", Options{Size: 100 << 20, RandomSize: 4 << 30}, 100 << 20, 4 << 30, []int64{1600 << 10, 6400 << 10, 25 << 20, 100 << 20}, 5, false},
 		{"ragged sizes round down", Options{Size: 1000, RandomSize: 13}, 4096, 8, []int64{4096}, 5, false},

@@ -43,7 +43,7 @@ stderr (silenced by --quiet).`,
 	}
 	f := cmd.Flags()
 	f.Var((*byteSize)(&o.Size), "size", "size of the files scanned and written (default 1 GiB; 64 MiB with --quick)")
-	f.Var((*byteSize)(&o.RandomSize), "random-size", "size of the file of the random-access figures (default: --size)")
+	f.Var((*byteSize)(&o.RandomSize), "random-size", "size of the file of the random-access figures (default: 4GiB, or --size when given)")
 	f.BoolVar(&o.Quick, "quick", false, "run every figure at small sizes, with fewer repetitions")
 	f.BoolVar(&o.JSON, "json", false, "print one JSON document instead of the table")
 	f.StringVar(&o.Report, "report", "", "also write report.md and a chart into this directory")

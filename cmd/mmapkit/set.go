@@ -25,11 +25,11 @@ indexing, written like [2,3] (or 2,3; [] for a scalar): for an ABF array [i,j] i
 x[i+1,j+1]. VALUE is a number of the element type (an optional matching Futhark suffix such as
 1.5f32 is accepted), true/false for bool and BitArray records, and for Julia Char arrays a code
 point in decimal or a single character. Works for ABF arrays and BitArrays, binary values in
-Futhark files (names 0, 1, …), DAPHNE dense matrices (name 0 or "") and fixed-size SciDB
-attributes. The file is locked against other writers while it is open.`,
+Futhark files (names 0, 1, …), DAPHNE dense matrices (name matrix, as ls shows) and
+fixed-size SciDB attributes. The file is locked against other writers while it is open.`,
 		Example: `  mmapkit set data.abf x '[2,3]' 1.5
   mmapkit set data.in 0 '[7]' 42i32
-  mmapkit set matrix.dbdf 0 '[1,0]' -3.25`,
+  mmapkit set matrix.dbdf matrix '[1,0]' -3.25`,
 		Args: exactArgs(4, "FILE NAME INDEX VALUE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, name, index, value := args[0], args[1], args[2], args[3]
