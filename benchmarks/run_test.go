@@ -51,6 +51,9 @@ func TestRunTableAndReport(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || bytes.Contains(svg, []byte("<svg")), "chart is an SVG")
 	assert.Contains(t, string(svg), "view_scan_f64", "chart has a legend entry per figure")
+	png, err := os.ReadFile(filepath.Join(o.Report, "chart.png"))
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "chart.png is a PNG")
 
 	// The temporary files are gone.
 	left, err := os.ReadDir(o.Dir)

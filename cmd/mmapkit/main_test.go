@@ -241,6 +241,11 @@ func TestDemoSmall(t *testing.T) {
 	assert.Contains(t, out, "GB/s")
 	assert.Contains(t, out, "from 21845 to -1 in place")
 	assert.Contains(t, out, "elements 43689..43691 = [21844.5 -1 21845.5]")
+	assert.Contains(t, out, `key "x", Array{Float64,2} of 1024×128 (1.0 MiB file)`)
+	assert.Contains(t, out, "(payload at offset 56, aligned: zero copy)")
+	assert.Contains(t, out, "reopened: x[2:4, 2] = [512.5 -1 513.5]")
+	assert.Equal(t, 2, strings.Count(out, "byte-identical to demo.abf: every value and the edit survived the round trip"),
+		"both round trips (through Futhark and through DAPHNE) give the ABF file back")
 	assert.Contains(t, out, "done in")
 }
 
