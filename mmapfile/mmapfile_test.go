@@ -91,6 +91,20 @@ func TestViewZeroCopy(t *testing.T) {
 	assert.Equal(t, base+32, unsafeslice.AddrOf(i128))
 	assert.Equal(t, binary.LittleEndian.Uint64(want[48:]), i128[1].Lo)
 
+	// The project's other element types alias the mapping too.
+	u128, err := View[layout.Uint128](r, 16, 2, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, base+16, unsafeslice.AddrOf(u128))
+	assert.Equal(t, binary.LittleEndian.Uint64(want[40:]), u128[1].Hi)
+	f16, err := View[layout.Float16](r, 2, 3, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, base+2, unsafeslice.AddrOf(f16))
+	assert.Equal(t, layout.Float16(binary.LittleEndian.Uint16(want[4:])), f16[1])
+	chars, err := View[layout.Char](r, 4, 2, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, base+4, unsafeslice.AddrOf(chars))
+	assert.Equal(t, layout.Char(binary.LittleEndian.Uint32(want[8:])), chars[1])
+
 	allocs := testing.AllocsPerRun(100, func() {
 		v, err := View[float64](r, 8, 1000, binary.LittleEndian)
 		if err != nil || len(v) != 1000 {
@@ -294,6 +308,11 @@ func TestGuardRepanicsOtherFaults(t *testing.T) {
 	r, err := f.MapAll()
 	require.NoError(t, err)
 	assert.PanicsWithValue(t, "not a fault", func() { _ = r.Guard(func() { panic("not a fault") }) })
+	// A real fault at an address outside the mapping is not ours either.
+	var nowhere *int64
+	assert.Panics(t, func() { _ = r.Guard(func() { _ = *nowhere }) })
+	// And the guard still works afterwards.
+	assert.NoError(t, r.Guard(func() { _ = r.Bytes()[0] }))
 }
 
 func TestGrowKeepsViewsAndTruncateRefusesLiveRegions(t *testing.T) {
