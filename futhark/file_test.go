@@ -344,11 +344,16 @@ func TestTextKeptFromIndex(t *testing.T) {
 	f, err := NewReader(in, nil)
 	require.NoError(t, err)
 	require.Len(t, f.kept, 5)
-	assert.Equal(t, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, f.kept[0], "12 bytes kept, 4 left")
-	assert.Nil(t, f.kept[1], "20 bytes do not fit in what is left")
+	// What is kept counts with its capacity (append's slack included), so
+	// which small values fit depends on append's growth; the bound does not.
+	assert.Equal(t, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, f.kept[0], "the first value fits")
+	assert.Nil(t, f.kept[1], "20 bytes never fit in 16")
 	assert.Nil(t, f.kept[2], "binary values are never decoded while indexing")
-	assert.Nil(t, f.kept[3], "16 bytes do not fit in what is left")
-	assert.Equal(t, []byte("ab"), f.kept[4], "2 bytes fit")
+	held := 0
+	for _, k := range f.kept {
+		held += cap(k)
+	}
+	assert.LessOrEqual(t, held, keepDecoded, "kept bytes stay within the budget")
 
 	for i, want := range [][]int32{{1, 2, 3}, {4, 5, 6, 7, 8}, {9}} {
 		got, err := Read[int32](f, i)

@@ -100,7 +100,7 @@ func index(d []byte, o ReadOptions) ([]Entry, [][]byte, error) {
 		var dec []byte
 		if p.emit && len(p.out) > 0 {
 			dec = p.out
-			budget -= len(dec)
+			budget -= cap(dec) // what is held, growth slack included
 		}
 		kept = append(kept, dec)
 		i = p.i

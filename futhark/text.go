@@ -204,9 +204,9 @@ func (p *textParser) put(t layout.Type, bits uint64) {
 	p.limitOut()
 }
 
-// limitOut stops emitting once out has grown past keep.
+// limitOut stops emitting once out holds more than keep bytes.
 func (p *textParser) limitOut() {
-	if p.keep > 0 && len(p.out) > p.keep {
+	if p.keep > 0 && cap(p.out) > p.keep {
 		p.emit, p.out = false, nil
 	}
 }
