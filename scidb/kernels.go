@@ -48,8 +48,10 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 }
 
 // The per-size loops are the plainest form: one re-slice up front, then
-// one load and one store per value. (Unrolling by four measured slower:
-// 5.2–6.9 GB/s against 7.9–8.1 for gather8 at stride 16.)
+// one load and one store per value. Unrolling by four measured slower
+// (go test -run '^$' -bench 'StridedColumn/Copy' -count 4 -cpu 1 ./scidb:
+// double 12.5–14.4 GB/s unrolled against 14.2–15.4 plain, int32 null
+// 6.2–6.7 against 7.2–7.5).
 
 func gather1(d []byte, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+1]

@@ -158,7 +158,7 @@ func (m *Mapped) DecodeInto(t *Table, start int64) (int, error) {
 	if start < 0 || start > m.n {
 		return 0, fmt.Errorf("scidb: %s: start %d out of range [0,%d]", m.path, start, m.n)
 	}
-	if t.capacity == 0 && t.Len > 0 || len(t.Cols) != len(m.f.Attrs) || t.Format.String() != m.f.String() {
+	if t.Format == nil || t.capacity == 0 && t.Len > 0 || len(t.Cols) != len(m.f.Attrs) || t.Format.String() != m.f.String() {
 		return 0, fmt.Errorf("scidb: DecodeInto needs a table from NewTable with format %s: %w", m.f, ErrType)
 	}
 	n := int(min(int64(t.capacity), m.n-start))

@@ -327,6 +327,8 @@ func TestMappedDecodeInto(t *testing.T) {
 	require.ErrorIs(t, err, ErrType)
 	_, err = m.DecodeInto(&Table{Format: f, Len: 3, Cols: make([]Col, 7)}, 0)
 	require.ErrorIs(t, err, ErrType)
+	_, err = m.DecodeInto(&Table{Cols: make([]Col, 7)}, 0)
+	require.ErrorIs(t, err, ErrType)
 	tab, err := NewTable(f, 2)
 	require.NoError(t, err)
 	_, err = m.DecodeInto(tab, 13)
