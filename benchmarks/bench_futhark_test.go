@@ -2,10 +2,14 @@ package benchmarks
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/edsrzf/mmap-go"
+
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
@@ -22,6 +26,60 @@ func BenchmarkFutharkViewScanF32(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := checkSum("futhark", sum, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFutharkRawScanF32 scans the payload of the same file as
+// BenchmarkFutharkViewScanF32 through a raw mapping (mmap-go, no mmapkit):
+// the view's cost over the same bytes.
+func BenchmarkFutharkRawScanF32(b *testing.B) {
+	size := benchSize(b)
+	path := filepath.Join(b.TempDir(), "aligned.fut")
+	if err := writeFutharkArray(path, layout.F32, size/4, futhark.Align64); err != nil {
+		b.Fatal(err)
+	}
+	f, err := futhark.Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	off := f.Entries()[0].Data
+	f.Close()
+	b.SetBytes(size)
+	for b.Loop() {
+		file, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := mmap.Map(file, mmap.RDONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		xs := unsafeslice.Cast[float32](m[off : off+size])
+		if err := checkSum("raw futhark f32", sumF32(xs), len(xs)); err != nil {
+			b.Fatal(err)
+		}
+		m.Unmap()
+		file.Close()
+	}
+}
+
+// BenchmarkCeilingMmapScanF32 scans a raw mapping of a float32 file with
+// the same loop: the ceiling of BenchmarkFutharkViewScanF32.
+func BenchmarkCeilingMmapScanF32(b *testing.B) {
+	size := benchSize(b)
+	path := filepath.Join(b.TempDir(), "f32.bin")
+	if err := writeF32File(path, size); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		sum, n, err := scanRawMappingF32(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := checkSum("raw f32", sum, n); err != nil {
 			b.Fatal(err)
 		}
 	}

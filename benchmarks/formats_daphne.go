@@ -30,7 +30,10 @@ func (s *suite) daphneDense(allocate bool) (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer f.Close()
-	dst := make([]float64, rows*cols)
+	var dst []float64
+	if !allocate {
+		dst = make([]float64, rows*cols)
+	}
 	read := func() (err error) {
 		if allocate {
 			dst, err = daphne.ReadDense[float64](f)

@@ -46,22 +46,24 @@ func (s *suite) scidbFixed(whole bool) (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer os.Remove(p)
-	m, err := scidb.OpenMapped(p, format, scidb.ReadOptions{})
-	if err != nil {
-		return 0, 0, err
+	var t *scidb.Table
+	decode := func() (err error) {
+		t, err = scidb.DecodeFile(p, format, scidb.ReadOptions{})
+		return err
 	}
-	defer m.Close()
-	t, err := scidb.NewTable(format, int(cells))
-	if err != nil {
-		return 0, 0, err
-	}
-	decode := func() error {
-		if whole {
-			t, err = scidb.DecodeFile(p, format, scidb.ReadOptions{})
+	if !whole {
+		m, err := scidb.OpenMapped(p, format, scidb.ReadOptions{})
+		if err != nil {
+			return 0, 0, err
+		}
+		defer m.Close()
+		if t, err = scidb.NewTable(format, int(cells)); err != nil {
+			return 0, 0, err
+		}
+		decode = func() error {
+			_, err := m.DecodeInto(t, 0)
 			return err
 		}
-		_, err := m.DecodeInto(t, 0)
-		return err
 	}
 	if err := decode(); err != nil {
 		return 0, 0, err
