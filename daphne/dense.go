@@ -215,7 +215,7 @@ func (f *File) SetElement(row, col uint64, le []byte) error {
 		return f.errf(1, ErrKind, "SetElement on a %v file", f.hdr.Kind)
 	}
 	if f.mf == nil || !f.mf.Writable() {
-		return f.errf(-1, mmapfile.ErrReadOnly, "SetElement needs a file opened with ReadOptions.ReadWrite")
+		return f.errf(-1, mmapfile.ErrNotWritable, "SetElement needs a file opened with ReadOptions.ReadWrite")
 	}
 	if !f.contiguous() {
 		return f.errf(-1, errors.ErrUnsupported, "SetElement on a multi-block or non-dense file")

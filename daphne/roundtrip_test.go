@@ -305,7 +305,7 @@ func TestSetElement(t *testing.T) {
 	require.NoError(t, WriteDense(path, 2, 3, []float64{1, 2, 3, 4, 5, 6}, nil))
 	ro, err := Open(path, nil)
 	require.NoError(t, err)
-	assert.ErrorIs(t, ro.SetElement(0, 0, ElementBytes(9.0)), mmapfile.ErrReadOnly)
+	assert.ErrorIs(t, ro.SetElement(0, 0, ElementBytes(9.0)), mmapfile.ErrNotWritable)
 	require.NoError(t, ro.Close())
 
 	f, err := Open(path, &ReadOptions{ReadWrite: true})

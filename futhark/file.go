@@ -343,7 +343,7 @@ func (f *File) SetElement(i int, linear int64, le []byte) error {
 		return f.errAt(e.Start, ErrTextValue, "value %d is text: it cannot be changed in place", i)
 	}
 	if f.region == nil || !f.region.Writable() {
-		return fmt.Errorf("futhark: %s: %w", f.name, mmapfile.ErrReadOnly)
+		return fmt.Errorf("futhark: %s: %w", f.name, mmapfile.ErrNotWritable)
 	}
 	size := e.Type.Size()
 	if len(le) != size {

@@ -214,7 +214,7 @@ func TestSetElement(t *testing.T) {
 	}))
 	ro, err := Open(p, nil)
 	require.NoError(t, err)
-	assert.ErrorIs(t, ro.SetElement(1, 0, []byte{0, 0, 0, 0}), mmapfile.ErrReadOnly)
+	assert.ErrorIs(t, ro.SetElement(1, 0, []byte{0, 0, 0, 0}), mmapfile.ErrNotWritable)
 	require.NoError(t, ro.Close())
 
 	f, err := OpenFile(p, mmapfile.ReadWrite, nil)

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -24,16 +25,25 @@ func (o Order) String() string {
 }
 
 // Array describes one array stored in a file: what its elements are, its
-// logical shape, the order they are stored in, and where the payload lies.
-// Shape is always the logical shape (Julia's size(x) for a column-major ABF
-// array; never reversed).
+// logical shape, the order and byte order they are stored in, and where the
+// payload lies. Shape is always the logical shape (Julia's size(x) for a
+// column-major ABF array; never reversed).
 type Array struct {
-	Name   string
-	Type   Type
-	Shape  []int64
-	Order  Order
-	Offset int64 // payload offset in the file; -1 if not one contiguous run
-	Size   int64 // payload size in bytes
+	Name      string
+	Type      Type
+	Shape     []int64
+	Order     Order
+	BigEndian bool  // the payload's elements are big-endian (complex: each part)
+	Offset    int64 // payload offset in the file; -1 if not one contiguous run
+	Size      int64 // payload size in bytes
+}
+
+// ByteOrder returns the byte order of the payload's elements.
+func (a *Array) ByteOrder() binary.ByteOrder {
+	if a.BigEndian {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
 }
 
 // Len returns the element count, checked for overflow.

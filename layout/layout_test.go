@@ -12,20 +12,24 @@ import (
 
 func TestTypeTable(t *testing.T) {
 	cases := []struct {
-		typ  Type
-		name string
-		size int
+		typ   Type
+		name  string
+		size  int
+		align int
 	}{
-		{I8, "i8", 1}, {I16, "i16", 2}, {I32, "i32", 4}, {I64, "i64", 8},
-		{U8, "u8", 1}, {U16, "u16", 2}, {U32, "u32", 4}, {U64, "u64", 8},
-		{F16, "f16", 2}, {F32, "f32", 4}, {F64, "f64", 8}, {Bool, "bool", 1},
-		{I128, "i128", 16}, {U128, "u128", 16}, {JuliaChar, "char", 4},
+		{I8, "i8", 1, 1}, {I16, "i16", 2, 2}, {I32, "i32", 4, 4}, {I64, "i64", 8, 8},
+		{U8, "u8", 1, 1}, {U16, "u16", 2, 2}, {U32, "u32", 4, 4}, {U64, "u64", 8, 8},
+		{F16, "f16", 2, 2}, {F32, "f32", 4, 4}, {F64, "f64", 8, 8}, {Bool, "bool", 1, 1},
+		{I128, "i128", 16, 16}, {U128, "u128", 16, 16}, {JuliaChar, "char", 4, 4},
+		// Complex numbers align as their parts, as in C and Go.
+		{C64, "c64", 8, 4}, {C128, "c128", 16, 8},
 	}
 	require.Len(t, Types(), len(cases))
 	for _, c := range cases {
 		assert.Equal(t, c.name, c.typ.String())
 		assert.Equal(t, c.size, c.typ.Size(), c.name)
-		assert.Equal(t, c.size, c.typ.Align(), c.name)
+		assert.Equal(t, c.align, c.typ.Align(), c.name)
+		assert.Equal(t, c.align, c.typ.SwapSize(), c.name)
 		got, err := ParseType(c.name)
 		require.NoError(t, err)
 		assert.Equal(t, c.typ, got)
@@ -47,6 +51,81 @@ func TestTypeOf(t *testing.T) {
 	assert.Equal(t, I128, TypeOf[Int128]())
 	assert.Equal(t, U128, TypeOf[Uint128]())
 	assert.Equal(t, F64, TypeOf[float64]())
+	assert.Equal(t, C64, TypeOf[complex64]())
+	assert.Equal(t, C128, TypeOf[complex128]())
+	assert.Equal(t, F32, C64.Part())
+	assert.Equal(t, F64, C128.Part())
+	assert.True(t, C64.IsComplex())
+	assert.False(t, C64.IsFloat())
+}
+
+// naiveReorder is the definition of a change of order, element by element.
+func naiveReorder(src []byte, size int, shape []int64, from Order) []byte {
+	n, _ := Count(shape)
+	dst := make([]byte, len(src))
+	idx := make([]int64, len(shape))
+	for k := int64(0); k < n; k++ {
+		// idx is the logical index of source element k.
+		rem := k
+		if from == RowMajor {
+			for i := len(shape) - 1; i >= 0; i-- {
+				idx[i] = rem % shape[i]
+				rem /= shape[i]
+			}
+		} else {
+			for i := 0; i < len(shape); i++ {
+				idx[i] = rem % shape[i]
+				rem /= shape[i]
+			}
+		}
+		to := RowMajor
+		if from == RowMajor {
+			to = ColMajor
+		}
+		pos, _ := Index(shape, to, idx...)
+		copy(dst[pos*int64(size):(pos+1)*int64(size)], src[k*int64(size):])
+	}
+	return dst
+}
+
+func TestReorderBytesEveryRankAndSize(t *testing.T) {
+	shapes := [][]int64{{7}, {1, 9}, {3, 5}, {33, 70}, {70, 33}, {2, 3, 4}, {5, 1, 6}, {4, 3, 2, 5}, {3, 1, 1, 2, 7}, {0, 4}, {17, 19, 3}}
+	for _, size := range []int{1, 2, 3, 4, 8, 12, 16} {
+		for _, shape := range shapes {
+			for _, from := range []Order{RowMajor, ColMajor} {
+				n, _ := Count(shape)
+				src := make([]byte, n*int64(size))
+				for i := range src {
+					src[i] = byte(i*7 + i/251)
+				}
+				want := naiveReorder(src, size, shape, from)
+				got := make([]byte, len(src))
+				require.NoError(t, ReorderBytes(got, src, size, shape, from))
+				require.Equal(t, want, got, "size %d shape %v from %v", size, shape, from)
+				// Misaligned buffers take the byte path and agree.
+				buf := make([]byte, len(src)+1)
+				require.NoError(t, ReorderBytes(buf[1:], src, size, shape, from))
+				require.Equal(t, want, buf[1:], "misaligned: size %d shape %v", size, shape)
+			}
+		}
+	}
+	assert.Error(t, ReorderBytes(make([]byte, 5), make([]byte, 6), 1, []int64{2, 3}, RowMajor))
+}
+
+func TestReorderParallelMatchesSerial(t *testing.T) {
+	// Large enough to be split over the cores.
+	rows, cols := int64(1031), int64(700)
+	src := make([]uint64, rows*cols)
+	for i := range src {
+		src[i] = uint64(i)
+	}
+	dst := make([]uint64, rows*cols)
+	require.NoError(t, Reorder(dst, src, []int64{rows, cols}, RowMajor))
+	for i := int64(0); i < rows; i += 37 {
+		for j := int64(0); j < cols; j += 13 {
+			require.Equal(t, src[i*cols+j], dst[j*rows+i])
+		}
+	}
 }
 
 func TestCount(t *testing.T) {

@@ -6,7 +6,7 @@ import "fmt"
 type Type uint8
 
 // The element types. Names are Futhark's, plus i128, u128 and char for
-// AlignedBinaryFormat.jl.
+// AlignedBinaryFormat.jl and c64, c128 for NumPy and Zarr.
 const (
 	Invalid Type = iota
 	I8
@@ -24,6 +24,8 @@ const (
 	I128
 	U128
 	JuliaChar // Julia's 32-bit Char, named "char" (see [Char])
+	C64       // complex64: two f32, real part first (NumPy's complex64)
+	C128      // complex128: two f64, real part first (NumPy's complex128)
 )
 
 var typeInfo = [...]struct {
@@ -46,11 +48,13 @@ var typeInfo = [...]struct {
 	I128:      {"i128", 16},
 	U128:      {"u128", 16},
 	JuliaChar: {"char", 4},
+	C64:       {"c64", 8},
+	C128:      {"c128", 16},
 }
 
 // Types lists every valid element type in declaration order.
 func Types() []Type {
-	return []Type{I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool, I128, U128, JuliaChar}
+	return []Type{I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool, I128, U128, JuliaChar, C64, C128}
 }
 
 // String returns the type's name ("f64", "i128", "char"), or "invalid".
@@ -70,8 +74,19 @@ func (t Type) Size() int {
 }
 
 // Align is the natural alignment of the element type: its size, as in
-// AlignedBinaryFormat.jl and C on 64-bit hosts (16 for 128-bit integers).
-func (t Type) Align() int { return t.Size() }
+// AlignedBinaryFormat.jl and C on 64-bit hosts (16 for 128-bit integers),
+// except for complex numbers, which align as their parts do (4 for c64,
+// 8 for c128), as in C and Go.
+func (t Type) Align() int {
+	if t.IsComplex() {
+		return t.Size() / 2
+	}
+	return t.Size()
+}
+
+// SwapSize is the size of the units that a change of byte order reverses:
+// the element size, or the size of one part of a complex number.
+func (t Type) SwapSize() int { return t.Align() }
 
 // Valid reports whether t is one of the defined element types.
 func (t Type) Valid() bool { return t > Invalid && int(t) < len(typeInfo) }
@@ -100,8 +115,23 @@ func (t Type) IsInteger() bool { return t.IsSigned() || t.IsUnsigned() }
 // IsFloat reports whether t is f16, f32 or f64.
 func (t Type) IsFloat() bool { return t == F16 || t == F32 || t == F64 }
 
+// IsComplex reports whether t is c64 or c128.
+func (t Type) IsComplex() bool { return t == C64 || t == C128 }
+
+// Part is the type of each half of a complex type (f32 for c64, f64 for
+// c128), and t itself for every other type.
+func (t Type) Part() Type {
+	switch t {
+	case C64:
+		return F32
+	case C128:
+		return F64
+	}
+	return t
+}
+
 // ParseType returns the type named s ("i8" … "f64", "bool", "i128",
-// "u128", "char").
+// "u128", "char", "c64", "c128").
 func ParseType(s string) (Type, error) {
 	for _, t := range Types() {
 		if typeInfo[t].name == s {

@@ -3,20 +3,42 @@ package mmapfile
 import (
 	"errors"
 	"fmt"
+	"io"
 )
 
-// Sentinel errors, for errors.Is.
+// Sentinel errors, for errors.Is. They are defined once here and wrapped by
+// every format package, so that one errors.Is test works for every format.
 var (
-	ErrClosed      = errors.New("file or region is closed")
-	ErrReadOnly    = errors.New("mapping is read-only")
-	ErrOutOfRange  = errors.New("range outside the mapping or file")
-	ErrMisaligned  = errors.New("offset is not aligned for the element type")
-	ErrByteOrder   = errors.New("data is not in the host's byte order")
-	ErrInvalidBool = errors.New("byte is neither 0 nor 1 in a bool view")
-	ErrFault       = errors.New("memory fault in mapping (file truncated or unwritable?)")
-	ErrLocked      = errors.New("file is locked by another writer")
-	ErrMapped      = errors.New("a live mapping covers the range being truncated")
-	ErrTooLarge    = errors.New("range too large for this platform's address space")
+	// ErrClosed: the file, region or format-level file was closed.
+	ErrClosed = errors.New("file is closed")
+	// ErrNotWritable: a write to a file or mapping opened read-only, or to a
+	// record that cannot be changed in place.
+	ErrNotWritable = errors.New("file is not open for writing")
+	// ErrTruncated: the file ends before what its headers describe. It
+	// wraps io.ErrUnexpectedEOF.
+	ErrTruncated = fmt.Errorf("file is truncated: %w", io.ErrUnexpectedEOF)
+	// ErrTypeMismatch: the Go type asked for is not the element type of the
+	// record.
+	ErrTypeMismatch = errors.New("Go type does not match the element type")
+	// ErrMisaligned: a view was asked for data whose address is not a
+	// multiple of the element's alignment; copy it instead.
+	ErrMisaligned = errors.New("offset is not aligned for the element type")
+	// ErrByteOrder: a view was asked for data that is not in the host's
+	// byte order; copy it instead (copies swap).
+	ErrByteOrder = errors.New("data is not in the host's byte order")
+	// ErrInvalidBool: a bool byte is neither 0 nor 1.
+	ErrInvalidBool = errors.New("byte is neither 0 nor 1 in a bool")
+	// ErrOutOfRange: a range outside the mapping, the file or the array.
+	ErrOutOfRange = errors.New("range outside the mapping or file")
+	// ErrFault: a memory fault inside a mapping, turned into an error (the
+	// file was truncated under it, or a page could not be written).
+	ErrFault = errors.New("memory fault in mapping (file truncated or unwritable?)")
+	// ErrLocked: another writer holds the file's lock.
+	ErrLocked = errors.New("file is locked by another writer")
+	// ErrMapped: a live mapping covers the range being truncated.
+	ErrMapped = errors.New("a live mapping covers the range being truncated")
+	// ErrTooLarge: a range too large for this platform's address space.
+	ErrTooLarge = errors.New("range too large for this platform's address space")
 )
 
 // Error is the error type of this package: which file, which byte offset of

@@ -230,7 +230,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // regions of the file see the bytes at once (one page cache).
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
 	if !f.writable {
-		return 0, f.errf(off, "write", ErrReadOnly)
+		return 0, f.errf(off, "write", ErrNotWritable)
 	}
 	if f.isClosed() {
 		return 0, f.errf(off, "write", ErrClosed)
@@ -317,7 +317,7 @@ func (f *File) checkWritable(op string) error {
 		return f.errf(-1, op, ErrClosed)
 	}
 	if !f.writable {
-		return f.errf(-1, op, ErrReadOnly)
+		return f.errf(-1, op, ErrNotWritable)
 	}
 	return nil
 }

@@ -77,13 +77,13 @@ func (r *Region) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // WriteAt copies p into the region at region offset off. It fails with
-// ErrReadOnly on a read-only region (instead of the SIGSEGV a direct write
+// ErrNotWritable on a read-only region (instead of the SIGSEGV a direct write
 // would raise) and with ErrFault if the pages are gone.
 func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if !r.writable {
-		return 0, r.errf(r.off+off, "write", ErrReadOnly)
+		return 0, r.errf(r.off+off, "write", ErrNotWritable)
 	}
 	lo, hi, err := r.check(off, int64(len(p)), "write")
 	if err != nil {

@@ -95,29 +95,48 @@ func View[T layout.Elem](r *Region, off int64, n int, order binary.ByteOrder) ([
 // true). It always copies — one bulk memmove, then an in-place swap — and
 // works at any alignment. A fault is an error wrapping ErrFault.
 func Copy[T layout.Elem](dst []T, r *Region, off int64, order binary.ByteOrder) error {
-	size := unsafeslice.SizeOf[T]()
 	out := unsafeslice.Bytes(dst)
 	if _, err := r.ReadAt(out, off); err != nil {
 		return err
 	}
 	t := layout.TypeOf[T]()
-	if size > 1 && !IsHostOrder(order) {
-		if t == layout.I128 || t == layout.U128 {
-			swap128(out)
-		} else {
-			layout.SwapBytes(out, size)
-		}
-	}
-	if t == layout.Bool {
-		for i, c := range out {
-			if c > 1 {
-				out[i] = 1
-			}
-		}
-	}
+	SwapOrder(out, t, order, hostOrder)
+	CheckBools(out, t, true)
 	return nil
 }
 
-// swap128 converts big-endian 128-bit integers to the host's little-endian
-// {Lo, Hi} layout: reversing all 16 bytes does exactly that.
-func swap128(b []byte) { layout.SwapBytes(b, 16) }
+// SwapOrder converts b, elements of type t in byte order from, to byte
+// order to, in place: nothing when the orders agree, else each element
+// (each part of a complex number) reversed. 128-bit integers are reversed
+// whole, which turns big-endian bytes into the little-endian {Lo, Hi}
+// layout and back. len(b) must be a multiple of t's size.
+func SwapOrder(b []byte, t layout.Type, from, to binary.ByteOrder) {
+	if t.SwapSize() <= 1 || sameOrder(from, to) {
+		return
+	}
+	layout.SwapBytes(b, t.SwapSize())
+}
+
+func sameOrder(a, b binary.ByteOrder) bool {
+	return IsHostOrder(a) == IsHostOrder(b)
+}
+
+// CheckBools checks that every byte of b, the bytes of a bool array, is 0
+// or 1, as Go requires of bool memory. It returns the index of the first
+// other byte, or -1. With fix set it makes every other byte 1 (true, as
+// NumPy and Julia read it) and returns -1. For other types it does
+// nothing and returns -1.
+func CheckBools(b []byte, t layout.Type, fix bool) int {
+	if t != layout.Bool {
+		return -1
+	}
+	for i, c := range b {
+		if c > 1 {
+			if !fix {
+				return i
+			}
+			b[i] = 1
+		}
+	}
+	return -1
+}

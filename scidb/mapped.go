@@ -212,7 +212,7 @@ func (m *Mapped) validate() error {
 // Set writes v into attribute attr of cell i, in place: the value (zeros for
 // a null) and, for a nullable entry, the prefix FF or the reason. The
 // mapping must be writable (OpenMappedFile with mmapfile.ReadWrite);
-// otherwise the error wraps mmapfile.ErrReadOnly. Changes reach the file at
+// otherwise the error wraps mmapfile.ErrNotWritable. Changes reach the file at
 // Close (or sooner, by the OS).
 func (m *Mapped) Set(i int64, attr int, v Value) error {
 	if i < 0 || i >= m.n {

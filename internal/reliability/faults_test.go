@@ -235,14 +235,14 @@ func TestFaultWriteToReadOnly(t *testing.T) {
 			require.NoError(t, err)
 			_, err = r.WriteAt([]byte{1}, 10)
 			return err
-		}, mmapfile.ErrReadOnly},
+		}, mmapfile.ErrNotWritable},
 		{"mmapfile File.WriteAt", rawPath, func(t *testing.T) error {
 			f, err := mmapfile.Open(rawPath)
 			require.NoError(t, err)
 			defer f.Close()
 			_, err = f.WriteAt([]byte{1}, 10)
 			return err
-		}, mmapfile.ErrReadOnly},
+		}, mmapfile.ErrNotWritable},
 		{"mmapfile Guard around a direct store", rawPath, func(t *testing.T) error {
 			f, err := mmapfile.Open(rawPath)
 			require.NoError(t, err)
@@ -274,7 +274,7 @@ func TestFaultWriteToReadOnly(t *testing.T) {
 			require.NoError(t, err)
 			defer f.Close()
 			return f.SetElement(0, 1, one)
-		}, mmapfile.ErrReadOnly},
+		}, mmapfile.ErrNotWritable},
 		{"daphne SetElement", dbPath, func(t *testing.T) error {
 			f, err := daphne.Open(dbPath, nil)
 			require.NoError(t, err)

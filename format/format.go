@@ -1,0 +1,222 @@
+// Package format is mmapkit's format-neutral face: the interface that every
+// format package implements for its files, and the registry in which each
+// format package records itself, as image formats do with
+// image.RegisterFormat and database drivers with sql.Register.
+//
+// A program that wants every format imports the format packages for their
+// side effect and then speaks only to this package:
+//
+//	import (
+//		"github.com/mmapkit/mmapkit/format"
+//		_ "github.com/mmapkit/mmapkit/abf"
+//		_ "github.com/mmapkit/mmapkit/npy"
+//	)
+//
+//	f, err := format.Open("data.abf", nil)           // detected from the name or bytes
+//	err = format.Convert("data.abf", "data.npy", nil) // any registered pair
+//
+// A file is a list of records ([Record]): arrays, described by
+// layout.Array (element type, logical shape, storage order, byte order,
+// payload offset), and the columns of a table (DAPHNE frames, SciDB files,
+// structured NumPy arrays, CSV). Values are copied out in any order the
+// caller asks for ([File.ReadArray]); zero-copy views are the format
+// packages' own typed APIs (abf.View, npy.View, …), since a view's Go type
+// must be known at compile time.
+//
+// Nothing here is unsafe: every read copies, and every writer replaces its
+// target only when the new file is complete.
+package format
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Kind is what a record holds.
+type Kind uint8
+
+const (
+	// KindArray is an n-dimensional array of Type; ReadArray copies its
+	// elements (bool as bytes 0 and 1, whatever the file packs them as).
+	KindArray Kind = iota
+	// KindString is a text value (ABF's String). Type is U8 and Shape
+	// [nbytes]: ReadArray copies its UTF-8 bytes.
+	KindString
+	// KindOpaque is a value only its own format can hold (ABF's serialized
+	// Julia values): Size bytes that no other format can take.
+	KindOpaque
+	// KindColumn is one column of the file's table: Shape is [rows].
+	// Columns of a layout element type can be read with ReadArray; every
+	// column, nulls included, through ScanTable.
+	KindColumn
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindArray:
+		return "array"
+	case KindString:
+		return "string"
+	case KindOpaque:
+		return "opaque"
+	case KindColumn:
+		return "column"
+	}
+	return "kind?"
+}
+
+// Record is one record of a file, in file order. The embedded layout.Array
+// gives its name, element type (layout.Invalid for columns of types that
+// layout lacks, such as text), logical shape, storage order, byte order
+// and, where the payload is one contiguous run of the file, its offset and
+// size (Offset -1 otherwise).
+type Record struct {
+	layout.Array
+	Kind Kind
+	// TypeName is the type as the format names it where that says more
+	// than Type: "bits" for ABF BitArrays, "datetime64[s]" for NumPy,
+	// "string" or "datetime" for SciDB attributes, "bytes5" for NumPy's
+	// |S5. Writers of the same format use it to keep the type as it was.
+	TypeName string
+	// Nullable: a column whose cells may be null (SciDB).
+	Nullable bool
+	// Extra holds further facts for listings, such as "layout": "csr",
+	// "encoding": "text", "chunks": [...]; keys are JSON field names.
+	Extra map[string]any
+}
+
+// Type returns the name a listing shows for the record's type.
+func (r *Record) TypeString() string {
+	if r.TypeName != "" {
+		return r.TypeName
+	}
+	return r.Type.String()
+}
+
+// Source is what a writer consumes: records and their values. Every File
+// is a Source; so is anything that wraps one (Select, Rename).
+type Source interface {
+	// Records lists the records in file order. The slice and its
+	// records must not be changed.
+	Records() []Record
+	// ReadArray copies elements [first, first+n) of record i into dst,
+	// n = len(dst)/Type.Size(), listed in order (layout.RowMajor is the
+	// logical order: the last index varies fastest) and in byte order bo.
+	// It fills dst completely or returns an error. Bool elements are the
+	// bytes 0 and 1. Records of Kind Opaque, and columns whose Type is
+	// Invalid, are not readable this way.
+	ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error
+}
+
+// File is an open file of some format.
+type File interface {
+	Source
+	// Format is the registered name of the file's format ("abf").
+	Format() string
+	// Version is the format version of this file ("C", "1.0", "3"), or ""
+	// where the format has none.
+	Version() string
+	// Close releases the file; a read-write file is synced first. Closing
+	// twice returns an error wrapping mmapfile.ErrClosed.
+	Close() error
+}
+
+// Column is a batch of consecutive cells of one table column.
+type Column struct {
+	// Values holds the cells: a []T of the column's layout type (Go's
+	// int8 … float64, bool, layout.Float16, complex64, complex128), or
+	// []string of each cell's text for columns whose Type is Invalid (as
+	// the format writes values in text: SciDB's datetime as "2024-01-02
+	// 03:04:05", binary values as "0x…"; NumPy's fixed bytes as their raw
+	// bytes).
+	Values any
+	// Reason is nil for a column that cannot hold nulls; else one entry
+	// per cell, -1 where a value is present and the missing reason (0 to
+	// 127, as SciDB has them) where the cell is null.
+	Reason []int8
+}
+
+// TableScanner is implemented by files that hold a table. Formats whose
+// columns are all of layout types and never null need not implement it:
+// ScanTable reads such columns with ReadArray.
+type TableScanner interface {
+	// ScanTable calls fn with successive batches of at most batch rows of
+	// every column (the KindColumn records, in record order), from the
+	// first row to the last. first is the batch's first row. The batches
+	// and their slices may be reused after fn returns.
+	ScanTable(batch int, fn func(first int64, cols []Column) error) error
+}
+
+// Sparse is implemented by files whose arrays may be stored sparsely
+// (DAPHNE's CSR matrices), so that a conversion between two sparse formats
+// does not densify them.
+type Sparse interface {
+	// IsSparse reports whether record i is a sparse 2-D matrix.
+	IsSparse(i int) bool
+	// Nonzeros calls fn for each stored element of the sparse matrix i,
+	// row by row and, within a row, in stored order; value holds the
+	// element in byte order bo.
+	Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, value []byte) error) error
+}
+
+// Setter is implemented by files opened read-write that can change one
+// element in place.
+type Setter interface {
+	// SetText changes the element of record i at the 0-based logical
+	// (row-major) index idx to value, written as a literal of the record's
+	// type: Futhark's syntax for numbers and bools ("42", "-1.5e3",
+	// "0x1f", "inf", "nan", "true"), the format's own text for its other
+	// types. The change is visible to other readers of the file at once
+	// and durable after Sync or Close.
+	SetText(i int, idx []int64, value string) error
+	// Sync makes changes durable.
+	Sync() error
+}
+
+// Damaged is implemented by files opened with Options.Salvage or repaired
+// by a writing open: Damage reports what was skipped or cut, or nil.
+type Damaged interface {
+	Damage() error
+}
+
+// Options configure Open, OpenFile and the writers. A nil *Options means
+// the defaults.
+type Options struct {
+	// Options are the mapping's options (advice, populate, lock, wait,
+	// the permission bits of a created file).
+	mmapfile.Options
+	// Lenient accepts what the upstream tools accept beyond their
+	// specification; Salvage keeps the records before damage (Damage
+	// reports it). Both mean the same in every format package.
+	Lenient, Salvage bool
+	// Params are the format's own options by name, as its Format.Params
+	// declares them (for example "scidb-format" for reading SciDB files,
+	// "abf-version" for writing ABF).
+	Params map[string]string
+	// Format names the format, skipping detection.
+	Format string
+}
+
+// Param returns the parameter name, or "".
+func (o *Options) Param(name string) string {
+	if o == nil {
+		return ""
+	}
+	return o.Params[name]
+}
+
+// Errors of the registry.
+var (
+	// ErrUnknownFormat: no registered format has this name, extension or
+	// first bytes.
+	ErrUnknownFormat = errors.New("unknown format")
+	// ErrNoRecord: no record of the file has this name.
+	ErrNoRecord = errors.New("no such record")
+	// ErrNotRepresentable: the target format cannot hold a record (a
+	// complex array in DAPHNE, a 3-D array in a SciDB file); the error
+	// names the record and what the format lacks.
+	ErrNotRepresentable = errors.New("the target format cannot hold this record")
+)

@@ -1,0 +1,305 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Payload reads an array stored as one contiguous run of bytes, in its
+// storage order and byte order, in whatever order and byte order the
+// caller asks for. It is the ReadArray of every format whose arrays are
+// contiguous; formats that store arrays otherwise (chunks, sparse blocks,
+// strided fields) implement ReadArray themselves.
+//
+// Reading in the other order transposes bands of whole target rows in
+// cache-sized tiles, straight from the mapping when Data is a
+// *mmapfile.Region (one pass, on every core, each part guarded against
+// faults), else from runs read with ReadAt. A Payload may be used from
+// several goroutines.
+type Payload struct {
+	// Array describes the payload: type, logical shape, storage order and
+	// byte order. Offset is only used to name file offsets in errors.
+	Array layout.Array
+	// Data holds the payload at Off: a mapped region for the fast path,
+	// or any io.ReaderAt.
+	Data io.ReaderAt
+	Off  int64
+	// Lenient reads bool bytes other than 0 and 1 as true; otherwise they
+	// are an error wrapping mmapfile.ErrInvalidBool.
+	Lenient bool
+	// Wrap, if set, turns an error about file offset off into the
+	// format's own error (naming the file).
+	Wrap func(off int64, err error) error
+
+	mu       sync.Mutex
+	band     []byte // rows [bandRow, bandRow+bandRows) in target order
+	bandRow  int64
+	bandRows int64
+	bandFor  layout.Order
+	runsMu   sync.Mutex
+	runs     []byte
+}
+
+// bandBytes bounds one band of a transposed read: large enough that each
+// run read from the file is long, small enough to stay in the caches of
+// the transposing cores.
+const bandBytes = 8 << 20
+
+func (p *Payload) wrap(off int64, err error) error {
+	if p.Wrap != nil {
+		return p.Wrap(off, err)
+	}
+	return err
+}
+
+// ReadArray copies elements [first, first+len(dst)/size) in order and byte
+// order bo into dst; see Source.ReadArray.
+func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	a := &p.Array
+	size := int64(a.Type.Size())
+	if size == 0 || int64(len(dst))%size != 0 {
+		return p.wrap(a.Offset, fmt.Errorf("array %q: %d bytes is not a whole number of %s elements", a.Name, len(dst), a.Type))
+	}
+	n := int64(len(dst)) / size
+	count, err := layout.Count(a.Shape)
+	if err != nil {
+		return p.wrap(a.Offset, fmt.Errorf("array %q: %w", a.Name, err))
+	}
+	if end, ok := layout.Add(first, n); first < 0 || !ok || end > count {
+		return p.wrap(a.Offset, fmt.Errorf("array %q: elements [%d, %d+%d) outside [0, %d): %w", a.Name, first, first, n, count, mmapfile.ErrOutOfRange))
+	}
+	if n == 0 {
+		return nil
+	}
+	if order == a.Order || layout.Trivial(a.Shape) {
+		if err := p.readRun(dst, first*size); err != nil {
+			return err
+		}
+	} else if err := p.readOther(dst, first, n, order); err != nil {
+		return err
+	}
+	mmapfile.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
+	if a.Type == layout.Bool {
+		if bad := mmapfile.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
+			return p.wrap(-1, fmt.Errorf("array %q, element %d (%s order): byte 0x%02x: %w", a.Name, first+int64(bad), order, dst[bad], mmapfile.ErrInvalidBool))
+		}
+	}
+	return nil
+}
+
+// readRun copies payload bytes [off, off+len(dst)).
+func (p *Payload) readRun(dst []byte, off int64) error {
+	n, err := p.Data.ReadAt(dst, p.Off+off)
+	if err == nil && n < len(dst) {
+		err = io.ErrUnexpectedEOF
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return p.wrap(p.Array.Offset+off+int64(n), fmt.Errorf("array %q: payload cut short: %w", p.Array.Name, mmapfile.ErrTruncated))
+	}
+	if err != nil {
+		return p.wrap(p.Array.Offset+off, err)
+	}
+	return nil
+}
+
+// geometry returns q, the shape in the target order's row-major terms (the
+// logical shape for a row-major target, reversed for a column-major one):
+// the target is row-major over q and the storage row-major over q
+// reversed, so a target row (fixed q[0] index) is, in storage, one element
+// of every run of q[0] consecutive elements.
+func geometry(shape []int64, target layout.Order) []int64 {
+	q := append([]int64(nil), shape...)
+	if target == layout.ColMajor {
+		for i, j := 0, len(q)-1; i < j; i, j = i+1, j-1 {
+			q[i], q[j] = q[j], q[i]
+		}
+	}
+	return q
+}
+
+// readOther fills dst with target elements [first, first+n) when the target
+// order is not the storage order.
+func (p *Payload) readOther(dst []byte, first, n int64, order layout.Order) error {
+	size := int64(p.Array.Type.Size())
+	q := geometry(p.Array.Shape, order)
+	q0 := q[0]
+	var rowElems int64 = 1
+	for _, d := range q[1:] {
+		rowElems *= d
+	}
+	rowBytes := rowElems * size
+	if rowBytes > bandBytes {
+		// A single target row is larger than a band: gather it element
+		// by element. Rare (a huge array with a short first axis).
+		return p.gather(dst, first, n, q, order)
+	}
+	pos, end := first, first+n
+	// Whole target rows at the start of dst go straight from the file to
+	// dst, in bands (the conversions' path: one pass, no copy).
+	if pos%rowElems == 0 {
+		r := pos / rowElems
+		whole := (end - pos) / rowElems
+		for whole > 0 {
+			b := min(whole, max(1, bandBytes/rowBytes))
+			out := dst[(pos-first)*size : (pos-first+b*rowElems)*size]
+			if err := p.transposeRows(out, q, r, b); err != nil {
+				return err
+			}
+			pos += b * rowElems
+			r += b
+			whole -= b
+		}
+	}
+	// Partial rows (printing reads small pieces): through a cached band.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for pos < end {
+		r := pos / rowElems
+		if p.band == nil || p.bandFor != order || r < p.bandRow || r >= p.bandRow+p.bandRows {
+			b := min(q0-r, max(1, bandBytes/rowBytes))
+			need := b * rowBytes
+			if int64(cap(p.band)) < need {
+				p.band = alignedBytes(need)
+			}
+			p.band = p.band[:need]
+			if err := p.transposeRows(p.band, q, r, b); err != nil {
+				p.band = nil
+				return err
+			}
+			p.bandRow, p.bandRows, p.bandFor = r, b, order
+		}
+		off := (pos - p.bandRow*rowElems) * size
+		m := min(int64(len(p.band))-off, (end-pos)*size)
+		copy(dst[(pos-first)*size:], p.band[off:off+m])
+		pos += m / size
+	}
+	return nil
+}
+
+// transposeRows writes target rows [r, r+b) into out (b·rowElems elements).
+// In storage those rows are, for every rest index, the run of b elements
+// at q[0]-strided positions; out is the axis reversal of that (rest…, b)
+// block.
+func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
+	size := int64(p.Array.Type.Size())
+	k := len(q)
+	// The source block, row-major over (q[k-1], …, q[1], b) with its last
+	// axis q[0] long in storage.
+	src := make([]int64, k)
+	for i := 0; i < k-1; i++ {
+		src[i] = q[k-1-i]
+	}
+	src[k-1] = b
+	var rest int64 = 1
+	for _, d := range q[1:] {
+		rest *= d
+	}
+	q0 := q[0]
+	if reg, ok := p.Data.(*mmapfile.Region); ok {
+		data := reg.Bytes()
+		lo := p.Off + r*size
+		hi := p.Off + ((rest-1)*q0+r+b)*size
+		if data == nil || lo < 0 || hi > int64(len(data)) {
+			return p.wrap(p.Array.Offset+r*size, fmt.Errorf("array %q: payload outside the mapping: %w", p.Array.Name, mmapfile.ErrTruncated))
+		}
+		view := data[lo:hi]
+		return layout.Split(src[0], layout.TileRows(int(size)), b*rest*size, func(r0, r1 int64) error {
+			return reg.Guard(func() { layout.ReverseAxesRows(out, view, int(size), src, q0, r0, r1) })
+		})
+	}
+	// Any ReaderAt: read the runs into a compact block, then reverse.
+	need := b * rest * size
+	p.runsMu.Lock()
+	defer p.runsMu.Unlock()
+	if int64(cap(p.runs)) < need {
+		p.runs = alignedBytes(need)
+	}
+	runs := p.runs[:need]
+	if b == q0 {
+		if err := p.readRun(runs, 0); err != nil {
+			return err
+		}
+	} else {
+		for j := int64(0); j < rest; j++ {
+			if err := p.readRun(runs[j*b*size:(j+1)*b*size], (j*q0+r)*size); err != nil {
+				return err
+			}
+		}
+	}
+	layout.ReverseAxes(out, runs, int(size), src)
+	return nil
+}
+
+// gather copies target elements [first, first+n) one by one, following an
+// odometer over the target index. Used when one target row exceeds a band.
+func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Order) error {
+	size := int64(p.Array.Type.Size())
+	k := len(q)
+	// Storage is row-major over reverse(q): the storage stride of target
+	// axis i is the product of q[0..i-1].
+	stride := make([]int64, k)
+	s := int64(1)
+	for i := 0; i < k; i++ {
+		stride[i] = s
+		s *= q[i]
+	}
+	idx := make([]int64, k)
+	rem := first
+	var pos int64
+	for i := k - 1; i >= 0; i-- {
+		idx[i] = rem % q[i]
+		rem /= q[i]
+		pos += idx[i] * stride[i]
+	}
+	step := func() {
+		for i := k - 1; i >= 0; i-- {
+			idx[i]++
+			pos += stride[i]
+			if idx[i] < q[i] {
+				return
+			}
+			pos -= idx[i] * stride[i]
+			idx[i] = 0
+		}
+	}
+	if reg, ok := p.Data.(*mmapfile.Region); ok {
+		data := reg.Bytes()
+		var bad int64 = -1
+		err := reg.Guard(func() {
+			for j := int64(0); j < n; j++ {
+				o := p.Off + pos*size
+				if o < 0 || o+size > int64(len(data)) {
+					bad = pos
+					return
+				}
+				copy(dst[j*size:(j+1)*size], data[o:o+size])
+				step()
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if bad >= 0 {
+			return p.wrap(p.Array.Offset+bad*size, fmt.Errorf("array %q: payload outside the mapping: %w", p.Array.Name, mmapfile.ErrTruncated))
+		}
+		return nil
+	}
+	for j := int64(0); j < n; j++ {
+		if err := p.readRun(dst[j*size:(j+1)*size], pos*size); err != nil {
+			return err
+		}
+		step()
+	}
+	return nil
+}
+
+// alignedBytes allocates n bytes aligned for any element type.
+func alignedBytes(n int64) []byte {
+	return unsafeslice.Bytes(make([]uint64, (n+7)/8))[:n]
+}

@@ -1,0 +1,204 @@
+package format
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// payloadOf stores n elements of size bytes (values k*7+i in each byte) in
+// order, and returns the bytes and the same array in the other order.
+func testPayload(t *testing.T, size int, shape []int64, order layout.Order) (stored, other []byte) {
+	n, err := layout.Count(shape)
+	require.NoError(t, err)
+	stored = make([]byte, n*int64(size))
+	for i := range stored {
+		stored[i] = byte(i*7 + i/253)
+	}
+	other = make([]byte, len(stored))
+	require.NoError(t, layout.ReorderBytes(other, stored, size, shape, order))
+	return stored, other
+}
+
+func typeOfSize(size int) layout.Type {
+	return map[int]layout.Type{1: layout.U8, 2: layout.U16, 4: layout.U32, 8: layout.U64, 16: layout.U128}[size]
+}
+
+func TestPayloadReadsEveryRangeInBothOrders(t *testing.T) {
+	dir := t.TempDir()
+	shapes := [][]int64{{5}, {3, 4}, {1, 7}, {40, 3}, {3, 40}, {2, 3, 4}, {4, 1, 5, 2}, {0, 3}}
+	for _, size := range []int{1, 2, 4, 8, 16} {
+		for _, shape := range shapes {
+			for _, storage := range []layout.Order{layout.RowMajor, layout.ColMajor} {
+				stored, other := testPayload(t, size, shape, storage)
+				want := map[layout.Order][]byte{storage: stored}
+				if storage == layout.RowMajor {
+					want[layout.ColMajor] = other
+				} else {
+					want[layout.RowMajor] = other
+				}
+				// Stored at an odd offset after a prefix, read through a
+				// ReaderAt and through a mapping.
+				file := append([]byte("prefix!"), stored...)
+				path := filepath.Join(dir, "p.bin")
+				require.NoError(t, os.WriteFile(path, file, 0o644))
+				mf, err := mmapfile.Open(path)
+				require.NoError(t, err)
+				reg, err := mf.MapAll()
+				require.NoError(t, err)
+				a := layout.Array{Name: "x", Type: typeOfSize(size), Shape: shape, Order: storage, Offset: 7, Size: int64(len(stored))}
+				for _, data := range []interface {
+					ReadAt([]byte, int64) (int, error)
+				}{bytes.NewReader(file), reg} {
+					p := &Payload{Array: a, Data: data, Off: 7}
+					n := int64(len(stored) / size)
+					for _, order := range []layout.Order{layout.RowMajor, layout.ColMajor} {
+						// Every range [lo, hi).
+						for lo := int64(0); lo <= n; lo++ {
+							for hi := lo; hi <= n; hi++ {
+								dst := make([]byte, (hi-lo)*int64(size))
+								require.NoError(t, p.ReadArray(dst, lo, order, binary.LittleEndian))
+								require.Equal(t, want[order][lo*int64(size):hi*int64(size)], dst,
+									"size %d shape %v storage %v order %v [%d,%d) %T", size, shape, storage, order, lo, hi, data)
+							}
+						}
+					}
+					// Past the end is an error.
+					err := p.ReadArray(make([]byte, size), n, layout.RowMajor, binary.LittleEndian)
+					require.ErrorIs(t, err, mmapfile.ErrOutOfRange)
+				}
+				require.NoError(t, mf.Close())
+			}
+		}
+	}
+}
+
+func TestPayloadSwapsAndChecksBools(t *testing.T) {
+	be := []byte{0, 1, 0, 2, 0, 3}
+	p := &Payload{Array: layout.Array{Name: "x", Type: layout.U16, Shape: []int64{3}, BigEndian: true, Size: 6}, Data: bytes.NewReader(be)}
+	dst := make([]byte, 6)
+	require.NoError(t, p.ReadArray(dst, 0, layout.RowMajor, binary.LittleEndian))
+	assert.Equal(t, []byte{1, 0, 2, 0, 3, 0}, dst)
+	require.NoError(t, p.ReadArray(dst, 0, layout.RowMajor, binary.BigEndian))
+	assert.Equal(t, be, dst, "the file's own byte order is kept when asked for")
+
+	// Complex numbers swap each part.
+	c := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	p = &Payload{Array: layout.Array{Name: "z", Type: layout.C64, Shape: []int64{1}, BigEndian: true, Size: 8}, Data: bytes.NewReader(c)}
+	dst = make([]byte, 8)
+	require.NoError(t, p.ReadArray(dst, 0, layout.RowMajor, binary.LittleEndian))
+	assert.Equal(t, []byte{4, 3, 2, 1, 8, 7, 6, 5}, dst)
+
+	bools := []byte{0, 1, 7}
+	p = &Payload{Array: layout.Array{Name: "b", Type: layout.Bool, Shape: []int64{3}, Size: 3}, Data: bytes.NewReader(bools)}
+	err := p.ReadArray(make([]byte, 3), 0, layout.RowMajor, binary.LittleEndian)
+	require.ErrorIs(t, err, mmapfile.ErrInvalidBool)
+	assert.Contains(t, err.Error(), "element 2")
+	p.Lenient = true
+	dst = make([]byte, 3)
+	require.NoError(t, p.ReadArray(dst, 0, layout.RowMajor, binary.LittleEndian))
+	assert.Equal(t, []byte{0, 1, 1}, dst)
+}
+
+func TestPayloadTruncatedIsAnErrorWithTheOffset(t *testing.T) {
+	data := make([]byte, 10)
+	var gotOff int64 = -2
+	p := &Payload{Array: layout.Array{Name: "x", Type: layout.U32, Shape: []int64{2, 3}, Offset: 100, Size: 24}, Data: bytes.NewReader(data),
+		Wrap: func(off int64, err error) error { gotOff = off; return err }}
+	err := p.ReadArray(make([]byte, 24), 0, layout.RowMajor, binary.LittleEndian)
+	require.ErrorIs(t, err, mmapfile.ErrTruncated)
+	assert.Equal(t, int64(110), gotOff)
+}
+
+// memSource is a Source of arrays held in memory, for the helpers' tests.
+type memSource struct {
+	recs []Record
+	data [][]byte
+}
+
+func (m *memSource) Records() []Record { return m.recs }
+func (m *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	p := &Payload{Array: m.recs[i].Array, Data: bytes.NewReader(m.data[i])}
+	return p.ReadArray(dst, first, order, bo)
+}
+
+func TestStreamDeliversEveryElementInOrder(t *testing.T) {
+	shape := []int64{1500, 1100} // 13 MB of u64: two chunks and a part
+	stored, other := testPayload(t, 8, shape, layout.ColMajor)
+	src := &memSource{recs: []Record{{Array: layout.Array{Name: "x", Type: layout.U64, Shape: shape, Order: layout.ColMajor, Size: int64(len(stored))}}}, data: [][]byte{stored}}
+	var got []byte
+	chunks := 0
+	require.NoError(t, Stream(src, 0, layout.RowMajor, binary.LittleEndian, func(c []byte) error {
+		chunks++
+		assert.Zero(t, len(c)%(1100*8), "whole rows")
+		got = append(got, c...)
+		return nil
+	}))
+	assert.Equal(t, other, got)
+	assert.Greater(t, chunks, 1)
+	boom := errors.New("boom")
+	assert.ErrorIs(t, Stream(src, 0, layout.RowMajor, binary.LittleEndian, func([]byte) error { return boom }), boom)
+}
+
+func TestScanTableFromArraysFoldsReasons(t *testing.T) {
+	i64 := func(v ...int64) []byte {
+		b := make([]byte, 8*len(v))
+		for k, x := range v {
+			binary.LittleEndian.PutUint64(b[8*k:], uint64(x))
+		}
+		return b
+	}
+	src := &memSource{
+		recs: []Record{
+			{Array: layout.Array{Name: "a", Type: layout.I64, Shape: []int64{3}, Size: 24}},
+			{Array: layout.Array{Name: "a.reason", Type: layout.I8, Shape: []int64{3}, Size: 3}},
+			{Array: layout.Array{Name: "b", Type: layout.I64, Shape: []int64{3}, Size: 24}},
+		},
+		data: [][]byte{i64(1, 2, 3), {0xff, 5, 0xff}, i64(4, 5, 6)},
+	}
+	require.True(t, IsTable(src))
+	cols := TableColumns(src)
+	require.Len(t, cols, 2)
+	assert.True(t, cols[0].Nullable)
+	var got [][]int64
+	var reasons [][]int8
+	require.NoError(t, ScanTable(src, 2, func(first int64, c []Column) error {
+		require.Len(t, c, 2)
+		got = append(got, append([]int64(nil), c[0].Values.([]int64)...), append([]int64(nil), c[1].Values.([]int64)...))
+		reasons = append(reasons, append([]int8(nil), c[0].Reason...))
+		assert.Nil(t, c[1].Reason)
+		return nil
+	}))
+	assert.Equal(t, [][]int64{{1, 2}, {4, 5}, {3}, {6}}, got)
+	assert.Equal(t, [][]int8{{-1, 5}, {-1}}, reasons)
+}
+
+func TestSelectAndRename(t *testing.T) {
+	src := &memSource{recs: []Record{
+		{Array: layout.Array{Name: "/g/a", Type: layout.U8, Shape: []int64{1}, Size: 1}},
+		{Array: layout.Array{Name: "b", Type: layout.U8, Shape: []int64{1}, Size: 1}},
+	}, data: [][]byte{{1}, {2}}}
+	s, err := Select(src, "b", "g/a")
+	require.NoError(t, err)
+	require.Len(t, s.Records(), 2)
+	dst := make([]byte, 1)
+	require.NoError(t, s.ReadArray(1, dst, 0, layout.RowMajor, binary.LittleEndian))
+	assert.Equal(t, byte(1), dst[0])
+	_, err = Select(src, "c")
+	assert.ErrorIs(t, err, ErrNoRecord)
+	r, err := Rename(src, []string{"x", "y"})
+	require.NoError(t, err)
+	assert.Equal(t, "y", r.Records()[1].Name)
+	_, err = Rename(src, []string{"x", "x"})
+	assert.Error(t, err)
+	_, err = Rename(src, []string{"x"})
+	assert.Error(t, err)
+}

@@ -1,0 +1,253 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Format is what a format package registers: how to recognise its files,
+// open them and write them.
+type Format struct {
+	// Name is the format's name ("abf"), as Options.Format and the
+	// command line's --format take it.
+	Name string
+	// Description is one line for listings: what the format is.
+	Description string
+	// Extensions are the file name extensions of the format, lower case
+	// with the dot (".abf"). For formats whose files are directories
+	// (Dir), a directory with one of these extensions is of this format.
+	Extensions []string
+	// Sniff reports whether head, the first bytes of a file (up to
+	// SniffLen, fewer for short files), is this format's. nil: the format
+	// is never detected from bytes.
+	Sniff func(head []byte) bool
+	// Dir: the format's files are directories. SniffDir reports whether
+	// the directory at path is one.
+	Dir      bool
+	SniffDir func(path string) bool
+	// Open opens a file (or store) read-only or read-write.
+	Open func(path string, mode mmapfile.Mode, o *Options) (File, error)
+	// Write creates path holding the records of src, replacing an
+	// existing file only once the new one is complete (a failed write
+	// leaves what was there). nil: the format cannot be written.
+	Write func(path string, src Source, o *Options) error
+	// Params are the format's own options, read through Options.Params.
+	Params []Param
+}
+
+// Param declares one of a format's own options.
+type Param struct {
+	// Name is the option's name ("abf-version"); command lines take it as
+	// --NAME.
+	Name string
+	// Usage is one line of help.
+	Usage string
+	// Write: an option of writing; otherwise of reading (opening).
+	Write bool
+	// Switch: a yes/no option; its value is "true" when given.
+	Switch bool
+	// NoValue is the value when the option is given without one ("" for
+	// options that always take one).
+	NoValue string
+	// Implies: giving this option when reading says the file is of this
+	// format (SciDB files carry no header, so --scidb-format names both
+	// the format and its cells).
+	Implies bool
+}
+
+// SniffLen is how many leading bytes Detect reads for Sniff.
+const SniffLen = 512
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Format{}
+)
+
+// Register makes a format available to Open, Write and Convert. Format
+// packages call it from init; a second registration of a name panics, as
+// sql.Register does.
+func Register(f Format) {
+	mu.Lock()
+	defer mu.Unlock()
+	if f.Name == "" || f.Open == nil {
+		panic("format: Register of a format without a name or Open")
+	}
+	if _, dup := registry[f.Name]; dup {
+		panic("format: Register called twice for " + f.Name)
+	}
+	registry[f.Name] = f
+}
+
+// Formats returns every registered format, sorted by name.
+func Formats() []Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Format, 0, len(registry))
+	for _, f := range registry {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the format registered under name.
+func Lookup(name string) (Format, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := registry[name]
+	return f, ok
+}
+
+// ForName returns the format a file name's extension says, for a file to
+// be written.
+func ForName(path string) (Format, bool) {
+	ext := strings.ToLower(filepath.Ext(strings.TrimRight(path, `/\`)))
+	if ext == "" {
+		return Format{}, false
+	}
+	for _, f := range Formats() {
+		for _, e := range f.Extensions {
+			if e == ext {
+				return f, true
+			}
+		}
+	}
+	return Format{}, false
+}
+
+// Detect decides the format of an existing file: o.Format if set, else a
+// format whose Implies parameter is given, else the extension, else the
+// first bytes (or, for a directory, the formats' SniffDir).
+func Detect(path string, o *Options) (Format, error) {
+	if o != nil && o.Format != "" {
+		f, ok := Lookup(o.Format)
+		if !ok {
+			return Format{}, fmt.Errorf("%s: %w %q (registered: %s)", path, ErrUnknownFormat, o.Format, strings.Join(Names(), ", "))
+		}
+		return f, nil
+	}
+	if o != nil {
+		for _, f := range Formats() {
+			for _, p := range f.Params {
+				if p.Implies && !p.Write && o.Params[p.Name] != "" {
+					return f, nil
+				}
+			}
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Format{}, err
+	}
+	if f, ok := ForName(path); ok && f.Dir == fi.IsDir() {
+		return f, nil
+	}
+	if fi.IsDir() {
+		for _, f := range Formats() {
+			if f.Dir && f.SniffDir != nil && f.SniffDir(path) {
+				return f, nil
+			}
+		}
+		return Format{}, fmt.Errorf("%s: is a directory that holds no store of a known format: %w", path, ErrUnknownFormat)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return Format{}, err
+	}
+	defer file.Close()
+	head := make([]byte, SniffLen)
+	n, err := io.ReadFull(file, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return Format{}, err
+	}
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head[:n]) {
+			return f, nil
+		}
+	}
+	return Format{}, fmt.Errorf("%s: cannot tell the format from the file's name or bytes: %w", path, ErrUnknownFormat)
+}
+
+// Names lists the registered format names, sorted.
+func Names() []string {
+	var out []string
+	for _, f := range Formats() {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// Open opens a file of any registered format read-only; see Detect for how
+// the format is chosen.
+func Open(path string, o *Options) (File, error) {
+	return OpenFile(path, mmapfile.ReadOnly, o)
+}
+
+// OpenFile opens a file of any registered format in mode.
+func OpenFile(path string, mode mmapfile.Mode, o *Options) (File, error) {
+	f, err := Detect(path, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.Open(path, mode, o)
+}
+
+// Write creates path in the format o.Format names, else the one its
+// extension says, holding the records of src.
+func Write(path string, src Source, o *Options) error {
+	var f Format
+	var ok bool
+	if o != nil && o.Format != "" {
+		f, ok = Lookup(o.Format)
+	} else {
+		f, ok = ForName(path)
+	}
+	if !ok {
+		return fmt.Errorf("%s: %w: name the output format", path, ErrUnknownFormat)
+	}
+	if f.Write == nil {
+		return fmt.Errorf("%s: %w: %s files cannot be written", path, errors.ErrUnsupported, f.Name)
+	}
+	return f.Write(path, src, o)
+}
+
+// Convert writes every record of the file in into out, converting between
+// formats: in is opened with inOpts, out written with outOpts (see Open and
+// Write for how their formats are chosen).
+func Convert(in, out string, inOpts, outOpts *Options) error {
+	f, err := Open(in, inOpts)
+	if err != nil {
+		return err
+	}
+	werr := Write(out, f, outOpts)
+	cerr := f.Close()
+	if werr != nil {
+		return werr
+	}
+	return cerr
+}
+
+// Find returns the index of the record named name, accepting the name with
+// or without a leading "/" (Zarr's names have one).
+func Find(src Source, name string) (int, error) {
+	recs := src.Records()
+	for i := range recs {
+		if recs[i].Name == name {
+			return i, nil
+		}
+	}
+	for i := range recs {
+		if strings.TrimPrefix(recs[i].Name, "/") == strings.TrimPrefix(name, "/") {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+}

@@ -1,0 +1,318 @@
+package format
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// StreamBytes is the size of the chunks Stream hands to a writer.
+const StreamBytes = 8 << 20
+
+// Stream reads record i of src from its first element to its last, in
+// order and byte order bo, and calls fn with consecutive chunks of about
+// StreamBytes (whole elements; for arrays of rank ≥ 2, whole rows of the
+// order's slowest axis where they fit). The next chunk is read — and
+// transposed, where the orders differ — while fn consumes the current one,
+// so a writer's I/O and the reading overlap on two cores. The chunk must
+// not be kept after fn returns.
+func Stream(src Source, i int, order layout.Order, bo binary.ByteOrder, fn func(chunk []byte) error) error {
+	rec := src.Records()[i]
+	size := int64(rec.Type.Size())
+	if size == 0 {
+		return fmt.Errorf("record %q: type %s cannot be read as values: %w", rec.Name, rec.TypeString(), errors.ErrUnsupported)
+	}
+	n, err := layout.Count(rec.Shape)
+	if err != nil {
+		return fmt.Errorf("record %q: %w", rec.Name, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	per := max(1, StreamBytes/size)
+	if len(rec.Shape) >= 2 {
+		// Whole rows of the target order, so that transposed reads go
+		// straight into the chunk.
+		q := geometry(rec.Shape, order)
+		row := n / max(1, q[0])
+		if row > 0 && row <= per {
+			per = per / row * row
+		}
+	}
+	per = min(per, n)
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	bufs := [2][]byte{alignedBytes(per * size), nil}
+	if n > per {
+		bufs[1] = alignedBytes(per * size)
+	}
+	read := func(buf []byte, first int64) chunk {
+		k := min(per, n-first)
+		b := buf[:k*size]
+		return chunk{b, src.ReadArray(i, b, first, order, bo)}
+	}
+	cur := read(bufs[0], 0)
+	for first, k := int64(0), 0; ; k ^= 1 {
+		if cur.err != nil {
+			return cur.err
+		}
+		next := first + int64(len(cur.b))/size
+		var pending chan chunk
+		if next < n {
+			pending = make(chan chunk, 1)
+			go func(buf []byte, at int64) { pending <- read(buf, at) }(bufs[k^1], next)
+		}
+		ferr := fn(cur.b)
+		if pending == nil {
+			return ferr
+		}
+		nc := <-pending
+		if ferr != nil {
+			return ferr
+		}
+		cur, first = nc, next
+	}
+}
+
+// ReadAll copies the whole of record i in order and byte order bo into a
+// new slice aligned for any element type.
+func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte, error) {
+	rec := src.Records()[i]
+	nb, err := layout.ByteSize(rec.Type, rec.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("record %q: %w", rec.Name, err)
+	}
+	buf := alignedBytes(nb)
+	if nb == 0 {
+		return buf, nil
+	}
+	return buf, src.ReadArray(i, buf, 0, order, bo)
+}
+
+// Select returns a Source holding only the named records of src, in the
+// order given.
+func Select(src Source, names ...string) (Source, error) {
+	s := &view{src: src}
+	for _, name := range names {
+		i, err := Find(src, name)
+		if err != nil {
+			return nil, err
+		}
+		s.index = append(s.index, i)
+		s.recs = append(s.recs, src.Records()[i])
+	}
+	return s, nil
+}
+
+// Rename returns a Source whose records carry the given names, in record
+// order.
+func Rename(src Source, names []string) (Source, error) {
+	recs := src.Records()
+	if len(names) != len(recs) {
+		return nil, fmt.Errorf("%d names for %d records", len(names), len(recs))
+	}
+	s := &view{src: src}
+	seen := map[string]bool{}
+	for i, r := range recs {
+		if seen[names[i]] {
+			return nil, fmt.Errorf("the name %q is given twice", names[i])
+		}
+		seen[names[i]] = true
+		r.Name = names[i]
+		s.index = append(s.index, i)
+		s.recs = append(s.recs, r)
+	}
+	return s, nil
+}
+
+// view is a Source over some records of another, possibly renamed.
+type view struct {
+	src   Source
+	index []int
+	recs  []Record
+}
+
+func (v *view) Records() []Record { return v.recs }
+
+func (v *view) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	return v.src.ReadArray(v.index[i], dst, first, order, bo)
+}
+
+func (v *view) ScanTable(batch int, fn func(first int64, cols []Column) error) error {
+	all := v.src.Records()
+	pick := make([]int, 0, len(v.index))
+	// Columns of the underlying table, by their position among its
+	// columns.
+	colPos := map[int]int{}
+	for i, k := 0, 0; i < len(all); i++ {
+		if all[i].Kind == KindColumn {
+			colPos[i] = k
+			k++
+		}
+	}
+	for _, i := range v.index {
+		k, ok := colPos[i]
+		if !ok {
+			return fmt.Errorf("record %q is not a table column", all[i].Name)
+		}
+		pick = append(pick, k)
+	}
+	out := make([]Column, len(pick))
+	return ScanTable(v.src, batch, func(first int64, cols []Column) error {
+		for j, k := range pick {
+			out[j] = cols[k]
+		}
+		return fn(first, out)
+	})
+}
+
+func (v *view) IsSparse(i int) bool {
+	s, ok := v.src.(Sparse)
+	return ok && s.IsSparse(v.index[i])
+}
+
+func (v *view) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, value []byte) error) error {
+	s, ok := v.src.(Sparse)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return s.Nonzeros(v.index[i], bo, fn)
+}
+
+// IsTable reports whether src holds a table: records that are all columns
+// of one length, or 1-D arrays of one length (which any table format can
+// take as columns). A table's nulls may travel through array formats as
+// an i8 array named "<column>.reason" after its column (see ScanTable).
+func IsTable(src Source) bool {
+	recs := src.Records()
+	if len(recs) == 0 {
+		return false
+	}
+	for _, r := range recs {
+		if (r.Kind != KindColumn && r.Kind != KindArray) || len(r.Shape) != 1 || r.Shape[0] != recs[0].Shape[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// ScanTable calls fn with batches of at most batch rows of src's table:
+// through the file's own TableScanner where it has one, else by reading
+// the records (columns, or equal-length 1-D arrays) with ReadArray. In
+// the latter case an i8 record "<name>.reason" right after the record
+// <name> is taken as that column's nulls (-1 where a value is present),
+// the form in which nullable columns travel through array formats.
+func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error) error {
+	if ts, ok := src.(TableScanner); ok {
+		return ts.ScanTable(batch, fn)
+	}
+	if !IsTable(src) {
+		return fmt.Errorf("%w: the records are not the columns of one table (all 1-D, of one length)", ErrNotRepresentable)
+	}
+	recs := src.Records()
+	// Which records are columns and which carry another's nulls.
+	type col struct {
+		rec    int
+		reason int // record of its nulls, or -1
+	}
+	var cols []col
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		if !r.Type.Valid() {
+			return fmt.Errorf("record %q: type %s cannot be read as values: %w", r.Name, r.TypeString(), errors.ErrUnsupported)
+		}
+		c := col{rec: i, reason: -1}
+		if i+1 < len(recs) && recs[i+1].Type == layout.I8 && recs[i+1].Name == r.Name+".reason" {
+			c.reason = i + 1
+			i++
+		}
+		cols = append(cols, c)
+	}
+	rows := recs[0].Shape[0]
+	if batch <= 0 {
+		batch = 1 << 16
+	}
+	out := make([]Column, len(cols))
+	bufs := make([][]byte, len(cols))
+	rbufs := make([][]byte, len(cols))
+	host := mmapfile.HostOrder()
+	for first := int64(0); first < rows || (first == 0 && rows == 0); first += int64(batch) {
+		k := min(int64(batch), rows-first)
+		for j, c := range cols {
+			t := recs[c.rec].Type
+			need := k * int64(t.Size())
+			if int64(cap(bufs[j])) < need {
+				bufs[j] = alignedBytes(need)
+			}
+			b := bufs[j][:need]
+			if k > 0 {
+				if err := src.ReadArray(c.rec, b, first, layout.RowMajor, host); err != nil {
+					return err
+				}
+			}
+			out[j] = Column{Values: layout.SliceOf(t, b)}
+			if c.reason >= 0 {
+				if int64(cap(rbufs[j])) < k {
+					rbufs[j] = alignedBytes(k)
+				}
+				rb := rbufs[j][:k]
+				if k > 0 {
+					if err := src.ReadArray(c.reason, rb, first, layout.RowMajor, host); err != nil {
+						return err
+					}
+				}
+				out[j].Reason = layout.SliceOf(layout.I8, rb).([]int8)
+			}
+		}
+		if err := fn(first, out); err != nil {
+			return err
+		}
+		if rows == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// TableColumns describes the columns ScanTable gives for src: the records
+// of its columns, a nullable column's "<name>.reason" record folded into
+// it.
+func TableColumns(src Source) []Record {
+	recs := src.Records()
+	if _, ok := src.(TableScanner); ok {
+		var out []Record
+		for _, r := range recs {
+			if r.Kind == KindColumn {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	var out []Record
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		if i+1 < len(recs) && recs[i+1].Type == layout.I8 && recs[i+1].Name == r.Name+".reason" {
+			r.Nullable = true
+			i++
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Describe names a record for error messages: `record "x" (f64[2][3])`.
+func Describe(r *Record) string {
+	return fmt.Sprintf("record %q (%s%s)", r.Name, r.TypeString(), layout.ShapeString(r.Shape))
+}
+
+// Unrepresentable returns an error wrapping ErrNotRepresentable that names
+// the record and says what the target format lacks ("DAPHNE has no
+// complex numbers").
+func Unrepresentable(r *Record, why string) error {
+	return fmt.Errorf("%s: %w: %s", Describe(r), ErrNotRepresentable, why)
+}
