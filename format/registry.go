@@ -39,6 +39,10 @@ type Format struct {
 	// existing file only once the new one is complete (a failed write
 	// leaves what was there). nil: the format cannot be written.
 	Write func(path string, src Source, o *Options) error
+	// Encode writes the records of src to w front to back, for formats
+	// whose files can be streamed (Futhark values, CSV): what a command
+	// line writes to standard output. nil: the format cannot be streamed.
+	Encode func(w io.Writer, src Source, o *Options) error
 	// Params are the format's own options, read through Options.Params.
 	Params []Param
 }
