@@ -316,3 +316,116 @@ func Describe(r *Record) string {
 func Unrepresentable(r *Record, why string) error {
 	return fmt.Errorf("%s: %w: %s", Describe(r), ErrNotRepresentable, why)
 }
+
+// Arrays returns src as arrays, for writers of formats that hold arrays
+// but no tables: a nullable column is followed by an i8 record
+// "<name>.reason" (-1 where a value is present, else the missing reason),
+// the form in which ScanTable reads nulls back; a column of a type that
+// layout lacks (text) is an error wrapping ErrNotRepresentable. Sources
+// without such columns are returned as they are.
+func Arrays(src Source) (Source, error) {
+	recs := src.Records()
+	need := false
+	for i := range recs {
+		r := &recs[i]
+		if r.Kind == KindColumn && !r.Type.Valid() {
+			return nil, Unrepresentable(r, "the type "+r.TypeString()+" has no array equivalent")
+		}
+		if r.Kind == KindColumn && r.Nullable {
+			need = true
+		}
+	}
+	if !need {
+		return src, nil
+	}
+	a := &withReasons{src: src}
+	for i, r := range recs {
+		a.recs = append(a.recs, r)
+		a.index = append(a.index, i)
+		if r.Kind == KindColumn && r.Nullable {
+			reason := Record{Array: layout.Array{Name: r.Name + ".reason", Type: layout.I8, Shape: r.Shape, Offset: -1, Size: r.Shape[0]}, Kind: KindColumn}
+			a.recs = append(a.recs, reason)
+			a.index = append(a.index, -1-i)
+		}
+	}
+	return a, nil
+}
+
+// withReasons is Arrays' view: index[k] ≥ 0 is a record of src, -1-i the
+// nulls of src's record i, read from the table on first use.
+type withReasons struct {
+	src     Source
+	recs    []Record
+	index   []int
+	reasons map[int][]int8 // by src record
+}
+
+func (a *withReasons) Records() []Record { return a.recs }
+
+func (a *withReasons) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	if a.index[i] >= 0 {
+		return a.src.ReadArray(a.index[i], dst, first, order, bo)
+	}
+	if a.reasons == nil {
+		if err := a.load(); err != nil {
+			return err
+		}
+	}
+	r := a.reasons[-1-a.index[i]]
+	if end, ok := layout.Add(first, int64(len(dst))); first < 0 || !ok || end > int64(len(r)) {
+		return fmt.Errorf("record %q: elements [%d, +%d) outside [0, %d): %w", a.recs[i].Name, first, len(dst), len(r), mmapfile.ErrOutOfRange)
+	}
+	for k := range dst {
+		dst[k] = byte(r[first+int64(k)])
+	}
+	return nil
+}
+
+// load reads every nullable column's reasons in one scan of the table.
+func (a *withReasons) load() error {
+	recs := a.src.Records()
+	var cols []int // src record of each table column
+	for i, r := range recs {
+		if r.Kind == KindColumn {
+			cols = append(cols, i)
+		}
+	}
+	out := map[int][]int8{}
+	for _, i := range cols {
+		if recs[i].Nullable {
+			out[i] = make([]int8, 0, recs[i].Shape[0])
+		}
+	}
+	err := ScanTable(a.src, 1<<16, func(first int64, c []Column) error {
+		for j, i := range cols {
+			if _, ok := out[i]; !ok {
+				continue
+			}
+			if c[j].Reason == nil {
+				n := columnLen(c[j].Values)
+				for k := 0; k < n; k++ {
+					out[i] = append(out[i], -1)
+				}
+				continue
+			}
+			out[i] = append(out[i], c[j].Reason...)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	a.reasons = out
+	return nil
+}
+
+// columnLen is the length of a column's Values.
+func columnLen(v any) int {
+	if s, ok := v.([]string); ok {
+		return len(s)
+	}
+	if t, b, ok := layout.BytesOf(v); ok {
+		return len(b) / t.Size()
+	}
+	return 0
+}
