@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -76,48 +74,10 @@ func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) er
 		return a.readUnit(u, dst, start, count, dstr, w)
 	}
 	workers := int64(runtime.GOMAXPROCS(0))
-	if total < 2 || workers < 2 || len(dst) < 1<<20 {
-		w := a.s.getWorker()
-		defer a.s.states.Put(w)
-		for j := range total {
-			if err := one(j, w); err != nil {
-				return err
-			}
-		}
-		return nil
+	if len(dst) < 1<<20 {
+		workers = 1
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for range min(workers, total) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := a.s.getWorker()
-			defer a.s.states.Put(w)
-			for {
-				j := next.Add(1) - 1
-				if j >= total {
-					return
-				}
-				if err := one(j, w); err != nil {
-					once.Do(func() { first = err })
-					next.Store(total)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
-}
-
-func (s *Store) getWorker() *worker {
-	if w, ok := s.states.Get().(*worker); ok {
-		return w
-	}
-	return &worker{}
+	return parallel(total, workers, &a.s.states, one)
 }
 
 // readUnit copies the part of unit u inside the box into dst.
