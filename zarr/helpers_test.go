@@ -108,4 +108,6 @@ func writeFile(t *testing.T, dir, key string, data []byte) {
 	}
 }
 
+var leOrder = binary.LittleEndian
+
 func f64bytes(v ...float64) []byte { return append([]byte(nil), unsafeslice.Bytes(v)...) }

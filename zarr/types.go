@@ -243,7 +243,7 @@ func fillScalar(v any, t layout.Type) (any, error) {
 	case string:
 		switch v {
 		case "NaN":
-			return math.NaN(), nil
+			return quietNaN(t), nil
 		case "Infinity":
 			return math.Inf(1), nil
 		case "-Infinity":
@@ -262,6 +262,20 @@ func fillScalar(v any, t layout.Type) (any, error) {
 		return nil, fmt.Errorf("%q is not a value of %s", v, t)
 	}
 	return nil, fmt.Errorf("%v is not a value of %s", v, t)
+}
+
+// quietNaN is the NaN that "NaN" denotes: sign 0, the mantissa's top bit
+// alone set (NumPy's np.nan).
+func quietNaN(t layout.Type) any {
+	switch t {
+	case layout.F16:
+		return rawBits(0x7e00)
+	case layout.F32:
+		return rawBits(0x7fc00000)
+	case layout.F64:
+		return rawBits(0x7ff8000000000000)
+	}
+	return math.NaN()
 }
 
 // number parses a decimal number as int64, uint64 or float64.
@@ -483,7 +497,7 @@ func parseText(t layout.Type, s string, bo binary.ByteOrder) ([]byte, error) {
 		p := t.String() + "."
 		switch strings.TrimPrefix(strings.TrimPrefix(v, "-"), p) {
 		case "nan":
-			x = math.NaN()
+			x = quietNaN(t)
 		case "inf":
 			x = math.Inf(1)
 			if strings.HasPrefix(v, "-") {
