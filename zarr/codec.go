@@ -204,7 +204,7 @@ func zstdDecoder() *zstd.Decoder {
 	zstdOnce.Do(func() {
 		var err error
 		zstdDec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxWindow(128<<20))
+			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxWindow(1<<31))
 		if err != nil {
 			panic(err) // only invalid options fail
 		}
@@ -294,7 +294,9 @@ func zstdEncoder(level int) *zstd.Encoder {
 		return e
 	}
 	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithEncoderCRC(false))
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithEncoderCRC(false),
+		// The content size in every frame header, as numcodecs needs it.
+		zstd.WithSingleSegment(true))
 	if err != nil {
 		panic(err) // only invalid options fail
 	}

@@ -24,6 +24,10 @@ type meta struct {
 	grid  []int64 // the chunk grid's chunk shape (the shard shape when sharded)
 	dt    dtype
 	fill  []byte // one element in the stored byte order
+	// noFill writes fill_value null in version 2: every chunk is
+	// written, and xarray would read elements equal to a fill value as
+	// missing (NaN).
+	noFill bool
 
 	// A unit is what is decoded at once: a chunk, or an inner chunk of a
 	// shard.

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-		"os"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,3 +169,103 @@ func TestReadZarrPython(t *testing.T) {
 }
 
 func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+// pyCheckStores checks, in zarr-python and xarray, the stores that
+// mmapkit wrote: each array equal to its expected bytes, its
+// _ARRAY_DIMENSIONS present, and the group opening in xarray by dimension
+// name.
+const pyCheckStores = `
+import sys, json, numpy as np, zarr, xarray as xr
+cases = json.load(open(sys.argv[1]))
+for c in cases:
+    g = zarr.open_consolidated(c['Store']) if c['Consolidated'] else zarr.open(c['Store'], mode='r')
+    z = g[c['Name']] if c['Name'] != '/' else g
+    want = np.frombuffer(open(c['Expect'], 'rb').read(), dtype=np.dtype(c['Dtype']).newbyteorder('<')).reshape(c['Shape'])
+    got = z[...]
+    assert got.dtype == np.dtype(c['Dtype']), (c, got.dtype)
+    assert z.order == c['Order'], (c, z.order)
+    assert (z.compressor.codec_id if z.compressor else 'none') == c['Compressor'], (c, z.compressor)
+    assert np.array_equal(got, want, equal_nan=got.dtype.kind in 'fc'), (c, got, want)
+    assert z.attrs['_ARRAY_DIMENSIONS'] == c['Dims'], (c, z.attrs.asdict())
+    if c['Name'] != '/':
+        group, _, var = c['Name'].lstrip('/').rpartition('/')
+        ds = xr.open_zarr(c['Store'], group=group or None, consolidated=c['Consolidated'])
+        v = ds[var]
+        assert list(v.dims) == c['Dims'], (c, v.dims)
+        assert np.array_equal(v.values, want, equal_nan=got.dtype.kind in 'fc')
+    print('ok', c['What'])
+`
+
+// TestZarrPythonReadsWrites has zarr-python and xarray read the v2 stores
+// mmapkit writes: every dtype, both byte orders, both storage orders,
+// every compressor, groups whose arrays disagree on their lengths.
+func TestZarrPythonReadsWrites(t *testing.T) {
+	oracle.Python(t, "numpy", "zarr", "xarray")
+	dir := t.TempDir()
+	type pycase struct {
+		Store, Name, Expect, What, Dtype, Order, Compressor string
+		Shape                                               []int64
+		Dims                                                []string
+		Consolidated                                        bool
+	}
+	var cases []pycase
+	k := 0
+	check := func(store string, src *memSource, opts *Options, want [][]byte, dims [][]string) {
+		t.Helper()
+		if err := Write(store, src, opts); err != nil {
+			t.Fatal(err)
+		}
+		comp := strings.Split(opts.Compress, ":")[0]
+		if comp == "" {
+			comp = "none"
+		}
+		for i, r := range src.Records() {
+			k++
+			e := filepath.Join(dir, fmt.Sprintf("expect%d", k))
+			if err := os.WriteFile(e, want[i], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			order := "C"
+			if r.Order == layout.ColMajor && len(r.Shape) > 1 {
+				order = "F"
+			}
+			name := r.Name
+			if name != "/" {
+				name = "/" + strings.TrimPrefix(name, "/")
+			}
+			cases = append(cases, pycase{Store: store, Name: name, Expect: e, Dtype: dtypeV2(dtype{typ: r.Type, name: r.TypeName, big: r.BigEndian && r.Type.Size() > 1}),
+				Shape: r.Shape, Order: order, Compressor: comp, Dims: dims[i], Consolidated: name != "/",
+				What: fmt.Sprintf("%s %s %s%v order %s big-endian %v compress %q", filepath.Base(store), r.Name, r.Type, r.Shape, order, r.BigEndian, opts.Compress)})
+		}
+	}
+	types := []layout.Type{layout.Bool, layout.I8, layout.I16, layout.I32, layout.I64, layout.U8, layout.U16, layout.U32, layout.U64, layout.F16, layout.F32, layout.F64, layout.C64, layout.C128}
+	shape := []int64{13, 9}
+	for _, typ := range types {
+		for _, v := range []struct {
+			order layout.Order
+			big   bool
+			comp  string
+		}{{layout.RowMajor, false, ""}, {layout.ColMajor, true, "zlib"}, {layout.ColMajor, false, "zstd:5"}, {layout.RowMajor, true, "gzip:9"}} {
+			data := ramp(typ, 13*9, -50)
+			src := (&memSource{}).add("/", typ, shape, v.order, v.big, toOrder(t, typ, shape, data, v.order, v.big))
+			store := filepath.Join(dir, fmt.Sprintf("s%d.zarr", k))
+			check(store, src, &Options{Version: 2, Chunks: []int64{4, 5}, Compress: v.comp}, [][]byte{data}, [][]string{{"dim_0", "dim_1"}})
+		}
+	}
+	// A group: arrays of different lengths get names that never conflict.
+	a, b, c := ramp(layout.F64, 12, 0), ramp(layout.I32, 5*4, 3), ramp(layout.U8, 7, 1)
+	src := (&memSource{}).add("a", layout.F64, []int64{3, 4}, layout.RowMajor, false, a).
+		add("b", layout.I32, []int64{5, 4}, layout.ColMajor, false, toOrder(t, layout.I32, []int64{5, 4}, b, layout.ColMajor, false)).
+		add("sub/c", layout.U8, []int64{7}, layout.RowMajor, false, c)
+	check(filepath.Join(dir, "group.zarr"), src, &Options{Version: 2, Compress: "zstd"}, [][]byte{a, b, c},
+		[][]string{{"dim_0", "dim_1"}, {"b_dim_0", "dim_1"}, {"dim_0"}})
+	manifest := filepath.Join(dir, "manifest.json")
+	mb, _ := json.Marshal(cases)
+	if err := os.WriteFile(manifest, mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := oracle.Run(t, []string{"numpy", "zarr", "xarray"}, pyCheckStores, manifest)
+	if n := strings.Count(out, "ok "); n != len(cases) {
+		t.Fatalf("zarr-python checked %d of %d arrays:\n%s", n, len(cases), out)
+	}
+}

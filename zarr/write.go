@@ -228,6 +228,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 			}
 			m.fill = make([]byte, sp.Type.Size()) // a source's fill value this type cannot hold
 		}
+		m.noFill = fromSource && sp.FillValue == nil
 		m.attrs = map[string]any{}
 		for k, v := range sp.Attributes {
 			m.attrs[k] = v
@@ -774,6 +775,9 @@ func docV2(m *meta) (map[string]any, map[string]any) {
 		"zarr_format": 2, "shape": m.shape, "chunks": m.unit, "dtype": dtypeV2(m.dt),
 		"compressor": comp, "fill_value": fillJSON(m.fill, m.dt.typ, m.byteOrder()),
 		"order": order, "filters": nil, "dimension_separator": m.sep,
+	}
+	if m.noFill {
+		za["fill_value"] = nil
 	}
 	return za, m.attrs
 }
