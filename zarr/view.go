@@ -287,8 +287,9 @@ func (a *Array) rewriteShard(key string, inner int64, enc []byte) error {
 
 // encodeShard lays out a shard file: the inner chunks in C order (nil
 // ones empty) and their index, with its crc32c, at the start or the end.
-// Raw inner chunks start at multiples of 64 bytes, so that they map as
-// typed slices whatever the index's size.
+// Raw inner chunks, all of one size, start at a multiple of 16 bytes (past
+// an index at the start) and follow one another, so that each maps as a
+// typed slice.
 func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
 	il := spec.indexLen()
 	var bo binary.ByteOrder = binary.LittleEndian
@@ -296,40 +297,31 @@ func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
 		bo = binary.BigEndian
 	}
 	idx := make([]byte, il)
-	var out []byte
-	at := int64(0)
+	base := int64(0)
 	if spec.atStart {
-		at = il
-	}
-	pad := func() {
-		if raw && at%64 != 0 {
-			at += 64 - at%64
+		base = il
+		if raw {
+			base = (il + 15) / 16 * 16
 		}
 	}
 	var body []byte
-	base := at
 	for i, c := range chunks {
 		if c == nil {
 			bo.PutUint64(idx[16*i:], empty)
 			bo.PutUint64(idx[16*i+8:], empty)
 			continue
 		}
-		pad()
-		body = append(body, make([]byte, at-base-int64(len(body)))...)
-		bo.PutUint64(idx[16*i:], uint64(at))
+		bo.PutUint64(idx[16*i:], uint64(base+int64(len(body))))
 		bo.PutUint64(idx[16*i+8:], uint64(len(c)))
 		body = append(body, c...)
-		at += int64(len(c))
 	}
 	if spec.crc {
 		binary.LittleEndian.PutUint32(idx[spec.n*16:], crc32c(idx[:spec.n*16]))
 	}
 	if spec.atStart {
-		out = append(append(idx, make([]byte, base-il)...), body...)
-	} else {
-		out = append(body, idx...)
+		return append(append(idx, make([]byte, base-il)...), body...)
 	}
-	return out
+	return append(body, idx...)
 }
 
 // writeKey replaces the file key with data: written to a temporary file
