@@ -37,6 +37,9 @@ func parseShardIndex(idx []byte, size int64, spec *shardSpec, fixed int64) ([]ui
 	if int64(len(idx)) != il {
 		return nil, &indexError{0, fmt.Sprintf("index of %d bytes, want %d", len(idx), il), ErrCorrupt}
 	}
+	if size < il {
+		return nil, &indexError{max(size, 0), fmt.Sprintf("a shard of %d bytes cannot hold its index of %d bytes", size, il), ErrTruncated}
+	}
 	start := size - il // file offset of the index
 	lo, hi := int64(0), start
 	if spec.atStart {

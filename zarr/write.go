@@ -812,15 +812,19 @@ func docV3(m *meta) map[string]any {
 			},
 		}}}
 	}
-	dims := make([]any, len(m.dims))
-	for i, d := range m.dims {
-		dims[i] = d
+	keys := "v2"
+	if m.defaultKeys {
+		keys = "default"
 	}
-	return map[string]any{
+	doc := map[string]any{
 		"zarr_format": 3, "node_type": "array", "shape": m.shape, "data_type": dtypeV3(m.dt),
 		"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": m.grid}},
-		"chunk_key_encoding": map[string]any{"name": "default", "configuration": map[string]any{"separator": "/"}},
+		"chunk_key_encoding": map[string]any{"name": keys, "configuration": map[string]any{"separator": m.sep}},
 		"fill_value":         fillJSON(m.fill, m.dt.typ, m.byteOrder()),
-		"codecs":             codecs, "attributes": m.attrs, "dimension_names": dims,
+		"codecs":             codecs, "attributes": m.attrs,
 	}
+	if len(m.dims) == len(m.shape) {
+		doc["dimension_names"] = m.dims
+	}
+	return doc
 }
