@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 )
@@ -16,6 +17,7 @@ type stage struct {
 	target string // the store's path
 	dir    string // the temporary directory
 	perm   fs.FileMode
+	mu     sync.Mutex
 	made   map[string]bool // directories created
 }
 
@@ -77,12 +79,16 @@ func isStore(path string) bool {
 // renamed.
 func (st *stage) write(key string, data []byte) error {
 	name := filepath.Join(st.dir, filepath.FromSlash(key))
-	if d := filepath.Dir(key); !st.made[d] {
+	d := filepath.Dir(key)
+	st.mu.Lock()
+	if !st.made[d] {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			st.mu.Unlock()
 			return err
 		}
 		st.made[d] = true
 	}
+	st.mu.Unlock()
 	return atomicfile.Write(name, st.perm, func(f *os.File) error {
 		_, err := f.Write(data)
 		return err
