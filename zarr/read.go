@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -131,12 +132,94 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 	if ub > maxDecoded {
 		return a.s.errf(loc.key, loc.off, ErrUnsupported, "array %q: a compressed chunk of %d bytes is larger than the %d bytes decoded here apart from the destination", m.name, ub, int64(maxDecoded))
 	}
-	w.scratch = grow(w.scratch, ub)
-	if err := decodeChain(m.chain, w.scratch, w.enc); err != nil {
+	// A chunk read in part is kept decoded for a while: consecutive
+	// linear reads (a conversion's) cut across the same chunks.
+	ck := cacheKey{loc.key, loc.off}
+	if b := a.s.cache.get(ck); b != nil {
+		p.copy(dst, doff, b, soff)
+		return nil
+	}
+	b := grow(nil, ub)
+	if err := decodeChain(m.chain, b, w.enc); err != nil {
 		return a.decodeErr(loc, err)
 	}
-	p.copy(dst, doff, w.scratch, soff)
+	a.s.cache.put(ck, b)
+	p.copy(dst, doff, b, soff)
 	return nil
+}
+
+// cacheKey names a unit's stored bytes: its file and offset.
+type cacheKey struct {
+	key string
+	off int64
+}
+
+// unitCache keeps recently decoded chunks, least recently used dropped
+// first, up to a number of bytes.
+type unitCache struct {
+	mu    sync.Mutex
+	used  int64
+	tick  int64
+	units map[cacheKey]*cached
+}
+
+type cached struct {
+	b    []byte
+	used int64
+}
+
+// cacheBytes bounds the decoded chunks a store keeps.
+const cacheBytes = 64 << 20
+
+func (c *unitCache) get(k cacheKey) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.units[k]; ok {
+		c.tick++
+		e.used = c.tick
+		return e.b
+	}
+	return nil
+}
+
+func (c *unitCache) put(k cacheKey, b []byte) {
+	if int64(len(b)) > cacheBytes/4 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.units == nil {
+		c.units = map[cacheKey]*cached{}
+	}
+	if _, ok := c.units[k]; ok {
+		return
+	}
+	for c.used+int64(len(b)) > cacheBytes {
+		var old cacheKey
+		oldest := int64(-1)
+		for k, e := range c.units {
+			if oldest < 0 || e.used < oldest {
+				old, oldest = k, e.used
+			}
+		}
+		c.used -= int64(len(c.units[old].b))
+		delete(c.units, old)
+	}
+	c.tick++
+	c.units[k] = &cached{b: b, used: c.tick}
+	c.used += int64(len(b))
+}
+
+// drop forgets the chunks of the file key.
+func (c *unitCache) drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.units {
+		if k.key == key {
+			c.used -= int64(len(e.b))
+			delete(c.units, k)
+		}
+	}
 }
 
 // grow returns b resized to n bytes, aligned for any element type.

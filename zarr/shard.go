@@ -135,6 +135,7 @@ func (s *Store) shardIndexOf(m *meta, key string) (*shardIndex, error) {
 // forget drops what the store remembers of the file key (its shard index,
 // its mapping), after the file was replaced.
 func (s *Store) forget(key string) error {
+	s.cache.drop(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.shards, key)

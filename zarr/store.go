@@ -76,6 +76,7 @@ type Store struct {
 	shards map[string]*shardIndex
 	closed bool
 	states sync.Pool // *worker
+	cache  unitCache
 }
 
 // Open opens the store at path read-only.

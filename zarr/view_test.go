@@ -249,3 +249,43 @@ func TestViewAndSetErrors(t *testing.T) {
 		t.Errorf("a second writer: %v", err)
 	}
 }
+
+// TestLinearPieces reads a compressed store in linear pieces of every
+// length, in both orders, as conversions do (each chunk is decoded once
+// and kept while the pieces cut across it), and checks that a Set is seen
+// by the next read of the same store.
+func TestLinearPieces(t *testing.T) {
+	p, data := writeStore(t, Options{Compress: "zstd"})
+	s, err := OpenFile(p, mmapfile.ReadWrite, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	col := make([]byte, len(data))
+	layout.ReorderBytes(col, data, 8, []int64{5, 7}, layout.RowMajor)
+	for _, c := range []struct {
+		order layout.Order
+		want  []byte
+	}{{layout.RowMajor, data}, {layout.ColMajor, col}} {
+		for n := int64(1); n <= 35; n++ {
+			got := make([]byte, 0, len(data))
+			for first := int64(0); first < 35; first += n {
+				piece := make([]byte, min(n, 35-first)*8)
+				if err := s.ReadArray(0, piece, first, c.order, leOrder); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, piece...)
+			}
+			if !bytes.Equal(got, c.want) {
+				t.Fatalf("%v pieces of %d: %v", c.order, n, got)
+			}
+		}
+	}
+	if err := Set(s.Arrays()[0], 99.0, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	piece := make([]byte, 8)
+	if err := s.ReadArray(0, piece, 8, layout.RowMajor, leOrder); err != nil || !bytes.Equal(piece, f64bytes(99)) {
+		t.Errorf("after Set: %v %v", piece, err)
+	}
+}
