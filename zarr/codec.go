@@ -61,6 +61,9 @@ func decodeChain(chain []codec, dst, enc []byte) error {
 			continue
 		}
 		out := dst
+		if i > 0 && int64(len(dst)) > maxDecoded {
+			return fmt.Errorf("a chunk of %d bytes through %d compressors is too large to decode here: %w", len(dst), len(chain), ErrUnsupported)
+		}
 		if i > 0 {
 			// An inner codec's input: bounded, since it is at most a
 			// little larger than the chunk for every codec there is.

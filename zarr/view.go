@@ -92,10 +92,14 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 		if !s.writable {
 			return nil, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
 		}
-		if err := a.rewriteUnit(idx, nil, -1); err != nil {
-			return nil, err
+		s.wmu.Lock()
+		if loc, err = a.locateUnit(idx); err == nil && loc.missing {
+			if err = a.rewriteUnit(idx, nil, -1); err == nil {
+				loc, err = a.locateUnit(idx)
+			}
 		}
-		if loc, err = a.locateUnit(idx); err != nil {
+		s.wmu.Unlock()
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -84,7 +85,7 @@ func Write(path string, src format.Source, o *Options) error {
 		if strings.HasPrefix(r.TypeName, "datetime64[") || strings.HasPrefix(r.TypeName, "timedelta64[") {
 			sp.TypeName = r.TypeName
 		}
-		if raw, ok := r.Extra["fill_value"].(json.RawMessage); ok {
+		if raw, ok := r.Extra["fill_value"].(json.RawMessage); ok && string(bytes.TrimSpace(raw)) != "null" {
 			sp.FillValue = raw
 		}
 		if d, ok := r.Extra["dimension_names"].([]string); ok {
