@@ -9,7 +9,9 @@ import (
 	"github.com/mmapkit/mmapkit/layout"
 )
 
-func TestSmokeWrite(t *testing.T) {
+// TestRoundTrip writes a store of every version, order, compressor and
+// sharding and reads it back.
+func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	shape := []int64{5, 7}
 	data := ramp(layout.F64, 35, 0)
