@@ -35,8 +35,21 @@
 // These are the same caveats as bbolt's, stated plainly:
 //
 //   - Slices returned by [View] and [Region.Bytes] point into the mapping.
-//     After [Region.Unmap] or [File.Close] they point at unmapped memory and
-//     any use crashes the process (SIGSEGV). Copy what must outlive the File.
+//     After [Region.Unmap] or [File.Close] any use of them crashes the
+//     process (SIGSEGV; Go prints "unexpected fault address"). Copy what
+//     must outlive the File. The crash is certain, not left to chance: a
+//     closed mapping is not simply unmapped, which would let the next
+//     mapping — of another file, perhaps read-write — land at the same
+//     address and a stale slice silently read or change it. Its range is
+//     replaced, in one mmap call, by an inaccessible reservation (PROT_NONE,
+//     anonymous, no memory committed). At most [MaxReservations] (4096)
+//     reservations totalling [MaxReservedBytes] (64 GiB of address space;
+//     256 MiB in a 32-bit process) are kept per process, released oldest
+//     first; a mapping larger than the byte bound is unmapped at once. A
+//     stale slice into a released range is as dangerous as before. On
+//     Windows the view is unmapped and its range then reserved
+//     (VirtualAlloc MEM_RESERVE, PAGE_NOACCESS): two calls, so a mapping
+//     made by another thread in between can take the range.
 //   - Writing through a slice of a read-only mapping crashes the process
 //     (SIGSEGV): the pages are mapped read-only. Use WriteAt for a checked
 //     write.

@@ -215,10 +215,13 @@ func (r *Region) unmapLocked() error {
 	}
 	var err error
 	if len(r.raw) > 0 {
-		if r.writable {
+		// Where fsync does not write back mapped pages, they are flushed
+		// before the view goes; on Linux the page cache keeps them dirty
+		// after munmap and the next File.Sync or Close writes them.
+		if r.writable && !fsyncCoversMappings {
 			err = r.raw.Flush()
 		}
-		if e := r.raw.Unmap(); e != nil && err == nil {
+		if e := retire(r.raw); e != nil && err == nil {
 			err = e
 		}
 	}

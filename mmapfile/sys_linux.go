@@ -11,6 +11,9 @@ import (
 
 func hugePageAdvice() (int, bool) { return unix.MADV_HUGEPAGE, true }
 
+// mapNoReserve keeps a reservation out of the kernel's commit accounting.
+const mapNoReserve = unix.MAP_NORESERVE
+
 // preallocate reserves [off, off+n) with fallocate, so that a full disk is
 // reported now. File systems without fallocate report ErrUnsupported and
 // the caller falls back to ftruncate.

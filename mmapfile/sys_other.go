@@ -5,6 +5,8 @@ package mmapfile
 import (
 	"errors"
 	"os"
+
+	"github.com/edsrzf/mmap-go"
 )
 
 func granularity() int { return os.Getpagesize() }
@@ -28,3 +30,8 @@ func (f *File) DropCache() error { return errors.ErrUnsupported }
 // fsyncCoversMappings: here File.Sync flushes mapped views (msync,
 // FlushViewOfFile) before syncing the file.
 const fsyncCoversMappings = false
+
+// reserveOver only unmaps here: there is no way to reserve the range.
+func reserveOver(m mmap.MMap) (bool, error) { return false, m.Unmap() }
+
+func releaseReservation(m mmap.MMap) error { return nil }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"os"
 
+	"github.com/edsrzf/mmap-go"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 )
 
 func granularity() int { return os.Getpagesize() }
@@ -61,3 +64,20 @@ func advise(raw []byte, a Advice) error {
 	}
 	return unix.Madvise(raw, adv)
 }
+
+// reserveOver replaces the mapping m, in one mmap call, by an anonymous
+// inaccessible mapping of the same range: no window in which another
+// mapping could take the address. If that fails, m is unmapped.
+func reserveOver(m mmap.MMap) (bool, error) {
+	at := unsafeslice.Pointer(m)
+	p, err := unix.MmapPtr(-1, 0, at, uintptr(len(m)), unix.PROT_NONE,
+		unix.MAP_FIXED|unix.MAP_PRIVATE|unix.MAP_ANON|mapNoReserve)
+	if err != nil || p != at {
+		return false, m.Unmap()
+	}
+	return true, nil
+}
+
+// releaseReservation unmaps a reservation made by reserveOver. The runtime
+// package's record of m's mapping is still there, so m.Unmap finds it.
+func releaseReservation(m mmap.MMap) error { return m.Unmap() }

@@ -9,6 +9,9 @@ import (
 
 func hugePageAdvice() (int, bool) { return 0, false }
 
+// mapNoReserve: an inaccessible mapping commits no memory here anyway.
+const mapNoReserve = 0
+
 // preallocate is unsupported here: the file is grown with ftruncate, and a
 // full disk shows up when pages are written.
 func preallocate(f *os.File, off, n int64) error { return errors.ErrUnsupported }
