@@ -14,6 +14,23 @@
 // The package knows nothing of file formats; packages abf, futhark, daphne
 // and scidb build on it.
 //
+// # Opening a file once
+//
+// A program that opens a path to look at it (fstat, its first bytes, to
+// tell its format) and then maps it should map the descriptor it looked at,
+// not the path again: between two opens the path may be replaced (mv, an
+// atomic rewrite), and the program would map a file it never examined.
+// [NewFile] (or [Options.File]) adopts an open *os.File:
+//
+//	osf, err := os.Open(path)
+//	// … read the header from osf, decide what it is …
+//	f, err := mmapfile.NewFile(osf, mmapfile.ReadOnly, nil) // f now owns osf
+//
+// Only regular files are opened or adopted: directories, FIFOs, devices,
+// sockets and the files of /proc, /sys and similar pseudo file systems
+// (whose sizes do not describe their contents) are refused with an error
+// wrapping [ErrNotRegular].
+//
 // # What is safe
 //
 //   - A File and its Regions may be used from any number of goroutines.

@@ -11,6 +11,38 @@ import (
 
 func hugePageAdvice() (int, bool) { return unix.MADV_HUGEPAGE, true }
 
+// pseudoFS names the file system of f if it is one whose files report
+// sizes that do not describe their contents (/proc, /sys, …), else "".
+func pseudoFS(f *os.File) string {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
+		return ""
+	}
+	switch uint32(st.Type) { // magic numbers are 32 bits; Type is signed on some platforms
+	case unix.PROC_SUPER_MAGIC:
+		return "proc"
+	case unix.SYSFS_MAGIC:
+		return "sysfs"
+	case unix.DEBUGFS_MAGIC:
+		return "debugfs"
+	case unix.TRACEFS_MAGIC:
+		return "tracefs"
+	case unix.SECURITYFS_MAGIC:
+		return "securityfs"
+	case unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC:
+		return "cgroupfs"
+	case 0x62656570: // CONFIGFS_MAGIC, which x/sys lacks
+		return "configfs"
+	case unix.EFIVARFS_MAGIC:
+		return "efivarfs"
+	case unix.PSTOREFS_MAGIC:
+		return "pstore"
+	case unix.BPF_FS_MAGIC:
+		return "bpffs"
+	}
+	return ""
+}
+
 // mapNoReserve keeps a reservation out of the kernel's commit accounting.
 const mapNoReserve = unix.MAP_NORESERVE
 

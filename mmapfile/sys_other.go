@@ -35,3 +35,9 @@ const fsyncCoversMappings = false
 func reserveOver(m mmap.MMap) (bool, error) { return false, m.Unmap() }
 
 func releaseReservation(m mmap.MMap) error { return nil }
+
+func unlockFile(f *os.File) error { return errors.ErrUnsupported }
+
+func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupported }
+
+func pseudoFS(f *os.File) string { return "" }

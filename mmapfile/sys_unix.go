@@ -81,3 +81,14 @@ func reserveOver(m mmap.MMap) (bool, error) {
 // releaseReservation unmaps a reservation made by reserveOver. The runtime
 // package's record of m's mapping is still there, so m.Unmap finds it.
 func releaseReservation(m mmap.MMap) error { return m.Unmap() }
+
+func unlockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// openForWriting reports whether f's descriptor was opened for writing.
+func openForWriting(f *os.File) (bool, error) {
+	fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+	if err != nil {
+		return false, err
+	}
+	return fl&unix.O_ACCMODE != unix.O_RDONLY, nil
+}

@@ -22,3 +22,6 @@ func (f *File) DropCache() error { return errors.ErrUnsupported }
 // fsyncCoversMappings: here File.Sync flushes mapped views (msync,
 // FlushViewOfFile) before syncing the file.
 const fsyncCoversMappings = false
+
+// pseudoFS: only Linux's pseudo file systems are recognised.
+func pseudoFS(f *os.File) string { return "" }

@@ -69,3 +69,14 @@ func reserveOver(m mmap.MMap) (bool, error) {
 func releaseReservation(m mmap.MMap) error {
 	return windows.VirtualFree(unsafeslice.Addr(m), 0, windows.MEM_RELEASE)
 }
+
+func unlockFile(f *os.File) error {
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
+}
+
+// openForWriting cannot tell here; mapping a read-only handle for writing
+// fails instead.
+func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupported }
+
+// pseudoFS: Windows has no such file systems.
+func pseudoFS(f *os.File) string { return "" }
