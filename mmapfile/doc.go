@@ -41,7 +41,12 @@
 //   - Copying APIs ([Region.ReadAt], [Copy], [Region.WriteAt], [Region.Guard])
 //     turn a fault inside the mapping (SIGBUS after another process truncated
 //     the file, SIGSEGV on a write to a read-only page) into an error wrapping
-//     [ErrFault], instead of crashing the process.
+//     [ErrFault], instead of crashing the process. ReadAt, Copy and WriteAt
+//     also refuse a range past the file's current end inside the page the
+//     end falls in, which does not fault (it reads as zeros; writes there
+//     are lost): a copy that ends in a zero byte followed by zeros to the
+//     end of its page asks the file's size (fstat), others cost nothing
+//     extra.
 //   - A read-write open takes an exclusive advisory lock (flock on Unix,
 //     LockFileEx on Windows), so a second writer — in this or another process
 //     — fails with [ErrLocked] or waits, as [Options.Wait] says. Read-only

@@ -1,6 +1,7 @@
 package mmapfile
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sync"
@@ -60,9 +61,10 @@ func (r *Region) check(off, n int64, op string) (int, int, error) {
 	return int(off), int(end), nil
 }
 
-// ReadAt copies len(p) bytes from region offset off into p. A fault while
-// copying (the file was truncated by another process) is an error wrapping
-// ErrFault, not a crash. It implements io.ReaderAt on the region.
+// ReadAt copies len(p) bytes from region offset off into p. A range that
+// is no longer in the file (another process truncated it) is an error
+// wrapping ErrFault that names the first offset missing, not a crash and
+// not zeros. It implements io.ReaderAt on the region.
 func (r *Region) ReadAt(p []byte, off int64) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -70,15 +72,61 @@ func (r *Region) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := r.guardLocked(func() { copy(p, r.data[lo:hi]) }); err != nil {
+	inFile := true
+	if err := r.guardLocked(func() {
+		copy(p, r.data[lo:hi])
+		inFile = len(p) == 0 || p[len(p)-1] != 0 || r.nonZeroAfter(hi)
+	}); err != nil {
 		return 0, err
+	}
+	if !inFile {
+		if err := r.checkEnd(lo, hi); err != nil {
+			return 0, err
+		}
 	}
 	return len(p), nil
 }
 
+// A copy from a file truncated under its mapping faults in the pages wholly
+// past the new end, but the page the end falls in stays mapped and reads
+// as zeros past it. So a copy that ended in a non-zero byte ended inside
+// the file; one that ended in a zero did too if a later byte of the same
+// page is not zero. Only when both fail is the file's size asked (fstat,
+// about half a microsecond): for a read that ends in zeros up to a page
+// boundary, or in a page of zeros.
+
+// zeroPage is one page of zeros to compare with.
+var zeroPage = make([]byte, os.Getpagesize())
+
+// nonZeroAfter reports whether a byte after region byte hi-1, in the same
+// page and within the mapping, is not zero. r.mu must be held; it reads the
+// mapping, so run it guarded.
+func (r *Region) nonZeroAfter(hi int) bool {
+	delta := len(r.raw) - len(r.data)
+	ps := len(zeroPage)
+	a := hi + delta
+	pageEnd := min((a-1)/ps*ps+ps, len(r.raw))
+	return a < pageEnd && !bytes.Equal(r.raw[a:pageEnd], zeroPage[:pageEnd-a])
+}
+
+// checkEnd fails with ErrFault if region bytes [lo, hi) are no longer all
+// in the file. r.mu must be held.
+func (r *Region) checkEnd(lo, hi int) error {
+	size, err := fileSize(r.f.f)
+	if err != nil {
+		return r.errf(r.off+int64(lo), "fstat", err)
+	}
+	if end := r.off + int64(hi); size < end {
+		first := max(size, r.off+int64(lo))
+		return r.errf(first, "access", fmt.Errorf("the file now ends at %d: %w", size, ErrFault))
+	}
+	return nil
+}
+
 // WriteAt copies p into the region at region offset off. It fails with
 // ErrNotWritable on a read-only region (instead of the SIGSEGV a direct write
-// would raise) and with ErrFault if the pages are gone.
+// would raise) and with ErrFault if the range is no longer in the file
+// (another process truncated it): nothing is written then.
 func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -88,6 +136,20 @@ func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	lo, hi, err := r.check(off, int64(len(p)), "write")
 	if err != nil {
 		return 0, err
+	}
+	// Bytes written past the end of a truncated file, in the page the end
+	// falls in, would be lost without a fault: check first, as ReadAt does
+	// after its copy (the bytes there now are what it would have read).
+	inFile := true
+	if err := r.guardLocked(func() {
+		inFile = lo == hi || r.data[hi-1] != 0 || r.nonZeroAfter(hi)
+	}); err != nil {
+		return 0, err
+	}
+	if !inFile {
+		if err := r.checkEnd(lo, hi); err != nil {
+			return 0, err
+		}
 	}
 	if err := r.guardLocked(func() { copy(r.data[lo:hi], p) }); err != nil {
 		return 0, err

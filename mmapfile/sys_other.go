@@ -41,3 +41,11 @@ func unlockFile(f *os.File) error { return errors.ErrUnsupported }
 func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupported }
 
 func pseudoFS(f *os.File) string { return "" }
+
+func fileSize(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}

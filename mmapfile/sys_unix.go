@@ -92,3 +92,12 @@ func openForWriting(f *os.File) (bool, error) {
 	}
 	return fl&unix.O_ACCMODE != unix.O_RDONLY, nil
 }
+
+// fileSize is f's current size, from fstat without allocating.
+func fileSize(f *os.File) (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return 0, err
+	}
+	return st.Size, nil
+}

@@ -80,3 +80,11 @@ func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupport
 
 // pseudoFS: Windows has no such file systems.
 func pseudoFS(f *os.File) string { return "" }
+
+func fileSize(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
