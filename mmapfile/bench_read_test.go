@@ -16,15 +16,7 @@ import (
 //	go test ./mmapfile -run '^$' -bench 'ReadAt' -count 5
 func benchReadAt(b *testing.B, n int, last byte) {
 	p, _ := writeFile(b, 4<<20)
-	f, err := Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	r, err := f.MapAll()
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := mapAllForBench(b, p)
 	// Find an offset whose byte n-1 further on is last.
 	off := int64(0)
 	for r.Bytes()[off+int64(n)-1] != last {
@@ -45,15 +37,7 @@ func BenchmarkReadAt1MiB(b *testing.B)        { benchReadAt(b, 1<<20, 0) }
 
 func BenchmarkCopyF64x1(b *testing.B) {
 	p, _ := writeFile(b, 1<<16)
-	f, err := Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	r, err := f.MapAll()
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := mapAllForBench(b, p)
 	dst := make([]float64, 1)
 	for b.Loop() {
 		if err := Copy(dst, r, 64, binary.LittleEndian); err != nil {
@@ -68,15 +52,7 @@ func BenchmarkReadAt8Zeros(b *testing.B) {
 	if err := os.WriteFile(p, make([]byte, 1<<16), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	f, err := Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	r, err := f.MapAll()
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := mapAllForBench(b, p)
 	buf := make([]byte, 8)
 	b.SetBytes(8)
 	for b.Loop() {
@@ -84,4 +60,18 @@ func BenchmarkReadAt8Zeros(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// mapAllForBench maps the whole file at p read-only until b ends.
+func mapAllForBench(b *testing.B, p string) *Region {
+	f, err := Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	r, err := f.MapAll()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
 }
