@@ -76,6 +76,9 @@ type File struct {
 	opts     Options
 	closed   bool
 	regions  map[*Region]struct{}
+	// syncedSize is the size the last Sync left durable (or the size at
+	// open): while the size stays, Sync need not commit metadata.
+	syncedSize int64
 }
 
 // Open opens name read-only, with no lock.
@@ -201,6 +204,7 @@ func setUp(osf *os.File, name string, mode Mode, o Options, byName bool) (*File,
 	}
 	// Truncate only after the lock is ours, so that a second writer's open
 	// cannot clobber the first writer's file.
+	size := fi.Size()
 	if mode == ReadWrite && o.Truncate {
 		if err := osf.Truncate(0); err != nil {
 			if !byName && (lock == LockShared || lock == LockExclusive) {
@@ -209,8 +213,9 @@ func setUp(osf *os.File, name string, mode Mode, o Options, byName bool) (*File,
 			}
 			return nil, err
 		}
+		size = -1 // a truncation to make durable
 	}
-	return &File{f: osf, name: name, writable: mode == ReadWrite, opts: o, regions: map[*Region]struct{}{}}, nil
+	return &File{f: osf, name: name, writable: mode == ReadWrite, opts: o, regions: map[*Region]struct{}{}, syncedSize: size}, nil
 }
 
 // checkRegular refuses what cannot be mapped: anything but a regular file,
@@ -443,20 +448,46 @@ func (f *File) checkWritable(op string) error {
 	return nil
 }
 
-// Sync flushes every writable region to the file (msync) and then the file
-// itself (fsync), so that data written through mappings and with WriteAt,
-// and the file's size, are durable. On Linux the fsync alone does both:
-// it writes back the mapped pages too, as msync(MS_SYNC) would.
+// Sync makes every change made through the File durable — data written
+// through its mappings and with WriteAt, and the file's size: when Sync
+// returns they survive a crash of the machine or a power loss. Only the
+// pages that changed are written.
+//
+// On Linux one system call does it (the page cache holds the mapped pages
+// too): fdatasync while the file's size is what the last Sync (or the
+// open) left, which skips the journal commit that the modification time
+// alone would cost — after a power loss the time may be older than the
+// data — and fsync when the size changed. Elsewhere each writable region
+// is flushed (msync, FlushViewOfFile) and the file fsynced.
 func (f *File) Sync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return f.errf(-1, "sync", ErrClosed)
 	}
-	return f.syncLocked()
+	return f.syncLocked(false)
 }
 
-func (f *File) syncLocked() error {
+// SyncData is Sync without the metadata: the data and the size are made
+// durable (fdatasync on Linux, fsync elsewhere), the timestamps not
+// necessarily. It is what an in-place edit needs.
+func (f *File) SyncData() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errf(-1, "sync", ErrClosed)
+	}
+	return f.syncLocked(true)
+}
+
+// syncDataCall and syncAllCall are fdatasync and fsync; variables so that
+// tests can see which one a Sync chose.
+var (
+	syncDataCall = fdatasync
+	syncAllCall  = (*os.File).Sync
+)
+
+func (f *File) syncLocked(dataOnly bool) error {
 	if !f.writable {
 		return nil
 	}
@@ -468,8 +499,21 @@ func (f *File) syncLocked() error {
 			}
 		}
 	}
-	if err := f.f.Sync(); err != nil && first == nil {
-		first = err
+	size, err := fileSize(f.f)
+	if err != nil {
+		size = -1
+	}
+	if dataOnly || (size >= 0 && size == f.syncedSize) {
+		err = syncDataCall(f.f)
+	} else {
+		err = syncAllCall(f.f)
+	}
+	if err != nil {
+		if first == nil {
+			first = f.errf(-1, "sync", err)
+		}
+	} else if first == nil {
+		f.syncedSize = size
 	}
 	return first
 }
@@ -483,7 +527,7 @@ func (f *File) Close() error {
 	if f.closed {
 		return f.errf(-1, "close", ErrClosed)
 	}
-	first := f.syncLocked()
+	first := f.syncLocked(false)
 	for r := range f.regions {
 		if err := r.unmapLocked(); err != nil && first == nil {
 			first = err

@@ -4,6 +4,7 @@ package mmapfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -41,6 +42,40 @@ func pseudoFS(f *os.File) string {
 		return "bpffs"
 	}
 	return ""
+}
+
+// populateWriteCall is madvise(MADV_POPULATE_WRITE); a variable so that
+// tests can take the fallback.
+var populateWriteCall = func(raw []byte) error { return unix.Madvise(raw, unix.MADV_POPULATE_WRITE) }
+
+// populateWrite faults raw in writable in one call. Kernels before 5.14 do
+// not know the advice (EINVAL): ErrUnsupported, and the caller touches the
+// pages instead.
+func populateWrite(raw []byte) error {
+	for {
+		err := populateWriteCall(raw)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EINVAL):
+			return errors.ErrUnsupported
+		case errors.Is(err, unix.EFAULT), errors.Is(err, unix.EHWPOISON):
+			return fmt.Errorf("%v: %w", err, ErrFault)
+		}
+		return err
+	}
+}
+
+// fdatasync makes f's data durable, and its size, but not its timestamps.
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
 }
 
 // mapNoReserve keeps a reservation out of the kernel's commit accounting.

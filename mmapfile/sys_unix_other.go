@@ -25,3 +25,8 @@ const fsyncCoversMappings = false
 
 // pseudoFS: only Linux's pseudo file systems are recognised.
 func pseudoFS(f *os.File) string { return "" }
+
+func populateWrite(raw []byte) error { return errors.ErrUnsupported }
+
+// fdatasync is a full sync here.
+func fdatasync(f *os.File) error { return f.Sync() }

@@ -88,3 +88,8 @@ func fileSize(f *os.File) (int64, error) {
 	}
 	return fi.Size(), nil
 }
+
+func populateWrite(raw []byte) error { return errors.ErrUnsupported }
+
+// fdatasync is a full sync here.
+func fdatasync(f *os.File) error { return f.Sync() }
