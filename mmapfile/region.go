@@ -144,13 +144,13 @@ func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	// Bytes written past the end of a truncated file, in the page the end
 	// falls in, would be lost without a fault: check first, as ReadAt does
 	// after its copy (the bytes there now are what it would have read).
+	// If the check itself faults, the copy below faults too and reports
+	// the first page that does.
 	inFile := true
-	if err := r.guardLocked(func() {
+	faulted := r.guardLocked(func() {
 		inFile = lo == hi || r.data[hi-1] != 0 || r.nonZeroAfter(hi)
-	}); err != nil {
-		return 0, err
-	}
-	if !inFile {
+	}) != nil
+	if !faulted && !inFile {
 		if err := r.checkEnd(lo, hi); err != nil {
 			return 0, err
 		}
