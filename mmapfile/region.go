@@ -131,6 +131,12 @@ func (r *Region) checkEnd(lo, hi int) error {
 // ErrNotWritable on a read-only region (instead of the SIGSEGV a direct write
 // would raise) and with ErrFault if the range is no longer in the file
 // (another process truncated it): nothing is written then.
+//
+// The bytes go through the file descriptor (pwrite), not a store into the
+// mapping: every mapping of the file sees them at once, and Sync writes
+// only the blocks they touched. That makes WriteAt the cheap way to change
+// a few elements and sync: a store through a view dirties its whole page,
+// which the kernel may hold as one large folio of up to a few megabytes.
 func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -154,6 +160,16 @@ func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 		if err := r.checkEnd(lo, hi); err != nil {
 			return 0, err
 		}
+	}
+	if !faulted {
+		// Through the descriptor: the mapping sees the bytes at once
+		// (one page cache), and only the file blocks written become
+		// dirty, where a store into the mapping dirties the whole page
+		// — with large folios up to megabytes — for Sync to write.
+		if _, err := r.f.f.WriteAt(p, r.off+int64(lo)); err != nil {
+			return 0, r.errf(r.off+int64(lo), "write", err)
+		}
+		return len(p), nil
 	}
 	if err := r.guardLocked(func() { copy(r.data[lo:hi], p) }); err != nil {
 		return 0, err
