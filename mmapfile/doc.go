@@ -11,8 +11,42 @@
 //	for _, x := range xs { sum += x }
 //	f.Close() // xs must not be used after this line
 //
-// The package knows nothing of file formats; packages abf, futhark, daphne
-// and scidb build on it.
+// The package knows nothing of file formats; the format packages build on
+// it.
+//
+// # Durability
+//
+// Every change — a store through a writable view, [Region.WriteAt],
+// [File.WriteAt] — is visible to other readers at once; durable after
+// Sync/Close: other mappings and reads of the file, in this process or
+// another, see it immediately (one page cache), and it survives a crash of
+// the machine or a power loss once [File.Sync], [File.SyncData],
+// [Region.Sync] or [File.Close] has returned. A process killed without
+// syncing loses nothing the kernel already has.
+//
+// # Writing
+//
+// Creating a file and filling it through a mapping costs about what
+// write(2) of the same bytes costs, when the region is prepared for it:
+//
+//	f, err := mmapfile.Create(path)
+//	err = f.Grow(size)         // reserves the blocks (fallocate): a full disk is an error here
+//	r, err := f.MapAll()
+//	err = r.PopulateWrite()    // large pages, every page writable now
+//	xs, err := mmapfile.View[float64](r, 0, n, binary.LittleEndian)
+//	copy(xs, values)           // … or compute into xs
+//	err = f.Close()            // syncs
+//
+// Without PopulateWrite every 4 KiB page costs a fault when first written.
+//
+// A few elements changed in an existing file are best written with
+// [Region.WriteAt] or [File.WriteAt] (pwrite through the descriptor; the
+// mapping sees the bytes at once) rather than stored through a view: Sync
+// then writes only the blocks touched, where a store into the mapping
+// dirties its whole page — which the kernel may hold as one large folio of
+// a megabyte or more — and Sync writes all of it. [File.Sync] commits the
+// file's metadata only when its size changed since the last sync
+// (fdatasync otherwise); [File.SyncData] never does.
 //
 // # Opening a file once
 //
@@ -82,14 +116,13 @@
 //   - The race detector does not see accesses to mapped memory. Sharing a
 //     writable slice between goroutines needs the caller's own
 //     synchronisation, exactly as for any Go slice.
-//   - Changes made through a read-write mapping reach the page cache at once
-//     (other mappings of the file see them) but are durable only after
-//     [Region.Sync], [File.Sync] or [File.Close].
+//   - Changes are visible to other readers at once; durable after
+//     Sync/Close (see Durability): until then a power loss can lose them.
 //
 // # Platforms
 //
 // Mapping uses github.com/edsrzf/mmap-go; golang.org/x/sys supplies what it
-// lacks (madvise, ranged msync, fallocate, flock). Offsets are rounded down
+// lacks (madvise, ranged msync, fallocate, flock, fdatasync). Offsets are rounded down
 // to the OS mapping granularity internally (the page size on Unix, 64 KiB
 // on Windows) and the result re-sliced, so any byte offset may be mapped.
 // Features an OS lacks (access advice on Windows, preallocation on macOS)
