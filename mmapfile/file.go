@@ -137,8 +137,12 @@ func OpenFile(name string, mode Mode, opt *Options) (*File, error) {
 			return nil, err
 		}
 		f, err := setUp(osf, name, mode, o, true)
-		if err == errReplaced && try < 100 {
-			continue
+		if err == errReplaced {
+			osf.Close()
+			if try < 100 {
+				continue
+			}
+			return nil, &Error{File: name, Offset: -1, Op: "lock", Err: err}
 		}
 		if err != nil {
 			osf.Close()
@@ -165,6 +169,9 @@ func NewFile(f *os.File, mode Mode, opt *Options) (*File, error) {
 }
 
 func adopt(osf *os.File, name string, mode Mode, o Options) (*File, error) {
+	if mode != ReadWrite && o.Truncate {
+		return nil, &Error{File: name, Offset: -1, Op: "open", Err: errors.New("Truncate needs ReadWrite")}
+	}
 	if mode == ReadWrite {
 		if w, err := openForWriting(osf); err == nil && !w {
 			return nil, &Error{File: name, Offset: -1, Op: "open", Err: fmt.Errorf("the descriptor is open read-only: %w", ErrNotWritable)}

@@ -155,6 +155,8 @@ func TestNewFileChecksTheDescriptorsMode(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, p, e.File)
+	_, err = NewFile(osf, ReadOnly, &Options{Truncate: true})
+	assert.ErrorContains(t, err, "Truncate needs ReadWrite")
 
 	// A descriptor whose lock is held elsewhere: ErrLocked, and the
 	// descriptor stays usable.
