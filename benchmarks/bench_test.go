@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -77,6 +78,35 @@ func BenchmarkCeilingMemmove(b *testing.B) {
 }
 
 func BenchmarkCeilingMmapScan(b *testing.B) { benchScan(b, scanRawMapping) }
+
+func BenchmarkCeilingMmapScanParallel(b *testing.B) {
+	w := runtime.GOMAXPROCS(0)
+	benchScan(b, func(p string) (float64, int, error) { return scanRawMappingParallel(p, w) })
+}
+
+// BenchmarkGather compares the loops that split interleaved 16-byte
+// records into two columns, in memory: the gather ceiling's kernel
+// (blocked) and the one-pass loop.
+func BenchmarkGather(b *testing.B) {
+	for _, k := range []struct {
+		name  string
+		split func([]int64, []float64, []uint64)
+	}{{"blocked", splitCells}, {"one-pass", splitCellsOnePass}} {
+		b.Run(k.name, func(b *testing.B) {
+			size := benchSize(b)
+			cells := make([]uint64, size/16*2)
+			for i := range cells {
+				cells[i] = uint64(i)
+			}
+			ints, floats := make([]int64, len(cells)/2), make([]float64, len(cells)/2)
+			k.split(ints, floats, cells) // fault the columns in
+			b.SetBytes(int64(len(cells)) * 8)
+			for b.Loop() {
+				k.split(ints, floats, cells)
+			}
+		})
+	}
+}
 
 func BenchmarkCeilingRead(b *testing.B) {
 	path, size := benchFile(b)
@@ -227,31 +257,28 @@ func benchWrite(b *testing.B, write func(path string, src []float64) error) {
 	}
 }
 
-func BenchmarkFileWrite(b *testing.B) {
-	benchWrite(b, func(path string, src []float64) error {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(asBytes(src)); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
+// BenchmarkWriteSync is the write_sync ceiling: one write(2) of the bytes
+// to a new file + fsync.
+func BenchmarkWriteSync(b *testing.B) {
+	benchWrite(b, func(path string, src []float64) error { return writeSync(path, asBytes(src)) })
 }
 
-func BenchmarkMmapFill(b *testing.B) {
+// BenchmarkCpSync is the cp_sync ceiling: a file of benchSize bytes
+// copied to a new one (copy_file_range) + fsync.
+func BenchmarkCpSync(b *testing.B) {
+	src, _ := benchFile(b)
+	benchWrite(b, func(path string, _ []float64) error { return cpSync(src, path) })
+}
+
+// BenchmarkCreateFillView creates a file, grows, maps, PopulateWrite,
+// fills a view and closes (which syncs).
+func BenchmarkCreateFillView(b *testing.B) {
 	benchWrite(b, func(path string, src []float64) error {
 		f, err := mmapfile.Create(path)
 		if err != nil {
 			return err
 		}
-		if err := fill(f, src); err != nil {
+		if err := fillView(f, src); err != nil {
 			f.Close()
 			return err
 		}
@@ -259,52 +286,72 @@ func BenchmarkMmapFill(b *testing.B) {
 	})
 }
 
-// BenchmarkEditSync is one element edit through a read-write view plus
-// File.Sync; ns/op is the latency.
-func BenchmarkEditSync(b *testing.B) {
+// The edit benchmarks change one float64 of a benchSize file, at 1024
+// random elements in turn, and make it durable; ns/op is the latency.
+
+// benchEdit runs edit at 1024 random elements of a benchSize file in
+// turn.
+func benchEdit(b *testing.B, edit func(path string, size int64) (func(i, k int) error, func() error)) {
 	path, size := benchFile(b)
-	f, err := mmapfile.OpenFile(path, mmapfile.ReadWrite, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	r, err := f.MapAll()
-	if err != nil {
-		b.Fatal(err)
-	}
-	xs, err := mmapfile.View[float64](r, 0, int(size/8), mmapfile.HostOrder())
-	if err != nil {
-		b.Fatal(err)
-	}
-	idx := randomIndexes(1024, len(xs))
+	fn, done := edit(path, size)
+	defer done()
+	idx := randomIndexes(1024, int(size/8))
 	for i := 0; b.Loop(); i++ {
-		xs[idx[i%len(idx)]] += 1
-		if err := f.Sync(); err != nil {
+		if err := fn(i, idx[i%len(idx)]); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkPwriteSync is BenchmarkEditSync's peer: one 8-byte pwrite(2)
-// plus fsync.
-func BenchmarkPwriteSync(b *testing.B) {
-	path, size := benchFile(b)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	idx := randomIndexes(1024, int(size/8))
+// writeAndSync returns an edit that writes element k (8 bytes, the first
+// one i) with w and calls sync.
+func writeAndSync(w io.WriterAt, sync func() error) func(i, k int) error {
 	var buf [8]byte
-	for i := 0; b.Loop(); i++ {
+	return func(i, k int) error {
 		buf[0] = byte(i)
-		if _, err := f.WriteAt(buf[:], int64(idx[i%len(idx)])*8); err != nil {
-			b.Fatal(err)
+		if _, err := w.WriteAt(buf[:], int64(k)*8); err != nil {
+			return err
 		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
+		return sync()
 	}
+}
+
+// BenchmarkEditSync is File.WriteAt + File.SyncData (the edit_sync
+// figure).
+func BenchmarkEditSync(b *testing.B) {
+	benchEdit(b, func(path string, _ int64) (func(i, k int) error, func() error) {
+		f, err := mmapfile.OpenFile(path, mmapfile.ReadWrite, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return writeAndSync(f, f.SyncData), f.Close
+	})
+}
+
+// BenchmarkEditViewSync is a store through a read-write view + File.Sync.
+func BenchmarkEditViewSync(b *testing.B) {
+	benchEdit(b, func(path string, _ int64) (func(i, k int) error, func() error) {
+		f, xs, err := openViewF64(path, mmapfile.ReadWrite, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func(_, k int) error {
+			xs[k] += 1
+			return f.Sync()
+		}, f.Close
+	})
+}
+
+// BenchmarkPwriteFdatasync is the edits' reference: one 8-byte pwrite(2)
+// plus fdatasync on a plain descriptor.
+func BenchmarkPwriteFdatasync(b *testing.B) {
+	benchEdit(b, func(path string, _ int64) (func(i, k int) error, func() error) {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return writeAndSync(f, func() error { return fdatasync(f) }), f.Close
+	})
 }
 
 // Text baselines of the Futhark text figures.

@@ -54,16 +54,14 @@ func (s *suite) abfViewScan() (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer os.Remove(p)
-	return s.scanPaired("abf_view_scan_f64", scanABF, p, 8, &s.res.Ceilings.MmapScan, "mmap_scan", scanRawMapping, s.f64)
+	return s.scanGBps("abf_view_scan_f64", scanABF, p, 8, nil)
 }
 
 // abfWrite creates an ABF file of the suite's data with abf.Write (the
 // package has no separate streaming writer: Write streams the caller's
 // slice to the file with pwrite) and closes it, which fsyncs.
 func (s *suite) abfWrite() (float64, int64, error) {
-	n := int64(len(s.src)) * 8
-	v, _, err := s.writeGBps(n, func(p string) error { return writeABF(p, s.src) })
-	return v, n, err
+	return s.writeRate("write.abf", int64(len(s.src))*8, func(p string) error { return writeABF(p, s.src) })
 }
 
 // writeABFRecords creates an ABF file of n one-element f64 arrays.

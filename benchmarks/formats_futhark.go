@@ -82,7 +82,7 @@ func (s *suite) futharkViewScan() (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer os.Remove(p)
-	return s.scanPaired("futhark_view_scan_f32", scanFutharkF32, p, 4, &s.res.Ceilings.MmapScanF32, "mmap_scan_f32", scanRawMappingF32, s.f32)
+	return s.scanGBps("futhark_view_scan_f32", scanFutharkF32, p, 4, nil)
 }
 
 // futharkUnalignedDecode copies an f64 array whose payload starts at an

@@ -76,48 +76,78 @@ func writeFile(path string, size int64, elem int, gen func(b []byte, first int))
 	return f.Sync()
 }
 
-// sumF64 is the scan every float64 figure runs: eight independent
-// accumulators, so that the loop runs at memory speed rather than at the
-// latency of one floating-point add.
+// The scan every figure runs: sumF64 for float64 elements, sumF32 for
+// float32 ones. Both are the same kernel — 128 bytes per iteration into
+// eight accumulators, packed adds on amd64 (SSE2, kernels_amd64.s), eight
+// scalar chains elsewhere — so that a core adds faster than memory
+// delivers and a scan measures how fast the bytes arrive, not the loop:
+// float32 is scanned at the same bytes per second as float64. Float32
+// elements are added in float32 within blocks of f32Block elements (32
+// per accumulator lane, the way NumPy's pairwise float32 sums work), each
+// block's sum then in float64; the suite's data are summed exactly either
+// way.
+const (
+	f64Block = 16   // elements per iteration of the float64 kernel
+	f32Block = 1024 // elements per float32 block (32 iterations of 32)
+)
+
+// sumF64 sums xs with the scan kernel, the last partial iteration with a
+// plain loop.
 func sumF64(xs []float64) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	for len(xs) >= 8 {
-		v := xs[:8:8]
-		s0 += v[0]
-		s1 += v[1]
-		s2 += v[2]
-		s3 += v[3]
-		s4 += v[4]
-		s5 += v[5]
-		s6 += v[6]
-		s7 += v[7]
-		xs = xs[8:]
+	n := len(xs) / f64Block * f64Block
+	s := sumF64Blocks(xs[:n])
+	for _, x := range xs[n:] {
+		s += x
 	}
-	for _, x := range xs {
-		s0 += x
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+	return s
 }
 
-// sumF32 is sumF64 for float32 elements, accumulated in float64.
+// sumF32 is sumF64 for float32 elements.
 func sumF32(xs []float32) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	for len(xs) >= 8 {
-		v := xs[:8:8]
-		s0 += float64(v[0])
-		s1 += float64(v[1])
-		s2 += float64(v[2])
-		s3 += float64(v[3])
-		s4 += float64(v[4])
-		s5 += float64(v[5])
-		s6 += float64(v[6])
-		s7 += float64(v[7])
-		xs = xs[8:]
+	n := len(xs) / f32Block * f32Block
+	s := sumF32Blocks(xs[:n])
+	for _, x := range xs[n:] {
+		s += float64(x)
 	}
-	for _, x := range xs {
-		s0 += float64(x)
+	return s
+}
+
+// splitCells is the gather ceiling's kernel: it splits interleaved
+// 16-byte records, an 8-byte integer then an 8-byte float, into two
+// columns (len(cells) = 2·len(ints) = 2·len(floats)). It is the fastest
+// plain Go loop for it found on the development machine: blocks of
+// gatherBlock records, each block split one column at a time (two short
+// passes, one output stream each), which ran faster than one pass writing
+// both columns (BenchmarkGather in this package's tests compares them).
+func splitCells(ints []int64, floats []float64, cells []uint64) {
+	for len(ints) > 0 {
+		k := min(gatherBlock, len(ints))
+		c := cells[: 2*k : 2*k]
+		a := ints[:k:k]
+		for i := range a {
+			a[i] = int64(c[2*i])
+		}
+		f := floats[:k:k]
+		for i := range f {
+			f[i] = math.Float64frombits(c[2*i+1])
+		}
+		ints, floats, cells = ints[k:], floats[k:], cells[2*k:]
 	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// gatherBlock is splitCells' block: 8 KiB of records, 4 KiB of each
+// column, well inside the first-level cache.
+const gatherBlock = 512
+
+// splitCellsOnePass is splitCells in one pass writing both columns, the
+// plainest form; BenchmarkGather compares the two.
+func splitCellsOnePass(ints []int64, floats []float64, cells []uint64) {
+	cells = cells[:2*len(ints)]
+	floats = floats[:len(ints)]
+	for i := range ints {
+		ints[i] = int64(cells[2*i])
+		floats[i] = math.Float64frombits(cells[2*i+1])
+	}
 }
 
 // decodeF64 is the portable decoding a program does after os.ReadFile.
@@ -165,6 +195,10 @@ func gbps(bytes int64, d time.Duration) float64 { return float64(bytes) / d.Seco
 
 // asBytes exposes a float slice's memory for read(2) and copies.
 func asBytes[T float32 | float64](xs []T) []byte { return unsafeslice.Bytes(xs) }
+
+// asUint64 and asInt64 reinterpret float64 memory.
+func asUint64(xs []float64) []uint64 { return unsafeslice.Cast[uint64](asBytes(xs)) }
+func asInt64(xs []float64) []int64   { return unsafeslice.Cast[int64](asBytes(xs)) }
 
 // newBufWriter is the buffered writer the text printers write through.
 func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }

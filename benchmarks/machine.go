@@ -19,6 +19,7 @@ func machine(o *resolved) Machine {
 		Size:       o.Size,
 		RandomSize: o.RandomSize,
 		Quick:      o.Quick,
+		LLC:        o.llc,
 	}
 	m.CPUModel = procField("/proc/cpuinfo", "model name")
 	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
@@ -50,4 +51,57 @@ func procField(path, key string) string {
 		}
 	}
 	return ""
+}
+
+// lastLevelCache returns the size in bytes of the CPU's last-level cache,
+// as Linux describes cpu0's caches in sysfs, or 0 where it cannot tell.
+func lastLevelCache() int64 {
+	return lastLevelCacheIn("/sys/devices/system/cpu/cpu0/cache")
+}
+
+func lastLevelCacheIn(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	level, size := 0, int64(0)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "index") {
+			continue
+		}
+		read := func(name string) string {
+			b, _ := os.ReadFile(dir + "/" + e.Name() + "/" + name)
+			return strings.TrimSpace(string(b))
+		}
+		if t := read("type"); t == "Instruction" {
+			continue
+		}
+		l, err := strconv.Atoi(read("level"))
+		if err != nil {
+			continue
+		}
+		n, ok := parseCacheSize(read("size"))
+		if ok && (l > level || l == level && n > size) {
+			level, size = l, n
+		}
+	}
+	return size
+}
+
+// parseCacheSize parses sysfs' cache sizes: "32768K", "512K", "8M".
+func parseCacheSize(s string) (int64, bool) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n * mult, true
 }

@@ -12,7 +12,9 @@ import (
 const (
 	// DefaultSize is the size of the scanned and written files: 1 GiB.
 	DefaultSize = 1 << 30
-	// QuickSize is the file size under Options.Quick: 64 MiB.
+	// QuickSize is the smallest file size under Options.Quick: 64 MiB, or
+	// four times the last-level cache where that is larger (so that
+	// scans measure memory, not the cache), at most DefaultSize.
 	QuickSize = 64 << 20
 	// RandomCount is how many random elements the random-access figures
 	// fetch.
@@ -32,8 +34,9 @@ type Options struct {
 	// RandomCount elements of. Zero means DefaultRandomSize for a default
 	// run, else Size.
 	RandomSize int64
-	// Quick runs every figure at small sizes (QuickSize unless Size says
-	// otherwise), with fewer repetitions.
+	// Quick runs every figure at small sizes (QuickSize or four times the
+	// last-level cache, unless Size says otherwise), with fewer
+	// repetitions.
 	Quick bool
 	// JSON prints the Results document as JSON instead of a table.
 	JSON bool
@@ -53,6 +56,7 @@ type Options struct {
 	openRecords []int
 	repeat      int
 	python      string
+	llc         int64 // last-level cache size; 0: read it from the machine, -1: unknown
 }
 
 // resolved is Options with every default filled in.
@@ -67,6 +71,8 @@ type resolved struct {
 	workers    int
 	randomN    int
 	pythonPath string
+	llc        int64 // last-level cache in bytes, 0 if unknown
+	convSize   int64 // bytes of the array the conversions convert
 }
 
 func (o Options) resolve() (*resolved, error) {
@@ -74,10 +80,16 @@ func (o Options) resolve() (*resolved, error) {
 	if o.Size < 0 || o.RandomSize < 0 {
 		return nil, fmt.Errorf("benchmarks: negative size")
 	}
+	switch r.llc = o.llc; {
+	case r.llc == 0:
+		r.llc = lastLevelCache()
+	case r.llc < 0:
+		r.llc = 0
+	}
 	if r.Size == 0 {
 		r.Size = DefaultSize
 		if o.Quick {
-			r.Size = QuickSize
+			r.Size = min(max(QuickSize, (4*r.llc+(1<<20)-1)>>20<<20), DefaultSize)
 		}
 	}
 	// Whole float64 elements, and at least one page's worth.
@@ -96,6 +108,8 @@ func (o Options) resolve() (*resolved, error) {
 	if o.repeat > 0 {
 		r.repeat, r.latReps, r.minTime = o.repeat, o.repeat, 0
 	}
+	// The conversions' array: half the file (512 MiB by default).
+	r.convSize = max(r.Size/2/64*64, 4096)
 	r.textSize = min(r.Size/16, 32<<20)
 	r.textSize = max(r.textSize, 4096)
 	r.records = []int{1, 1000, 100000}

@@ -44,7 +44,11 @@ func TestResolve(t *testing.T) {
 	}{
 		{"defaults", Options{}, 1 << 30, 4 << 30, []int64{16 << 20, 64 << 20, 256 << 20, 1 << 30}, 5, false},
 		{"size alone sets the random size", Options{Size: 256 << 20}, 256 << 20, 256 << 20, []int64{4 << 20, 16 << 20, 64 << 20, 256 << 20}, 5, false},
-		{"quick", Options{Quick: true}, 64 << 20, 64 << 20, []int64{1 << 20, 4 << 20, 16 << 20, 64 << 20}, 3, false},
+		{"quick: four times a 32 MiB last-level cache", Options{Quick: true, llc: 32 << 20}, 128 << 20, 128 << 20, []int64{2 << 20, 8 << 20, 32 << 20, 128 << 20}, 3, false},
+		{"quick: small cache", Options{Quick: true, llc: 6 << 20}, 64 << 20, 64 << 20, []int64{1 << 20, 4 << 20, 16 << 20, 64 << 20}, 3, false},
+		{"quick: cache unknown", Options{Quick: true, llc: -1}, 64 << 20, 64 << 20, []int64{1 << 20, 4 << 20, 16 << 20, 64 << 20}, 3, false},
+		{"quick: huge cache, at most the default size", Options{Quick: true, llc: 1 << 30}, 1 << 30, 1 << 30, []int64{16 << 20, 64 << 20, 256 << 20, 1 << 30}, 3, false},
+		{"quick: cache of an odd size rounds up to MiB", Options{Quick: true, llc: 40<<20 + 1}, 161 << 20, 161 << 20, nil, 3, false},
 		{"size and random size", Options{Size: 100 << 20, RandomSize: 4 << 30}, 100 << 20, 4 << 30, []int64{1600 << 10, 6400 << 10, 25 << 20, 100 << 20}, 5, false},
 		{"ragged sizes round down", Options{Size: 1000, RandomSize: 13}, 4096, 8, []int64{4096}, 5, false},
 		{"negative", Options{Size: -1}, 0, 0, nil, 0, true},
@@ -59,11 +63,45 @@ func TestResolve(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.size, r.Size)
 			assert.Equal(t, tt.rnd, r.RandomSize)
-			assert.Equal(t, tt.sweep, r.sweep)
+			if tt.sweep != nil {
+				assert.Equal(t, tt.sweep, r.sweep)
+			}
+			assert.Equal(t, max(r.Size/2/64*64, 4096), r.convSize)
 			assert.Equal(t, tt.repeat, r.repeat)
 			assert.Equal(t, RandomCount, r.randomN)
 			assert.Equal(t, []int{1, 1000, 100000}, r.records)
 		})
+	}
+}
+
+func TestLastLevelCache(t *testing.T) {
+	dir := t.TempDir()
+	write := func(index, level, typ, size string) {
+		d := filepath.Join(dir, index)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		for name, v := range map[string]string{"level": level, "type": typ, "size": size} {
+			require.NoError(t, os.WriteFile(filepath.Join(d, name), []byte(v+"\n"), 0o644))
+		}
+	}
+	assert.Zero(t, lastLevelCacheIn(filepath.Join(dir, "missing")))
+	write("index0", "1", "Data", "32K")
+	write("index1", "1", "Instruction", "64K")
+	assert.Equal(t, int64(32<<10), lastLevelCacheIn(dir))
+	write("index2", "2", "Unified", "512K")
+	write("index3", "3", "Unified", "32768K")
+	write("index4", "2", "Unified", "8M")
+	assert.Equal(t, int64(32<<20), lastLevelCacheIn(dir), "the highest level wins, not the largest size")
+	write("index3", "3", "Unified", "bogus")
+	assert.Equal(t, int64(8<<20), lastLevelCacheIn(dir), "an unreadable size is skipped")
+
+	for _, tt := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{{"32768K", 32 << 20, true}, {"8M", 8 << 20, true}, {"1G", 1 << 30, true}, {"4096", 4096, true}, {"", 0, false}, {"-1K", 0, false}, {"K", 0, false}} {
+		n, ok := parseCacheSize(tt.in)
+		assert.Equal(t, tt.ok, ok, tt.in)
+		assert.Equal(t, tt.want, n, tt.in)
 	}
 }
 
@@ -73,14 +111,18 @@ func TestFigureJSON(t *testing.T) {
 		fig  Figure
 		want string
 	}{
-		{"measured throughput with goal met", Figure{Name: "a", Unit: GBps, Value: ptr(2), Ceiling: "mmap_scan", Ratio: ptr(0.96), Goal: ptr(0.95), GoalOf: "ratio", Bytes: 8},
-			`{"name":"a","title":"","gbps":2,"ceiling":"mmap_scan","ratio":0.96,"goal":0.95,"goal_of":"ratio","met":true,"peer":false,"bytes":8,"note":""}`},
-		{"not measured", Figure{Name: "b", Unit: MBps, Ceiling: "x", Goal: ptr(250), GoalOf: "value", Note: "not measured: why"},
-			`{"name":"b","title":"","mbps":null,"ceiling":"x","ratio":null,"goal":250,"goal_of":"value","met":null,"peer":false,"bytes":0,"note":"not measured: why"}`},
-		{"latency value goal", Figure{Name: "c", Unit: Micros, Value: ptr(3), Goal: ptr(2), GoalOf: "value"},
-			`{"name":"c","title":"","us":3,"ceiling":null,"ratio":null,"goal":2,"goal_of":"value","met":false,"peer":false,"bytes":0,"note":""}`},
-		{"peer without goal", Figure{Name: "d", Unit: GBps, Value: ptr(1), Ceiling: "a", Ratio: ptr(2), GoalOf: "ratio", Peer: true},
-			`{"name":"d","title":"","gbps":1,"ceiling":"a","ratio":2,"goal":null,"goal_of":"ratio","met":null,"peer":true,"bytes":0,"note":""}`},
+		{"measured throughput with goal met", Figure{Name: "a", Unit: GBps, Value: ptr(2), Ceiling: "mmap_scan", Ratio: ptr(0.96), Goal: ptr(0.95), GoalOf: "ratio", Bytes: 8, Meaningful: true},
+			`{"name":"a","title":"","gbps":2,"ceiling":"mmap_scan","ratio":0.96,"goal":0.95,"goal_of":"ratio","met":true,"peer":false,"bytes":8,"note":"","also":null,"meaningful":true}`},
+		{"not measured", Figure{Name: "b", Unit: MBps, Ceiling: "x", Goal: ptr(250), GoalOf: "value", Note: "not measured: why", Meaningful: true},
+			`{"name":"b","title":"","mbps":null,"ceiling":"x","ratio":null,"goal":250,"goal_of":"value","met":null,"peer":false,"bytes":0,"note":"not measured: why","also":null,"meaningful":true}`},
+		{"latency value goal", Figure{Name: "c", Unit: Micros, Value: ptr(3), Goal: ptr(2), GoalOf: "value", Meaningful: true},
+			`{"name":"c","title":"","us":3,"ceiling":null,"ratio":null,"goal":2,"goal_of":"value","met":false,"peer":false,"bytes":0,"note":"","also":null,"meaningful":true}`},
+		{"peer without goal", Figure{Name: "d", Unit: GBps, Value: ptr(1), Ceiling: "a", Ratio: ptr(2), GoalOf: "ratio", Peer: true, Meaningful: true},
+			`{"name":"d","title":"","gbps":1,"ceiling":"a","ratio":2,"goal":null,"goal_of":"ratio","met":null,"peer":true,"bytes":0,"note":"","also":null,"meaningful":true}`},
+		{"further ratios", Figure{Name: "e", Unit: GBps, Value: ptr(1), Ceiling: "gather", Ratio: ptr(0.9), Goal: ptr(0.9), GoalOf: "ratio", Also: map[string]float64{"memmove": 0.3}, Meaningful: true},
+			`{"name":"e","title":"","gbps":1,"ceiling":"gather","ratio":0.9,"goal":0.9,"goal_of":"ratio","met":true,"peer":false,"bytes":0,"note":"","also":{"memmove":0.3},"meaningful":true}`},
+		{"not meaningful: no verdict", Figure{Name: "f", Unit: GBps, Value: ptr(1), Ceiling: "mmap_scan", Ratio: ptr(1.2), Goal: ptr(0.95), GoalOf: "ratio", Note: "ratio not meaningful: …"},
+			`{"name":"f","title":"","gbps":1,"ceiling":"mmap_scan","ratio":1.2,"goal":0.95,"goal_of":"ratio","met":null,"peer":false,"bytes":0,"note":"ratio not meaningful: …","also":null,"meaningful":false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,6 +144,7 @@ func TestComputeRatios(t *testing.T) {
 			{Name: "nm", Unit: GBps, Ceiling: "memmove"},
 			{Name: "cold", Unit: GBps, Value: ptr(1), Ceiling: "cold_read"},
 			{Name: "mixed", Unit: MBps, Value: ptr(1), Ceiling: "memmove"},
+			{Name: "scidb", Unit: GBps, Value: ptr(6), Ceiling: "gather", Also: map[string]float64{"memmove": 0, "cold_read": 0}},
 		},
 	}
 	res.computeRatios()
@@ -113,6 +156,8 @@ func TestComputeRatios(t *testing.T) {
 	assert.Nil(t, ratio("nm"), "not measured")
 	assert.Nil(t, ratio("cold"), "ceiling not measured")
 	assert.Nil(t, ratio("mixed"), "units differ")
+	assert.Nil(t, ratio("scidb"), "gather not measured")
+	assert.Equal(t, map[string]float64{"memmove": 0.3}, res.figure("scidb").Also, "further ratios; unmeasured ones dropped")
 }
 
 // fakePython writes an executable that stands in for python3 and prints
@@ -144,7 +189,7 @@ func TestNumpyFigures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o, err := Options{Size: size, repeat: 1, python: fakePython(t, tt.python)}.resolve()
 			require.NoError(t, err)
-			s := &suite{ctx: context.Background(), o: o, f64: "unused"}
+			s := &suite{ctx: context.Background(), o: o, f64: "unused", res: &Results{}}
 			for _, c := range []struct {
 				name string
 				want *float64

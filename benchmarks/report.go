@@ -109,8 +109,8 @@ func writeMarkdown(w io.Writer, res *Results) error {
 	for i := range res.Figures {
 		f := &res.Figures[i]
 		what := f.Title
-		if f.Note != "" {
-			what += " — " + f.Note
+		if n := f.noteText(); n != "" {
+			what += " — " + n
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", f.Name, f.valueText(), f.vsText(), f.ratioText(), f.goalText(), f.metText(), strings.ReplaceAll(what, "|", "\\|"))
 	}

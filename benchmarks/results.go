@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -23,9 +24,12 @@ const (
 //
 //	{"machine": {...},
 //	 "ceilings": {"ram_scan": GBps, "mmap_scan": GBps, "mmap_scan_f32": GBps,
-//	              "read": GBps, "cold_read": GBps, "memmove": GBps},
+//	              "mmap_scan_parallel": GBps, "read": GBps, "cold_read": GBps,
+//	              "memmove": GBps, "gather": GBps, "write_sync": GBps,
+//	              "cp_sync": GBps},
 //	 "figures": [{"name": ..., "gbps"|"mbps"|"us": value, "ceiling": ...,
-//	              "ratio": ..., "goal": ..., ...}, ...]}
+//	              "ratio": ..., "goal": ..., "met": ..., "also": {...},
+//	              "meaningful": ..., ...}, ...]}
 //
 // Every figure of the suite is present, in a fixed order; values, ratios
 // and ceilings that were not measured are null, and the figure's note
@@ -55,17 +59,25 @@ type Machine struct {
 	// (/proc/loadavg; 0 where unknown): a figure taken on a busy machine
 	// says so.
 	LoadAverage float64 `json:"load_average"`
+	// LLC is the size in bytes of the last-level cache
+	// (/sys/devices/system/cpu/cpu0/cache; 0 where unknown). Scans and
+	// copies of files that fit in it measure the cache, not memory.
+	LLC int64 `json:"llc_bytes"`
 }
 
 // Ceilings are the machine's best rates, in GB/s, measured in the same run
 // as the figures. A nil field was not measured.
 type Ceilings struct {
-	RAMScan     *float64 `json:"ram_scan"`      // summing an in-memory []float64
-	MmapScan    *float64 `json:"mmap_scan"`     // summing a raw mapping of the file as float64 (warm)
-	MmapScanF32 *float64 `json:"mmap_scan_f32"` // the same as float32, the ceiling of float32 views
-	Read        *float64 `json:"read"`          // read(2) of the file into a reused buffer (warm)
-	ColdRead    *float64 `json:"cold_read"`     // read(2) after posix_fadvise(DONTNEED)
-	Memmove     *float64 `json:"memmove"`       // copy() between two in-memory slices
+	RAMScan          *float64 `json:"ram_scan"`           // summing an in-memory []float64
+	MmapScan         *float64 `json:"mmap_scan"`          // summing a raw mapping of the file as float64 (warm)
+	MmapScanF32      *float64 `json:"mmap_scan_f32"`      // the same as float32, the ceiling of float32 views
+	MmapScanParallel *float64 `json:"mmap_scan_parallel"` // a raw mapping of the file summed by every core
+	Read             *float64 `json:"read"`               // read(2) of the file into a reused buffer (warm)
+	ColdRead         *float64 `json:"cold_read"`          // read(2) after posix_fadvise(DONTNEED)
+	Memmove          *float64 `json:"memmove"`            // copy() between two in-memory slices
+	Gather           *float64 `json:"gather"`             // splitting interleaved 16-byte records into two columns, in memory
+	WriteSync        *float64 `json:"write_sync"`         // write(2) of the bytes to a new file + fsync
+	CpSync           *float64 `json:"cp_sync"`            // copying a file to a new one + fsync (cp src dst && sync dst)
 }
 
 // Figure is one measured figure.
@@ -88,12 +100,20 @@ type Figure struct {
 	Peer    bool     // a non-mmapkit way of doing the same job
 	Bytes   int64    // bytes processed per repetition (0 for per-element latencies)
 	Note    string   // why a value is missing, or a caveat
+	// Also holds the figure's ratios against further references, by
+	// name, oriented as Ratio is (SciDB's decode against memmove beside
+	// its gather ceiling).
+	Also map[string]float64
+	// Meaningful is false when the ratio measures something else than
+	// the figure means to: a scan of a file that fits in the last-level
+	// cache compares caches, not memory. Met is then nil.
+	Meaningful bool
 }
 
 // Met reports whether the figure reaches its goal; nil if it has no goal
 // or was not measured.
 func (f *Figure) Met() *bool {
-	if f.Goal == nil {
+	if f.Goal == nil || !f.Meaningful {
 		return nil
 	}
 	x := f.Ratio
@@ -125,6 +145,8 @@ func (f Figure) MarshalJSON() ([]byte, error) {
 		{"peer", f.Peer},
 		{"bytes", f.Bytes},
 		{"note", f.Note},
+		{"also", f.Also},
+		{"meaningful", f.Meaningful},
 	}
 	var b strings.Builder
 	b.WriteByte('{')
@@ -174,20 +196,24 @@ func ptr(x float64) *float64 {
 // ceilingMap names the ceilings as figures refer to them.
 func (c *Ceilings) byName() map[string]*float64 {
 	return map[string]*float64{
-		"ram_scan":      c.RAMScan,
-		"mmap_scan":     c.MmapScan,
-		"mmap_scan_f32": c.MmapScanF32,
-		"read":          c.Read,
-		"cold_read":     c.ColdRead,
-		"memmove":       c.Memmove,
+		"ram_scan":           c.RAMScan,
+		"mmap_scan":          c.MmapScan,
+		"mmap_scan_f32":      c.MmapScanF32,
+		"mmap_scan_parallel": c.MmapScanParallel,
+		"read":               c.Read,
+		"cold_read":          c.ColdRead,
+		"memmove":            c.Memmove,
+		"gather":             c.Gather,
+		"write_sync":         c.WriteSync,
+		"cp_sync":            c.CpSync,
 	}
 }
 
 // ceilingOrder is the order ceilings are printed in.
-var ceilingOrder = []string{"ram_scan", "mmap_scan", "mmap_scan_f32", "read", "cold_read", "memmove"}
+var ceilingOrder = []string{"ram_scan", "mmap_scan", "mmap_scan_f32", "mmap_scan_parallel", "read", "cold_read", "memmove", "gather", "write_sync", "cp_sync"}
 
 // computeRatios fills every figure's Ratio from its value and its
-// reference's.
+// reference's, and its Also ratios from theirs.
 func (res *Results) computeRatios() {
 	refs := res.Ceilings.byName()
 	units := map[string]Unit{}
@@ -199,14 +225,10 @@ func (res *Results) computeRatios() {
 		refs[f.Name] = f.Value
 		units[f.Name] = f.Unit
 	}
-	for i := range res.Figures {
-		f := &res.Figures[i]
-		if f.Ratio != nil || f.Ceiling == "" || f.Value == nil {
-			continue
-		}
-		ref := refs[f.Ceiling]
-		if ref == nil || *ref == 0 || *f.Value == 0 || units[f.Ceiling] != f.Unit {
-			continue
+	ratio := func(f *Figure, name string) *float64 {
+		ref := refs[name]
+		if ref == nil || *ref == 0 || f.Value == nil || *f.Value == 0 || units[name] != f.Unit {
+			return nil
 		}
 		r := *f.Value / *ref // value over reference, throughput sense
 		if f.Unit == Micros {
@@ -215,7 +237,23 @@ func (res *Results) computeRatios() {
 		if f.Peer {
 			r = 1 / r
 		}
-		f.Ratio = ptr(r)
+		return ptr(r)
+	}
+	for i := range res.Figures {
+		f := &res.Figures[i]
+		if f.Ratio == nil && f.Ceiling != "" {
+			f.Ratio = ratio(f, f.Ceiling)
+		}
+		for name := range f.Also {
+			if r := ratio(f, name); r != nil {
+				f.Also[name] = *r
+			} else {
+				delete(f.Also, name)
+			}
+		}
+		if len(f.Also) == 0 {
+			f.Also = nil
+		}
 	}
 }
 
@@ -296,6 +334,24 @@ func (f *Figure) metText() string {
 	return "no"
 }
 
+// noteText is the note, after the Also ratios ("memmove 0.30×").
+func (f *Figure) noteText() string {
+	var parts []string
+	names := make([]string, 0, len(f.Also))
+	for name := range f.Also {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r := f.Also[name]
+		parts = append(parts, name+" "+fmtNum(&r)+"×")
+	}
+	if f.Note != "" {
+		parts = append(parts, f.Note)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func (f *Figure) vsText() string {
 	switch {
 	case f.Ceiling == "":
@@ -342,7 +398,7 @@ func (res *Results) writeTable(w io.Writer) error {
 	fmt.Fprintf(tw, "figure\tvalue\tceiling\tratio\tgoal\tmet\tnote\n")
 	for i := range res.Figures {
 		f := &res.Figures[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.valueText(), f.vsText(), f.ratioText(), f.goalText(), f.metText(), f.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.valueText(), f.vsText(), f.ratioText(), f.goalText(), f.metText(), f.noteText())
 	}
 	return tw.Flush()
 }

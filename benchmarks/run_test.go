@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -128,6 +129,17 @@ func TestMeasureProducesEveryCoreFigure(t *testing.T) {
 			assert.Nil(t, f.Value, sp.name)
 			assert.Nil(t, f.Ratio, sp.name)
 			assert.True(t, strings.HasPrefix(f.Note, "not measured"), "%s: %q", sp.name, f.Note)
+		case strings.HasPrefix(sp.name, "convert_"):
+			// Measured when both formats are registered.
+			from, to, _ := strings.Cut(strings.TrimPrefix(sp.name, "convert_"), "_")
+			_, okFrom := format.Lookup(from)
+			_, okTo := format.Lookup(to)
+			if okFrom && okTo {
+				require.NotNil(t, f.Value, "%s: %s", sp.name, f.Note)
+			} else {
+				assert.Nil(t, f.Value, sp.name)
+				assert.Contains(t, f.Note, "is not registered in this build", sp.name)
+			}
 		case strings.HasPrefix(sp.name, "numpy_"), sp.name == "cold_view_scan":
 			// Measured where python3+numpy / posix_fadvise exist.
 			if f.Value == nil {

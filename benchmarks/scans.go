@@ -22,22 +22,32 @@ import (
 // scanRawMapping maps the file with mmap-go directly (no mmapkit) and sums
 // it: the mmap_scan ceiling.
 func scanRawMapping(path string) (float64, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	m, err := mmap.Map(f, mmap.RDONLY, 0)
-	if err != nil {
-		return 0, 0, err
-	}
-	xs := unsafeslice.Cast[float64](m[:len(m)/8*8])
-	s := sumF64(xs)
-	return s, len(xs), m.Unmap()
+	return rawMapping(path, func(m []byte) (float64, int) {
+		xs := unsafeslice.Cast[float64](m[:len(m)/8*8])
+		return sumF64(xs), len(xs)
+	})
+}
+
+// scanRawMappingParallel is scanRawMapping with the sum split over
+// workers goroutines: the mmap_scan_parallel ceiling.
+func scanRawMappingParallel(path string, workers int) (float64, int, error) {
+	return rawMapping(path, func(m []byte) (float64, int) {
+		xs := unsafeslice.Cast[float64](m[:len(m)/8*8])
+		return sumParallel(xs, workers), len(xs)
+	})
 }
 
 // scanRawMappingF32 is scanRawMapping for float32 data.
 func scanRawMappingF32(path string) (float64, int, error) {
+	return rawMapping(path, func(m []byte) (float64, int) {
+		xs := unsafeslice.Cast[float32](m[:len(m)/4*4])
+		return sumF32(xs), len(xs)
+	})
+}
+
+// rawMapping maps path read-only with mmap-go, calls sum with the
+// mapping, and unmaps it.
+func rawMapping(path string, sum func(m []byte) (float64, int)) (float64, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
@@ -47,15 +57,19 @@ func scanRawMappingF32(path string) (float64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	xs := unsafeslice.Cast[float32](m[:len(m)/4*4])
-	s := sumF32(xs)
-	return s, len(xs), m.Unmap()
+	s, n := sum(m)
+	return s, n, m.Unmap()
 }
 
 // viewF64 opens path with mmapfile and returns a float64 view of the
 // whole file.
 func viewF64(path string, opt *mmapfile.Options) (*mmapfile.File, []float64, error) {
-	f, err := mmapfile.OpenFile(path, mmapfile.ReadOnly, opt)
+	return openViewF64(path, mmapfile.ReadOnly, opt)
+}
+
+// openViewF64 is viewF64 in any mode.
+func openViewF64(path string, mode mmapfile.Mode, opt *mmapfile.Options) (*mmapfile.File, []float64, error) {
+	f, err := mmapfile.OpenFile(path, mode, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,9 +103,16 @@ func scanViewParallel(path string, workers int) (float64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	s := sumParallel(xs, workers)
+	return s, len(xs), f.Close()
+}
+
+// sumParallel sums xs with workers goroutines, each summing one
+// contiguous part (whole pages, so that no two fault the same one).
+func sumParallel(xs []float64, workers int) float64 {
 	sums := make([]float64, workers)
 	var wg sync.WaitGroup
-	chunk := (len(xs) + workers - 1) / workers
+	chunk := ((len(xs)+workers-1)/workers + 511) / 512 * 512
 	for w := range workers {
 		lo := min(w*chunk, len(xs))
 		hi := min(lo+chunk, len(xs))
@@ -106,7 +127,7 @@ func scanViewParallel(path string, workers int) (float64, int, error) {
 	for _, x := range sums {
 		s += x
 	}
-	return s, len(xs), f.Close()
+	return s
 }
 
 // scanReadFile is os.ReadFile, then a portable decode into []float64,

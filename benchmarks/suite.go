@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"time"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -23,7 +22,11 @@ type spec struct {
 	goal    float64 // 0: none
 	goalOf  string  // "ratio" (default) or "value"
 	peer    bool
-	pkg     string // the format package the figure needs, if any
+	pkg     string   // the format package the figure needs, if any
+	also    []string // further references whose ratios are shown
+	// cache: the figure reads or copies memory, so that its ratio means
+	// nothing when its data fit in the last-level cache.
+	cache bool
 	// measure returns the figure's value in unit and the bytes one
 	// repetition processed. Nil: not available in this build.
 	measure func(s *suite) (float64, int64, error)
@@ -33,12 +36,26 @@ type spec struct {
 // package, by figure name; formats_*.go files fill it in.
 var formatMeasures = map[string]func(s *suite) (float64, int64, error){}
 
+// editGoal is the goal of the edit figures: at most 1.5 times the latency
+// of pwrite + fdatasync of the same bytes (ratios are oriented so that
+// higher is better: pwrite's latency over the figure's).
+const editGoal = 1 / 1.5
+
 // catalogue lists every figure of the suite, in report order.
 func catalogue() []spec {
 	c := []spec{
-		{name: "view_scan_f64", title: "scan through an mmapfile.View[float64] (open, map, sum, close)", unit: GBps, ceiling: "mmap_scan", goal: 0.95, measure: (*suite).viewScan},
-		{name: "abf_view_scan_f64", title: "scan through an ABF f64 array view", unit: GBps, ceiling: "mmap_scan", goal: 0.95, pkg: "abf"},
-		{name: "futhark_view_scan_f32", title: "scan through an aligned Futhark f32 array view", unit: GBps, ceiling: "mmap_scan_f32", goal: 0.95, pkg: "futhark"},
+		{name: "view_scan_f64", title: "scan through an mmapfile.View[float64] (open, map, sum, close)", unit: GBps, ceiling: "mmap_scan", goal: 0.95, cache: true, measure: (*suite).viewScan},
+		{name: "abf_view_scan_f64", title: "scan through an ABF f64 array view", unit: GBps, ceiling: "mmap_scan", goal: 0.95, cache: true, pkg: "abf"},
+		{name: "futhark_view_scan_f32", title: "scan through an aligned Futhark f32 array view", unit: GBps, ceiling: "mmap_scan_f32", goal: 0.95, cache: true, pkg: "futhark"},
+		{name: "npy_view_scan", title: "scan through a .npy f64 array view (npy.Open, npy.View, sum, close)", unit: GBps, ceiling: "mmap_scan", goal: 0.95, cache: true, pkg: "npy"},
+		{name: "numpy_npy_load_sum", title: `python3: np.load(path, mmap_mode="r").sum() of the same .npy file`, unit: GBps, ceiling: "npy_view_scan", goal: 1.0, peer: true, pkg: "npy"},
+		{name: "npz_view_scan", title: "scan through a view of a stored (uncompressed) member of an .npz archive", unit: GBps, ceiling: "mmap_scan", goal: 0.95, cache: true, pkg: "npy"},
+		{name: "numpy_npz_load_sum", title: "python3: np.load(npz)[key].sum() of the same archive", unit: GBps, ceiling: "npz_view_scan", goal: 2.0, peer: true, pkg: "npy"},
+		{name: "zarr_view_scan", title: "scan of an uncompressed Zarr v2 store through its chunk views (open, view every chunk, sum, close)", unit: GBps, ceiling: "npy_view_scan", goal: 0.9, also: []string{"mmap_scan"}, cache: true, pkg: "zarr"},
+		{name: "zarr_python_read", title: "python3: zarr.open(store)[:] of the same store (zarr-python)", unit: GBps, ceiling: "zarr_view_scan", goal: 2.0, peer: true, pkg: "zarr"},
+		{name: "zarr_read_zstd", title: "Array.ReadRegion of a whole zstd-compressed Zarr v2 array into a reused buffer, chunks decoded on every core", unit: GBps, ceiling: "zarr_read_zstd_one_core", pkg: "zarr"},
+		{name: "zarr_read_zstd_one_core", title: "the same read with GOMAXPROCS=1", unit: GBps, pkg: "zarr"},
+		{name: "zarr_python_read_zstd", title: "python3: zarr.open(store)[:] of the same zstd store (zarr-python)", unit: GBps, ceiling: "zarr_read_zstd", peer: true, pkg: "zarr"},
 		{name: "readfile_decode_scan", title: "os.ReadFile + decode to []float64 + scan", unit: GBps, ceiling: "view_scan_f64", goal: 2.5, peer: true, measure: (*suite).readFileScan},
 		{name: "read_typed_scan", title: "read(2) into a []float64 + scan", unit: GBps, ceiling: "view_scan_f64", peer: true, measure: (*suite).readTypedScan},
 		{name: "binary_read_scan", title: "encoding/binary.Read into a []float64 + scan", unit: GBps, ceiling: "view_scan_f64", peer: true, measure: (*suite).binaryReadScan},
@@ -48,27 +65,35 @@ func catalogue() []spec {
 		{name: "cold_view_scan", title: "cold scan through a view with sequential advice (pages dropped first)", unit: GBps, ceiling: "cold_read", goal: 0.9, measure: (*suite).coldViewScan},
 		{name: "random_view", title: "random element through a view (per element)", unit: Micros, ceiling: "random_pread", goal: 20, measure: (*suite).randomView},
 		{name: "random_pread", title: "random element with one pread(2) each (per element)", unit: Micros, ceiling: "random_view", goal: 20, peer: true, measure: (*suite).randomPread},
-		{name: "mmapfile_copy_unaligned", title: "mmapfile.Copy[float64] from an unaligned offset (copying decode)", unit: GBps, ceiling: "memmove", goal: 0.8, measure: (*suite).copyUnaligned},
-		{name: "futhark_unaligned_decode", title: "Futhark f64 array at an unaligned offset, copying decode", unit: GBps, ceiling: "memmove", goal: 0.8, pkg: "futhark"},
-		{name: "daphne_dense_decode", title: "DAPHNE dense f64 matrix, copying decode into a reused slice (CopyDenseRange)", unit: GBps, ceiling: "memmove", goal: 0.8, pkg: "daphne"},
-		{name: "daphne_dense_read", title: "DAPHNE dense f64 matrix, ReadDense (allocates its result)", unit: GBps, ceiling: "memmove", pkg: "daphne"},
-		{name: "scidb_fixed_decode", title: "SciDB (int64, double) cells, decode into reused columns (Mapped.DecodeInto)", unit: GBps, ceiling: "memmove", goal: 0.8, pkg: "scidb"},
-		{name: "scidb_decode_file", title: "SciDB (int64, double) cells, DecodeFile (maps the file, allocates the columns)", unit: GBps, ceiling: "memmove", pkg: "scidb"},
+		{name: "mmapfile_copy_unaligned", title: "mmapfile.Copy[float64] from an unaligned offset (copying decode)", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, measure: (*suite).copyUnaligned},
+		{name: "futhark_unaligned_decode", title: "Futhark f64 array at an unaligned offset, copying decode", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, pkg: "futhark"},
+		{name: "daphne_dense_decode", title: "DAPHNE dense f64 matrix, copying decode into a reused slice (CopyDenseRange)", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, pkg: "daphne"},
+		{name: "daphne_dense_read", title: "DAPHNE dense f64 matrix, ReadDense (allocates its result)", unit: GBps, ceiling: "memmove", cache: true, pkg: "daphne"},
+		{name: "scidb_fixed_decode", title: "SciDB (int64, double) cells, decode into reused columns (Mapped.DecodeInto)", unit: GBps, ceiling: "gather", goal: 0.9, also: []string{"memmove"}, cache: true, pkg: "scidb"},
+		{name: "scidb_decode_file", title: "SciDB (int64, double) cells, DecodeFile (maps the file, allocates the columns)", unit: GBps, ceiling: "gather", also: []string{"memmove"}, cache: true, pkg: "scidb"},
 		{name: "futhark_text_parse", title: "Futhark text parse of an f64 array", unit: MBps, ceiling: "strconv_parse", goal: 250, goalOf: "value", pkg: "futhark"},
 		{name: "strconv_parse", title: "strconv.ParseFloat of the same text's numbers (baseline)", unit: MBps, ceiling: "futhark_text_parse", peer: true, measure: (*suite).strconvParse},
 		{name: "futhark_text_print", title: "Futhark text print of an f64 array", unit: MBps, ceiling: "strconv_format", goal: 250, goalOf: "value", pkg: "futhark"},
 		{name: "strconv_format", title: "strconv.AppendFloat of the same numbers (baseline)", unit: MBps, ceiling: "futhark_text_print", peer: true, measure: (*suite).strconvFormat},
-		{name: "abf_stream_write", title: "create an ABF file of one f64 array with the streaming writer (incl. fsync)", unit: GBps, ceiling: "file_write", goal: 0.8, pkg: "abf"},
-		{name: "mmap_fill", title: "fill a fresh read-write mapping (create, grow, copy in, close with msync+fsync)", unit: GBps, ceiling: "file_write", goal: 0.8, measure: (*suite).mmapFill},
-		{name: "file_write", title: "os.File.Write of the same bytes (incl. fsync)", unit: GBps, ceiling: "mmap_fill", peer: true, measure: (*suite).fileWrite},
-		{name: "edit_sync", title: "one in-place element edit through a view + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fsync", measure: (*suite).editSync},
-		{name: "pwrite_fsync", title: "one 8-byte pwrite(2) + fsync (median latency)", unit: Micros, ceiling: "edit_sync", peer: true, measure: (*suite).pwriteSync},
+		{name: "create_fill_view", title: "create a file, Grow, map, PopulateWrite, fill a View[float64], Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, measure: (*suite).createFillView},
+		{name: "abf_stream_write", title: "create an ABF file of one f64 array with the streaming writer (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "abf"},
+		{name: "zarr_create_fill_view", title: "zarr.Create of a v2 store, fill every chunk through its writable view, Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "zarr"},
+	}
+	for _, to := range convertTargets {
+		c = append(c, spec{name: "convert_abf_" + to, title: "format.Convert of a column-major f64 ABF array to " + to + " (incl. fsync)", unit: GBps, ceiling: "cp_sync", goal: 0.8, pkg: "abf",
+			measure: func(s *suite) (float64, int64, error) { return s.convert("abf", to) }})
+	}
+	c = append(c, []spec{
+		{name: "edit_sync", title: "one element changed with File.WriteAt + File.SyncData (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, measure: (*suite).editSync},
+		{name: "edit_view_sync", title: "one element changed through a read-write view + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", measure: (*suite).editViewSync},
+		{name: "zarr_edit_sync", title: "one element of an uncompressed Zarr store changed with zarr.Set + Store.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, pkg: "zarr"},
+		{name: "pwrite_fdatasync", title: "one 8-byte pwrite(2) + fdatasync (median latency)", unit: Micros, ceiling: "edit_sync", peer: true, measure: (*suite).pwriteSync},
 		{name: "abf_open_1", title: "open an ABF file of 1 record and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_1000", title: "open an ABF file of 1000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_100000", title: "open an ABF file of 100000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_per_record", title: "ABF open cost per record: (t(100000) − t(1)) / 99999", unit: Micros, pkg: "abf"},
-		{name: "parallel_scan", title: "scan through one view on all cores (ratio: speed-up over one core)", unit: GBps, ceiling: "view_scan_f64", measure: (*suite).parallelScan},
-	}
+		{name: "parallel_scan", title: "scan through one view on all cores", unit: GBps, ceiling: "mmap_scan_parallel", goal: 0.9, also: []string{"view_scan_f64"}, cache: true, measure: (*suite).parallelScan},
+	}...)
 	for i := range c {
 		if c[i].goalOf == "" {
 			c[i].goalOf = "ratio"
@@ -79,6 +104,9 @@ func catalogue() []spec {
 	}
 	return c
 }
+
+// convertTargets are the formats the conversion figures write, from ABF.
+var convertTargets = []string{"futhark", "daphne", "npy", "zarr"}
 
 // suite is one run: its options, its files and its results.
 type suite struct {
@@ -94,6 +122,18 @@ type suite struct {
 	numpy *numpyResult
 	// abfOpen holds the open latencies by record count, for the slope.
 	abfOpen map[int]float64
+	// pwriteUs is pwrite_fdatasync's median, measured beside the edit
+	// figures (0 until one ran).
+	pwriteUs float64
+	// convSrc holds the conversions' source file, by format.
+	convSrc map[string]string
+	// cpSrc is the file cp_sync copies: the conversion's source while a
+	// conversion is measured.
+	cpSrc string
+	// move is the ceilings' scratch slice (see scratch).
+	move []float64
+	// pair is the ceiling measured beside the current figure, or nil.
+	pair *pairing
 }
 
 func (s *suite) path(name string) string { return filepath.Join(s.dir, name) }
@@ -148,9 +188,15 @@ func measure(ctx context.Context, o *resolved) (_ *Results, err error) {
 
 // figure measures one figure; a failure becomes a note, not a number.
 func (s *suite) figure(sp spec) Figure {
-	f := Figure{Name: sp.name, Title: sp.title, Unit: sp.unit, Ceiling: sp.ceiling, GoalOf: sp.goalOf, Peer: sp.peer}
+	f := Figure{Name: sp.name, Title: sp.title, Unit: sp.unit, Ceiling: sp.ceiling, GoalOf: sp.goalOf, Peer: sp.peer, Meaningful: true}
 	if sp.goal != 0 {
 		f.Goal = ptr(sp.goal)
+	}
+	if len(sp.also) > 0 {
+		f.Also = map[string]float64{}
+		for _, name := range sp.also {
+			f.Also[name] = 0 // computeRatios fills it in
+		}
 	}
 	if sp.measure == nil {
 		f.Note = "not measured: package " + sp.pkg + " is not usable in this build"
@@ -162,7 +208,9 @@ func (s *suite) figure(sp spec) Figure {
 	}
 	s.o.progress("%-26s measuring…", sp.name)
 	runtime.GC()
+	s.pair = s.pairWith(sp.ceiling)
 	v, n, err := sp.measure(s)
+	s.pair = nil
 	f.Bytes = n
 	var nm *notMeasured
 	switch {
@@ -177,6 +225,10 @@ func (s *suite) figure(sp spec) Figure {
 	default:
 		f.Value = ptr(v)
 		s.o.progress("%-26s %s %s", sp.name, fmtNum(f.Value), unitLabel(sp.unit))
+		if sp.cache && s.o.llc > 0 && n < 2*s.o.llc {
+			f.Meaningful = false
+			f.Note = fmt.Sprintf("ratio not meaningful: %s of data, less than twice the %s last-level cache (use a larger --size)", human(n), human(s.o.llc))
+		}
 	}
 	return f
 }
@@ -185,12 +237,21 @@ func (s *suite) figure(sp spec) Figure {
 // has passed, and returns its shortest duration: on a shared, noisy
 // machine the best repetition is the one least disturbed. fn returns the
 // time it spent on the measured work, so that it can exclude set-up.
+//
+// While a figure is measured, one repetition of its ceiling runs before
+// each of fn's (see pairWith), so that both see the same moments of the
+// machine; the ceiling keeps the best rate seen in the run.
 func (s *suite) best(fn func() (time.Duration, error)) (time.Duration, error) {
 	best := time.Duration(math.MaxInt64)
 	start := time.Now()
 	for i := 0; i < max(s.o.repeat, 1) || (time.Since(start) < s.o.minTime && i < 50); i++ {
 		if err := s.ctx.Err(); err != nil {
 			return 0, err
+		}
+		if s.pair != nil {
+			if err := s.pair.run(); err != nil {
+				return 0, fmt.Errorf("ceiling %s: %w", s.pair.name, err)
+			}
 		}
 		d, err := fn()
 		if err != nil {
@@ -243,109 +304,8 @@ func (s *suite) scanGBps(what string, scan scanFunc, path string, elem int64, be
 	return gbps(bytes, d), bytes, nil
 }
 
-// scanPaired is scanGBps for a figure whose ceiling is a scan too: the
-// ceiling's scan (cscan on cpath) runs before each repetition of the
-// figure's, so that both see the same moments of a noisy machine, and
-// the ceiling *c keeps the best rate seen in the run.
-func (s *suite) scanPaired(what string, scan scanFunc, path string, elem int64, c **float64, cname string, cscan scanFunc, cpath string) (float64, int64, error) {
-	var bytes, cbytes int64
-	cbest := time.Duration(math.MaxInt64)
-	d, err := s.best(func() (d time.Duration, err error) {
-		cd, n, err := scanOnce(cname, cscan, cpath, elem)
-		if err != nil {
-			return 0, err
-		}
-		cbest, cbytes = min(cbest, max(cd, time.Nanosecond)), n
-		d, bytes, err = scanOnce(what, scan, path, elem)
-		return d, err
-	})
-	if err != nil {
-		return 0, 0, err
-	}
-	if v := gbps(cbytes, cbest); *c == nil || v > **c {
-		*c = ptr(v)
-	}
-	return gbps(bytes, d), bytes, nil
-}
-
-func (s *suite) ceilings() error {
-	o, c := s.o, &s.res.Ceilings
-	size := int64(len(s.src)) * 8
-	o.progress("measuring the ceilings")
-
-	d, err := s.best(func() (time.Duration, error) {
-		var sum float64
-		d, _ := timed(func() error { sum = sumF64(s.src); return nil })
-		return d, checkSum("ram_scan", sum, len(s.src))
-	})
-	if err != nil {
-		return err
-	}
-	c.RAMScan = ptr(gbps(size, d))
-	o.progress("ceiling ram_scan           %s GB/s", fmtNum(c.RAMScan))
-
-	dst := make([]float64, len(s.src))
-	copy(dst, s.src) // fault the pages in
-	d, err = s.best(func() (time.Duration, error) {
-		return timed(func() error { copy(dst, s.src); return nil })
-	})
-	if err != nil {
-		return err
-	}
-	c.Memmove = ptr(gbps(size, d))
-	o.progress("ceiling memmove            %s GB/s", fmtNum(c.Memmove))
-	dst = nil
-
-	v, _, err := s.scanGBps("mmap_scan", scanRawMapping, s.f64, 8, nil)
-	if err != nil {
-		return err
-	}
-	c.MmapScan = ptr(v)
-	o.progress("ceiling mmap_scan          %s GB/s", fmtNum(c.MmapScan))
-
-	s.f32 = s.path("data.f32")
-	if err := writeF32File(s.f32, o.Size); err != nil {
-		return err
-	}
-	v, _, err = s.scanGBps("mmap_scan_f32", scanRawMappingF32, s.f32, 4, nil)
-	if err != nil {
-		return err
-	}
-	c.MmapScanF32 = ptr(v)
-	o.progress("ceiling mmap_scan_f32      %s GB/s", fmtNum(c.MmapScanF32))
-
-	d, err = s.best(func() (time.Duration, error) {
-		return timed(func() error { _, err := readFileChunks(s.f64); return err })
-	})
-	if err != nil {
-		return err
-	}
-	c.Read = ptr(gbps(size, d))
-	o.progress("ceiling read               %s GB/s", fmtNum(c.Read))
-
-	if err := dropCache(s.f64); err != nil {
-		o.progress("ceiling cold_read not measured: %v", err)
-		return nil
-	}
-	d, err = s.best(func() (time.Duration, error) {
-		if err := dropCache(s.f64); err != nil {
-			return 0, err
-		}
-		return timed(func() error { _, err := readFileChunks(s.f64); return err })
-	})
-	if err != nil {
-		return err
-	}
-	c.ColdRead = ptr(gbps(size, d))
-	o.progress("ceiling cold_read          %s GB/s", fmtNum(c.ColdRead))
-	// Warm the file again for the figures that follow.
-	_, err = readFileChunks(s.f64)
-	return err
-}
-
 func (s *suite) viewScan() (float64, int64, error) {
-	return s.scanPaired("view_scan_f64", func(p string) (float64, int, error) { return scanView(p, nil) }, s.f64, 8,
-		&s.res.Ceilings.MmapScan, "mmap_scan", scanRawMapping, s.f64)
+	return s.scanGBps("view_scan_f64", func(p string) (float64, int, error) { return scanView(p, nil) }, s.f64, 8, nil)
 }
 
 func (s *suite) readFileScan() (float64, int64, error) {
@@ -371,8 +331,7 @@ func (s *suite) parallelScan() (float64, int64, error) {
 
 // coldViewScan drops the file's pages and scans it through a view with
 // sequential advice; each repetition first measures the cold read(2)
-// ceiling the same way, so that both see the same disk and the same
-// moments of a noisy machine.
+// ceiling the same way (pairWith), so that both see the same disk.
 func (s *suite) coldViewScan() (float64, int64, error) {
 	if err := dropCache(s.f64); err != nil {
 		return 0, 0, &notMeasured{"cannot drop the page cache here: " + err.Error()}
@@ -380,31 +339,12 @@ func (s *suite) coldViewScan() (float64, int64, error) {
 	scan := func(p string) (float64, int, error) {
 		return scanView(p, &mmapfile.Options{Advice: mmapfile.AdviceSequential})
 	}
-	var bytes, rbytes int64
-	rbest := time.Duration(math.MaxInt64)
-	d, err := s.best(func() (d time.Duration, err error) {
-		if err := dropCache(s.f64); err != nil {
-			return 0, err
-		}
-		rd, err := timed(func() (err error) { rbytes, err = readFileChunks(s.f64); return err })
-		if err != nil {
-			return 0, err
-		}
-		rbest = min(rbest, max(rd, time.Nanosecond))
-		if err := dropCache(s.f64); err != nil {
-			return 0, err
-		}
-		d, bytes, err = scanOnce("cold_view_scan", scan, s.f64, 8)
-		return d, err
-	})
+	v, n, err := s.scanGBps("cold_view_scan", scan, s.f64, 8, func() error { return dropCache(s.f64) })
 	if err != nil {
 		return 0, 0, err
 	}
-	if v := gbps(rbytes, rbest); s.res.Ceilings.ColdRead == nil || v > *s.res.Ceilings.ColdRead {
-		s.res.Ceilings.ColdRead = ptr(v)
-	}
 	_, err = readFileChunks(s.f64) // warm again
-	return gbps(bytes, d), bytes, err
+	return v, n, err
 }
 
 // randomAccess times RandomCount element fetches with fetch, on an open
@@ -476,169 +416,6 @@ func (s *suite) copyUnaligned() (float64, int64, error) {
 	}
 	n := int64(len(dst)) * 8
 	return gbps(n, d), n, nil
-}
-
-// fileWrite writes the data with os.File.Write to a new file and fsyncs
-// it, the way a program without mmapkit saves an array.
-func (s *suite) fileWrite() (float64, int64, error) {
-	b := asBytes(s.src)
-	return s.writeGBps(int64(len(b)), func(p string) error {
-		f, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(b); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-}
-
-// mmapFill creates a file, grows it, maps it read-write and copies the
-// data into a float64 view; Close syncs.
-func (s *suite) mmapFill() (float64, int64, error) {
-	n := int64(len(s.src)) * 8
-	return s.writeGBps(n, func(p string) error {
-		f, err := mmapfile.Create(p)
-		if err != nil {
-			return err
-		}
-		if err := fill(f, s.src); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-}
-
-func fill(f *mmapfile.File, src []float64) error {
-	if err := f.Grow(int64(len(src)) * 8); err != nil {
-		return err
-	}
-	r, err := f.MapAll()
-	if err != nil {
-		return err
-	}
-	xs, err := mmapfile.View[float64](r, 0, len(src), mmapfile.HostOrder())
-	if err != nil {
-		return err
-	}
-	copy(xs, src)
-	return nil
-}
-
-// writeGBps times write (best of the repetitions), each into a fresh
-// file, checks the file's size, and removes it.
-func (s *suite) writeGBps(n int64, write func(path string) error) (float64, int64, error) {
-	p := s.path("write.out")
-	d, err := s.best(func() (time.Duration, error) {
-		_ = os.Remove(p)
-		d, err := timed(func() error { return write(p) })
-		if err != nil {
-			return 0, err
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return 0, err
-		}
-		if fi.Size() < n {
-			return 0, fmt.Errorf("wrote %d bytes, want %d", fi.Size(), n)
-		}
-		return d, os.Remove(p)
-	})
-	if err != nil {
-		return 0, 0, err
-	}
-	return gbps(n, d), n, nil
-}
-
-// median returns the median latency in µs of reps runs of fn.
-func (s *suite) median(fn func(i int) (time.Duration, error)) (float64, error) {
-	ds := make([]time.Duration, 0, s.o.latReps)
-	for i := range s.o.latReps {
-		if err := s.ctx.Err(); err != nil {
-			return 0, err
-		}
-		d, err := fn(i)
-		if err != nil {
-			return 0, err
-		}
-		ds = append(ds, d)
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2].Seconds() * 1e6, nil
-}
-
-// editSync changes one element of the f64 file through a read-write view
-// and syncs, each repetition at another random element; the file ends as
-// it began.
-func (s *suite) editSync() (float64, int64, error) {
-	f, err := mmapfile.OpenFile(s.f64, mmapfile.ReadWrite, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	r, err := f.MapAll()
-	if err != nil {
-		return 0, 0, err
-	}
-	xs, err := mmapfile.View[float64](r, 0, r.Len()/8, mmapfile.HostOrder())
-	if err != nil {
-		return 0, 0, err
-	}
-	idx := randomIndexes(s.o.latReps, len(xs))
-	us, err := s.median(func(k int) (time.Duration, error) {
-		i := idx[k]
-		old := xs[i]
-		d, err := timed(func() error {
-			xs[i] = old + 1
-			return f.Sync()
-		})
-		xs[i] = old
-		if err != nil {
-			return 0, err
-		}
-		return d, f.Sync()
-	})
-	return us, 8, err
-}
-
-// pwriteSync writes one element's 8 bytes with pwrite(2) and fsyncs.
-func (s *suite) pwriteSync() (float64, int64, error) {
-	f, err := os.OpenFile(s.f64, os.O_RDWR, 0)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	idx := randomIndexes(s.o.latReps, s.elems())
-	var old, b [8]byte
-	us, err := s.median(func(k int) (time.Duration, error) {
-		off := int64(idx[k]) * 8
-		if _, err := f.ReadAt(old[:], off); err != nil {
-			return 0, err
-		}
-		b = old
-		b[0] ^= 1
-		d, err := timed(func() error {
-			if _, err := f.WriteAt(b[:], off); err != nil {
-				return err
-			}
-			return f.Sync()
-		})
-		if err != nil {
-			return 0, err
-		}
-		if _, err := f.WriteAt(old[:], off); err != nil {
-			return 0, err
-		}
-		return d, f.Sync()
-	})
-	return us, 8, err
 }
 
 func human(n int64) string {
