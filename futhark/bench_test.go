@@ -41,7 +41,7 @@ func textBenchElems(b *testing.B) int {
 func writeF32File(b *testing.B, n int64, align int) string {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), "f32.data")
-	err := WriteFile(p, &WriteOptions{Align: align}, func(e *Encoder) error {
+	err := WriteFile(p, &Options{Align: align}, func(e *Encoder) error {
 		if err := e.BeginBinary(layout.F32, []int64{n}); err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func BenchmarkBinaryF32(b *testing.B) {
 		b.SetBytes(size)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if _, err := ReadAt(f, 0, 0, dst); err != nil {
+			if err := ReadAt(f, 0, 0, dst); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -195,7 +195,7 @@ func benchTextParse(b *testing.B, t layout.Type) {
 	b.Run("index", func(b *testing.B) {
 		b.SetBytes(int64(len(txt)))
 		for i := 0; i < b.N; i++ {
-			if _, err := NewReader(txt, nil); err != nil {
+			if _, err := newReader(txt, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -203,7 +203,7 @@ func benchTextParse(b *testing.B, t layout.Type) {
 	b.Run("decode", func(b *testing.B) {
 		b.SetBytes(int64(len(txt)))
 		for i := 0; i < b.N; i++ {
-			if _, err := decodeText(txt, 0, len(txt), ReadOptions{}, int64(n*4)); err != nil {
+			if _, err := decodeText(txt, 0, len(txt), Options{}, int64(n*4)); err != nil {
 				b.Fatal(err)
 			}
 		}

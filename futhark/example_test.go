@@ -15,7 +15,7 @@ import (
 // canonically, as `futhark dataset` does.
 func Example() {
 	in := "[1, 2, 3] -- a comment\n" + "b\x02\x00 f32\x00\x00\xc0\x3f" + "\n[[true], [false]]"
-	f, err := futhark.NewReader([]byte(in), nil)
+	f, err := futhark.NewReader(strings.NewReader(in), int64(len(in)), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,23 +36,13 @@ func Example() {
 	// [false]]
 }
 
-// Floats print as Haskell's show does, which is not always Go's shortest
-// form.
-func ExampleFormatF64() {
-	fmt.Println(futhark.FormatF64(1e23), futhark.FormatF64(0.01), futhark.FormatF64(123456.789))
-	fmt.Println(futhark.FormatF32(5.369e8), futhark.FormatF16(0x2e66))
-	// Output:
-	// 9.999999999999999e22 1.0e-2 123456.789
-	// 5.3689997e8 9.9975586e-2
-}
-
 // Write an aligned binary file and view its payload without copying.
 func ExampleView() {
 	dir, _ := os.MkdirTemp("", "futhark")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "x.data")
 	v, _ := futhark.NewValue([]int64{2, 2}, []float32{1, 2, 3, 4})
-	err := futhark.WriteFile(path, &futhark.WriteOptions{Align: futhark.AlignElement}, func(e *futhark.Encoder) error {
+	err := futhark.WriteFile(path, &futhark.Options{Align: futhark.AlignElement}, func(e *futhark.Encoder) error {
 		return e.EncodeBinary(v)
 	})
 	if err != nil {
@@ -106,7 +96,8 @@ func ExampleDecoder() {
 
 // Malformed input is a *FormatError naming the offset, line and column.
 func ExampleFormatError() {
-	_, err := futhark.NewReader([]byte("[1, 2]\n[3, 4.5]"), nil)
+	in := "[1, 2]\n[3, 4.5]"
+	_, err := futhark.NewReader(strings.NewReader(in), int64(len(in)), nil)
 	fmt.Println(err)
 	// Output:
 	// futhark: offset 12 (line 2, column 6): unexpected '.', expected ',' or ']'
