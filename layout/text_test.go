@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -254,4 +255,41 @@ func ExampleFormatF64() {
 	// Output:
 	// 9.999999999999999e22 1.0e-2 123456.789
 	// 5.3689997e8 9.9975586e-2
+}
+
+// FuzzParseText: whatever ParseText takes prints with AppendText and parses
+// back to the same bytes; the scanner never reads past its input.
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"010", "-0x1f", "0b1_0", "1.5e-3f32", "-f64.inf", "nan", "inf", "true", "1e400", "6e-8",
+		"[1.5, -2]", "ζ", "97u32", "-1i128", "18446744073709551616u128", "1_000_000", "3.1_4", "1E5", "+7"} {
+		for _, t := range Types() {
+			f.Add(uint8(t), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, ti uint8, s string) {
+		typ := Type(ti%uint8(len(Types()))) + 1
+		for _, flags := range []ScanFlags{0, ScanWrap | ScanRound | ScanLegacy} {
+			for _, want := range []Type{Invalid, typ} {
+				if !isPrim(want) && want != Invalid {
+					continue
+				}
+				got, bits, n, err := ScanText([]byte(s), want, flags)
+				if err == nil && (n <= 0 || n > len(s) || !isPrim(got) || got.Size() < 8 && bits>>(8*got.Size()) != 0) {
+					t.Fatalf("ScanText(%q, %v): %v %x %d", s, want, got, bits, n)
+				}
+			}
+		}
+		b, err := ParseText(typ, s)
+		if err != nil {
+			return
+		}
+		txt := AppendText(nil, typ, b)
+		again, err := ParseText(typ, string(txt))
+		if err != nil {
+			t.Fatalf("%v %q printed as %q, which does not parse: %v", typ, s, txt, err)
+		}
+		if !bytes.Equal(b, again) && !(nanBytes(typ, b) && nanBytes(typ, again)) {
+			t.Fatalf("%v %q: %x printed as %q reads as %x", typ, s, b, txt, again)
+		}
+	})
 }
