@@ -205,6 +205,9 @@ func (f *File) needSeparator() (bool, error) {
 		}
 		lastEnd = e.end
 	}
+	if lastEnd == f.size {
+		return false, nil // a binary value ends the file: its length ends it
+	}
 	tail := make([]byte, f.size-lastEnd)
 	if err := f.readBytes(tail, lastEnd); err != nil {
 		return false, err

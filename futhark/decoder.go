@@ -53,6 +53,7 @@ type Decoder struct {
 	// text values are decoded only while they fit in keep bytes.
 	indexing bool
 	keep     int
+	fillHint int // read at least this much at a time
 }
 
 // NewDecoder returns a Decoder reading r with default options.
@@ -90,7 +91,7 @@ func (d *Decoder) fill() {
 		d.buf = d.buf[:n]
 		d.pos = 0
 	}
-	want := max(len(d.buf), 64<<10)
+	want := max(len(d.buf), 64<<10, d.fillHint)
 	if cap(d.buf)-len(d.buf) < want {
 		nb := make([]byte, len(d.buf), len(d.buf)+want)
 		copy(nb, d.buf)

@@ -39,6 +39,9 @@ var (
 	ErrState = errors.New("encoder call out of order")
 )
 
+// errTextInPlace: a text value cannot be changed in place.
+var errTextInPlace = fmt.Errorf("%w: %w", ErrTextValue, mmapfile.ErrNotWritable)
+
 // FormatError is the error of this package: the file (empty for input
 // that has no name), the byte offset of the offending byte or field (-1
 // where the error is about no place in the file), for text the 1-based line
@@ -79,7 +82,7 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // isSentinel reports errors whose text the message already says.
 func isSentinel(err error) bool {
 	switch err {
-	case ErrSyntax, ErrIrregular, ErrVersion, ErrUnknownType, ErrRank, ErrDims, ErrRange, ErrTextValue, ErrState,
+	case ErrSyntax, ErrIrregular, ErrVersion, ErrUnknownType, ErrRank, ErrDims, ErrRange, ErrTextValue, ErrState, errTextInPlace,
 		mmapfile.ErrTruncated, mmapfile.ErrTypeMismatch, mmapfile.ErrMisaligned, mmapfile.ErrClosed,
 		mmapfile.ErrNotWritable, mmapfile.ErrOutOfRange, mmapfile.ErrFault, mmapfile.ErrInvalidBool:
 		return true

@@ -1,6 +1,7 @@
 package futhark_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/futhark"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Read a stream that mixes text and binary values, and print it
@@ -101,4 +103,78 @@ func ExampleFormatError() {
 	fmt.Println(err)
 	// Output:
 	// futhark: offset 12 (line 2, column 6): unexpected '.', expected ',' or ']'
+}
+
+// Create a file holding one zero-filled array and fill it through a view of
+// the mapping, as numpy's open_memmap(mode="w+") does.
+func ExampleCreate() {
+	dir, _ := os.MkdirTemp("", "futhark")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "grid.data")
+	f, err := futhark.Create(path, layout.F32, []int64{2, 3}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	xs, _ := futhark.View[float32](f, 0) // writable: the file was opened read-write
+	for i := range xs {
+		xs[i] = float32(i) * 1.5
+	}
+	if err := f.Close(); err != nil { // syncs
+		fmt.Println(err)
+		return
+	}
+	g, _ := futhark.Open(path, nil)
+	defer g.Close()
+	g.Encode(futhark.NewEncoder(os.Stdout), 0, false)
+	// Output:
+	// [[0.0f32, 1.5f32, 3.0f32],
+	// [4.5f32, 6.0f32, 7.5f32]]
+}
+
+// Append values to a file in place, under the write lock of a read-write
+// open. A failed append leaves the file as it was.
+func ExampleFile_Append() {
+	dir, _ := os.MkdirTemp("", "futhark")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "log.in")
+	os.WriteFile(path, []byte("[1, 2] -- the first value\n"), 0o644)
+	f, err := futhark.OpenFile(path, mmapfile.ReadWrite, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, _ := futhark.NewValue([]int64{3}, []int32{3, 4, 5})
+	if err := f.Append(v); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(f.NumValues(), f.Close())
+	g, _ := futhark.Open(path, nil)
+	defer g.Close()
+	for i := range g.NumValues() {
+		g.Encode(futhark.NewEncoder(os.Stdout), i, false)
+	}
+	// Output:
+	// 2 <nil>
+	// [1i32, 2i32]
+	// [3i32, 4i32, 5i32]
+}
+
+// Through the format registry a Futhark file is records named 0, 1, …,
+// read in any order and byte order.
+func ExampleFile_ReadArray() {
+	in := "[[1, 2, 3], [4, 5, 6]]"
+	f, _ := futhark.NewReader(strings.NewReader(in), int64(len(in)), nil)
+	defer f.Close()
+	r := f.Records()[0]
+	dst := make([]byte, 6*4)
+	f.ReadArray(0, dst, 0, layout.ColMajor, binary.LittleEndian)
+	fmt.Println(r.Name, r.Type, r.Shape, r.Extra["encoding"])
+	for i := 0; i < len(dst); i += 4 {
+		fmt.Print(binary.LittleEndian.Uint32(dst[i:]), " ")
+	}
+	fmt.Println()
+	// Output:
+	// 0 i32 [2 3] text
+	// 1 4 2 5 3 6
 }

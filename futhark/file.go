@@ -531,7 +531,7 @@ func (f *File) SetElement(i int, linear int64, le []byte) error {
 
 func (f *File) setElement(i int, e *entry, linear int64, le []byte) error {
 	if !e.bin {
-		return f.err(e.start, ErrTextValue, "value %d is text: it cannot be changed in place", i)
+		return f.err(e.start, errTextInPlace, "value %d is text: it cannot be changed in place", i)
 	}
 	if f.region == nil || !f.region.Writable() {
 		return f.err(e.start, mmapfile.ErrNotWritable, "value %d cannot be changed: open the file with mmapfile.ReadWrite", i)

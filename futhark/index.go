@@ -255,11 +255,18 @@ func textError(lt *lineTracker, p *textParser) error {
 	return &FormatError{Offset: int64(p.errOff), Line: line, Col: col, Msg: p.errMsg, Err: p.errSen}
 }
 
+// readWhole is the size up to which NewReader reads its input in one go
+// while indexing.
+var readWhole int64 = 64 << 20 // a variable for tests
+
 // scanReader indexes the size bytes of r with a Decoder, seeking over
 // binary payloads; text payloads are kept as scanBytes keeps them.
 func (x *index) scanReader(r io.ReaderAt, size int64, o Options) error {
 	d := NewDecoderOptions(io.NewSectionReader(r, 0, size), &o)
 	d.indexing = true
+	// Inputs of moderate size are read whole, so that a long text value is
+	// parsed once, not again as the buffer grows.
+	d.fillHint = int(min(size+1, readWhole)) // +1: see the end of the input at once
 	for {
 		d.keep = keepDecoded - cap(x.kept)
 		h, err := d.Next()
