@@ -169,12 +169,19 @@ func TestTornTailRepaired(t *testing.T) {
 		require.NoError(t, f.Close())
 		assert.Equal(t, "[1i32, 2i32]\n[3i32, 4i32]\n9i8\n", textOf(t, p))
 	}
-	// Damage that is not a torn tail is refused, and nothing is cut.
+	// Damage that is not a torn tail is refused, and nothing is cut, unless
+	// the writing open salvages.
 	p := filepath.Join(t.TempDir(), "bad.in")
 	require.NoError(t, os.WriteFile(p, []byte(good+" [1, x] 3"), 0o644))
 	_, err := OpenFile(p, mmapfile.ReadWrite, nil)
 	assert.ErrorIs(t, err, ErrSyntax)
 	assert.Equal(t, good+" [1, x] 3", string(readFile(t, p)))
+	f, err := OpenFile(p, mmapfile.ReadWrite, &Options{Salvage: true})
+	require.NoError(t, err)
+	assert.ErrorIs(t, f.Damage(), ErrSyntax)
+	require.NoError(t, f.Append(mustValue(t, nil, []int8{9})))
+	require.NoError(t, f.Close())
+	assert.Equal(t, "[1i32, 2i32]\n[3i32, 4i32]\n9i8\n", textOf(t, p))
 }
 
 // Create makes a zero-filled, aligned value to fill through a view, as

@@ -57,7 +57,9 @@ func Open(path string, o *Options) (*File, error) {
 // values; with Options.Create a missing file is created empty (no values).
 // A writing open repairs a torn tail: when the input ends inside its last
 // value (a crash during an append), the file is cut after the value before
-// it and Damage says what was removed; any other bad input is an error.
+// it and Damage says what was removed. Other bad input fails a writing
+// open, unless Options.Salvage is set: then the file is cut after the last
+// good value too, so that appends continue from there.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	opts := o.get()
 	mf, err := mmapfile.OpenFile(path, mode, &opts.Options)
@@ -89,7 +91,7 @@ func (f *File) load(repair bool) error {
 	}
 	ierr = withFile(ierr, f.name)
 	switch {
-	case repair && errors.Is(ierr, mmapfile.ErrTruncated):
+	case repair && (errors.Is(ierr, mmapfile.ErrTruncated) || f.opts.Salvage):
 		var cut int64
 		if f.idx.n > 0 {
 			cut = f.idx.at(f.idx.n - 1).end
@@ -107,7 +109,7 @@ func (f *File) load(repair bool) error {
 		}
 		f.region, f.src, f.size = r, r, cut
 		f.damage = &FormatError{File: f.name, Offset: cut, Err: ierr,
-			Msg: fmt.Sprintf("the last %d bytes held a value cut short; the file now ends after value %d", old-cut, f.idx.n-1)}
+			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value; the file now ends after value %d", old-cut, f.idx.n-1)}
 		return nil
 	case f.opts.Salvage:
 		f.damage = ierr

@@ -23,9 +23,11 @@ type Options struct {
 	// StrictIntegers makes integer literals out of their type's range an
 	// error instead of wrapping around as futhark-data does.
 	StrictIntegers bool
-	// Salvage keeps the values before malformed input (a torn tail, say)
-	// instead of failing: Damage reports what was wrong. futhark-data
-	// rejects the whole input, as the default does.
+	// Salvage keeps the values before malformed input instead of failing:
+	// Damage reports what was wrong. futhark-data rejects the whole input,
+	// as the default does. A writing open (OpenFile with ReadWrite) then
+	// cuts what follows the last good value; it cuts a torn tail, a last
+	// value that the file ends inside, even without Salvage.
 	Salvage bool
 	// Align pads binary values written by an Encoder, WriteFile, Append
 	// and the format's writer with spaces before their 'b', so that each
