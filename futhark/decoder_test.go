@@ -175,7 +175,7 @@ func TestSniff(t *testing.T) {
 	for in, want := range map[string]bool{
 		"b\x02\x01 f32\x05": true, "b\x02\x01 x32": false, "b\x01": false, "-- c\n  [1, 2,": true, "1i32": true,
 		"[[1,2],[3]]": false, "": false, " \n\t": false, "-- only": true, "  -- a\n-- b": true, "\x89PNG\r\n": false, "name,value\n1,2": false,
-		"empty([0]i32)": true,
+		"empty([0]i32)": true, "1,2\n3,4": false, "1 2": true, "[1] b\x02": true, "7\n": true,
 	} {
 		assert.Equal(t, want, Sniff([]byte(in)), "%q", in)
 	}

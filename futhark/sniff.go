@@ -10,7 +10,8 @@ import (
 // values: after whitespace and "--" comments, a binary value ('b',
 // version 2, a known type) or the start of a text value ('[', a sign or
 // digit, '"', true, false, empty(, f16., f32., f64.) whose first value
-// parses, or is cut short only by the end of head. Comments alone are a
+// parses and is followed by nothing or another value, or is cut short
+// only by the end of head. Comments alone are a
 // Futhark input with no values; empty or blank input is not sniffed.
 func Sniff(head []byte) bool {
 	i := dropSpaces(head, 0)
@@ -29,7 +30,8 @@ func Sniff(head []byte) bool {
 	}
 	p := &textParser{d: head, end: windowEnd(head, i), i: i}
 	if p.parse() {
-		return true
+		// What follows must be another value or nothing ("1,2" is CSV).
+		return p.i >= len(head) || head[p.i] == 'b' || textStart(head[p.i:])
 	}
 	// A value cut by the end of a long head (mid-token) still counts.
 	return p.errSen == mmapfile.ErrTruncated || len(head) >= 256 && p.end == len(head) && p.errOff >= len(head)-32
