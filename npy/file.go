@@ -172,7 +172,7 @@ func (f *File) parse() error {
 	var head [4]byte
 	n, _ := f.ra.ReadAt(head[:], 0)
 	f.keys = map[string]int{}
-	if n >= 2 && head[0] == 'P' && head[1] == 'K' {
+	if n >= 1 && head[0] == 'P' && (n < 2 || head[1] == 'K') {
 		f.isZip = true
 		return f.parseZip()
 	}

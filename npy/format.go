@@ -236,7 +236,7 @@ func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
 	a := s.refs[i].t.a
 	rec := &s.recs[i]
 	sameOrder := order == rec.Order || layout.Trivial(rec.Shape)
-	if p := s.payloads[i]; p != nil && (!a.deflated() || sameOrder || p.Data != a.inf) {
+	if p := s.payloads[i]; p != nil && (!a.deflated() || sameOrder == (p.Data == inflated{a})) {
 		return p, nil
 	}
 	p := &format.Payload{Array: rec.Array, Lenient: s.f.opts.Lenient}
@@ -247,7 +247,7 @@ func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
 		p.Data, p.Off = s.f.source(a)
 	case sameOrder:
 		// Reads in the member's own order inflate it as a stream.
-		p.Data, p.Off = a.inf, a.h.dataOff()
+		p.Data, p.Off = inflated{a}, a.h.dataOff()
 	default:
 		// A transposing read needs the whole member in memory.
 		b := s.inflated[i]
@@ -265,6 +265,18 @@ func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
 	}
 	s.payloads[i] = p
 	return p, nil
+}
+
+// inflated reads a deflated member's inflated bytes and, where a read
+// reaches the end of its array data, checks the rest of the stream.
+type inflated struct{ a *array }
+
+func (r inflated) ReadAt(p []byte, off int64) (int, error) {
+	n, err := r.a.inf.ReadAt(p, off)
+	if err == nil {
+		err = r.a.checkEnd(off + int64(n))
+	}
+	return n, err
 }
 
 // readField copies elements of a field of a structured array in order.

@@ -324,7 +324,7 @@ func (f *File) readRaw(t *target, start int64, dst []byte) error {
 		if err := readFull(src, dst, base+start*int64(t.a.h.DType.ItemSize)); err != nil {
 			return fail(err)
 		}
-		return nil
+		return t.a.checkEnd(base + start*int64(t.a.h.DType.ItemSize) + int64(len(dst)))
 	}
 	// A field: read whole elements of the structured array in chunks
 	// and take the field's bytes out of each.
@@ -349,8 +349,22 @@ func (f *File) readRaw(t *target, start int64, dst []byte) error {
 			p := (ko-o)*item + int64(t.field.Offset) + (start+k)%sub*fsize
 			copy(dst[k*fsize:(k+1)*fsize], chunk[p:p+fsize])
 		}
+		if err := t.a.checkEnd(base + (o+rows)*item); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkEnd: when a read of a deflated member reaches the end of its
+// array data, the rest of the stream is inflated too, so that its size
+// and CRC-32 are checked.
+func (a *array) checkEnd(end int64) error {
+	if !a.deflated() || end != a.h.dataOff()+a.h.dataSize {
+		return nil
+	}
+	_, err := a.inf.ReadAt(nil, a.m.usize)
+	return err
 }
 
 // ReadStrings returns the values of a fixed-size text or bytes array or
