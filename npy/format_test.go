@@ -297,3 +297,54 @@ func TestWriteFromOtherFormats(t *testing.T) {
 	require.ErrorIs(t, err, format.ErrNotRepresentable)
 	require.True(t, errors.Is(err, format.ErrNotRepresentable))
 }
+
+// TestOddArrays: a 1-D text array is a one-column table; a nested
+// structured field is listed but refused clearly; a 0-d structured array
+// has 0-d fields.
+func TestOddArrays(t *testing.T) {
+	s, err := format.Open("testdata/S5.npy", nil)
+	require.NoError(t, err)
+	defer s.Close()
+	r := s.Records()[0]
+	assert.Equal(t, format.KindColumn, r.Kind)
+	assert.Equal(t, "bytes5", r.TypeName)
+	assert.Equal(t, int64(128), r.Offset)
+	var vals []string
+	require.NoError(t, format.ScanTable(s, 0, func(_ int64, c []format.Column) error {
+		vals = append(vals, c[0].Values.([]string)...)
+		return nil
+	}))
+	assert.Equal(t, []string{"ab", "hello", "", "a\x00b"}, vals)
+	require.ErrorIs(t, s.ReadArray(0, make([]byte, 5), 0, layout.RowMajor, binary.LittleEndian), errors.ErrUnsupported)
+
+	dir := t.TempDir()
+	nested := npyBytes(1, header("[('p', [('x', '<i4'), ('y', '<i2')]), ('q', '<f8')]", "(2,)"),
+		[]byte{1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 3, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0x40})
+	p := filepath.Join(dir, "nested.npy")
+	require.NoError(t, os.WriteFile(p, nested, 0o644))
+	n, err := format.Open(p, nil)
+	require.NoError(t, err)
+	defer n.Close()
+	assert.Equal(t, format.KindOpaque, n.Records()[0].Kind)
+	assert.Equal(t, "struct", n.Records()[0].TypeName)
+	b, err := format.ReadAll(n, 1, layout.RowMajor, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1, 2}, unsafeslice.Cast[float64](b))
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = Read[int32](f, "p")
+	require.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
+	assert.Contains(t, err.Error(), "structured")
+
+	zero := npyBytes(1, header("[('a', '<i2'), ('b', '<f4')]", "()"), []byte{7, 0, 0, 0, 0x20, 0x41})
+	q := filepath.Join(dir, "zero.npy")
+	require.NoError(t, os.WriteFile(q, zero, 0o644))
+	z, err := format.Open(q, nil)
+	require.NoError(t, err)
+	defer z.Close()
+	assert.Equal(t, []int64{}, z.Records()[1].Shape)
+	b, err = format.ReadAll(z, 1, layout.RowMajor, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{10}, unsafeslice.Cast[float32](b))
+}

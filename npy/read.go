@@ -169,7 +169,7 @@ func View[T layout.Elem](f *File, name string) ([]T, error) {
 	}
 	v, err := mmapfile.View[T](reg, a.data, int(n), mmapfile.HostOrder())
 	if errors.Is(err, mmapfile.ErrMisaligned) {
-		return nil, mapErr(f.name, a.data, err, "%q: data at offset %d are not aligned for %s; use Read", name, a.data, layout.TypeOf[T]())
+		return nil, f.errf(a.data, mmapfile.ErrMisaligned, "%q: its data at offset %d are not aligned for %s (np.savez does not align members); use Read", name, a.data, layout.TypeOf[T]())
 	}
 	if err != nil {
 		return nil, mapErr(f.name, a.data, err, "%q: view", name)
