@@ -455,8 +455,9 @@ func (f *File) mark(m *member) error {
 }
 
 // syncCRCs rewrites the CRC-32 of every member edited since the last
-// call. clear: also clear the markers (at Close, or for members no
-// writable view can change behind our back).
+// call, or viewed writably (a view may change it at any time). The marks
+// are cleared at Close (closing), and at Sync for members that no
+// writable view can change behind our back.
 func (f *File) syncCRCs(closing bool) error {
 	if f.dir == nil || !f.writable {
 		return nil
@@ -464,7 +465,7 @@ func (f *File) syncCRCs(closing bool) error {
 	any := false
 	for _, a := range f.arrays {
 		m := a.m
-		if !m.dirty && !(closing && m.marked()) {
+		if !m.dirty && !m.viewed && !(closing && m.marked()) {
 			continue
 		}
 		c, err := f.memberCRC(m)

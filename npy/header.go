@@ -110,9 +110,16 @@ func readHeader(file string, ra io.ReaderAt, base, limit int64) (*npyHeader, err
 	if h.textLen > avail-h.textOff {
 		return nil, errAt(file, limit, mmapfile.ErrTruncated, "the header length at offset %d says %d bytes; only %d follow", base+8, h.textLen, avail-h.textOff)
 	}
-	text := make([]byte, h.textLen)
-	if err := readFull(ra, text, base+h.textOff); err != nil {
-		return nil, mapErr(file, base+h.textOff, err, "reading the .npy header")
+	// Read in pieces, so that memory follows the bytes that are really
+	// there (a deflated member may declare more than its stream holds).
+	text := make([]byte, 0, min(h.textLen, 1<<20))
+	for int64(len(text)) < h.textLen {
+		k := min(h.textLen-int64(len(text)), 1<<20)
+		at := len(text)
+		text = append(text, make([]byte, k)...)
+		if err := readFull(ra, text[at:], base+h.textOff+int64(at)); err != nil {
+			return nil, mapErr(file, base+h.textOff, err, "reading the .npy header")
+		}
 	}
 	textBase := base + h.textOff
 	if err := h.parse(file, text, textBase); err != nil {

@@ -98,7 +98,11 @@ func TestNPZEditsRewriteCRCs(t *testing.T) {
 	v[3] = 40
 	require.NoError(t, f.Sync())
 	require.NoError(t, zipCheck(p))
-	v[0] = 10 // after Sync: still recorded at Close
+	v[0] = 10 // after Sync: recorded by the next Sync, and at Close
+	require.NoError(t, f.Sync())
+	require.NoError(t, zipCheck(p))
+	v[1] = 20
+	v[1] = 2
 	require.NoError(t, f.Close())
 	require.NoError(t, zipCheck(p))
 	assert.Equal(t, "None {'x': [1.0, -2.5, 3.0, 4.0], 'y': [[10, 3], [2, 40]]}\n", pythonZipCheck(t, p))
