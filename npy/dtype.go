@@ -432,6 +432,9 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 	at := func(v pyValue, err error) error { return &descrError{pos: v.pos, err: err} }
 	switch v.kind {
 	case pyStr:
+		if strings.IndexByte(v.s, ',') >= 0 && depth == 0 {
+			return parseCommaDescr(v)
+		}
 		d, err := parseDTypeString(v.s)
 		if err != nil {
 			return DType{}, at(v, err)
@@ -470,7 +473,7 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 				switch sv.kind {
 				case pyInt:
 					dims = []pyValue{sv}
-				case pyTuple:
+				case pyTuple, pyList:
 					dims = sv.items
 				default:
 					return DType{}, at(sv, fmt.Errorf("%w: a field's shape must be an int or a tuple of ints", ErrHeader))
@@ -520,6 +523,28 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 		return DType{}, at(v, fmt.Errorf("descr %s: a subarray dtype as the whole array's type: %w", "(…)", errors.ErrUnsupported))
 	}
 	return DType{}, at(v, fmt.Errorf("%w: descr is a %s, not a dtype descriptor", ErrHeader, v.kind))
+}
+
+// parseCommaDescr reads NumPy's comma-separated dtype strings ('i4,f8'):
+// a structured type whose fields are named f0, f1, … (fields with shapes,
+// '(2,)i4', are not read).
+func parseCommaDescr(v pyValue) (DType, error) {
+	var d DType
+	for i, part := range strings.Split(v.s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" && i > 0 {
+			continue // a trailing comma
+		}
+		fd, err := parseDTypeString(part)
+		if err != nil {
+			return DType{}, &descrError{pos: v.pos, err: err}
+		}
+		d.Fields = append(d.Fields, Field{Name: "f" + strconv.Itoa(len(d.Fields)), Offset: d.ItemSize, DType: fd})
+		if d.ItemSize += fd.ItemSize; d.ItemSize > math.MaxInt32 {
+			return DType{}, &descrError{pos: v.pos, err: fmt.Errorf("structured item size %w", layout.ErrOverflow)}
+		}
+	}
+	return d, nil
 }
 
 // pyRepr is Python 3's repr of a str: single quotes unless the text holds

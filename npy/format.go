@@ -640,13 +640,12 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 			return format.Unrepresentable(&recs[i], "a .npy file cannot hold "+recs[i].TypeString()+" values")
 		}
 	}
-	_, isTable := src.(format.TableScanner)
-	if len(recs) == 1 && (recs[0].Kind == format.KindArray || recs[0].Name == "0") {
-		isTable = false
-	} else if len(recs) > 1 && format.IsTable(src) {
-		isTable = true
+	columns := len(recs) > 0
+	for i := range recs {
+		columns = columns && recs[i].Kind == format.KindColumn
 	}
-	if isTable || (len(recs) == 1 && recs[0].Kind == format.KindColumn) {
+	single := len(recs) == 1 && (recs[0].Kind == format.KindArray || recs[0].Name == "0")
+	if !single && (columns || (len(recs) > 1 && format.IsTable(src))) {
 		return writeTable(path, src, o)
 	}
 	if len(recs) != 1 {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapkit/mmapkit/internal/oracle"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -275,5 +276,40 @@ func TestHostileInputs(t *testing.T) {
 			}
 			assert.ErrorIs(t, err, c.want)
 		})
+	}
+}
+
+// TestHeaderSpellings: headers NumPy reads that np.save never writes.
+func TestHeaderSpellings(t *testing.T) {
+	for _, c := range []struct {
+		descr, shape string
+		want         string
+		data         int
+	}{
+		{"'i4,f8'", "(1,)", "[('f0', '<i4'), ('f1', '<f8')]", 12},
+		{"'>i2, u1,'", "(1,)", "[('f0', '>i2'), ('f1', '|u1')]", 3},
+		{"[('a', '<f8', [2])]", "(1,)", "[('a', '<f8', (2,))]", 16},
+		{"[['b', '?'], ('', '|V3'), ('c', 'int32', ())]", "(1,)", "[('b', '|b1'), ('', '|V3'), ('c', '<i4')]", 8},
+		{"'datetime64[10ms]'", "(1,)", "<M8[10ms]", 8},
+		{"'M8[generic]'", "(1,)", "<M8", 8},
+		{"'a7'", "(1,)", "|S7", 7},
+		{"r'<f8'", "(1,)", "<f8", 8},
+		{"'\\x3cf' '8'", "(0x1,)", "<f8", 8},
+		{"'<c16' # a comment\n", "(+1,)", "<c16", 16},
+	} {
+		text := header(c.descr, c.shape)
+		f, err := NewReader(bytes.NewReader(npyBytes(1, text, make([]byte, c.data))), int64(len(npyBytes(1, text, nil))+c.data), nil)
+		require.NoError(t, err, c.descr)
+		a, _ := f.Lookup("0")
+		assert.Equal(t, c.want, a.DType.String(), c.descr)
+		if py := oracle.Find("numpy"); py != "" {
+			// NumPy reads the same descr as the same dtype.
+			out, err := oracle.Output(py, `
+import sys, ast, numpy as np
+d = np.lib.format.descr_to_dtype(ast.literal_eval(sys.argv[1]))
+print(repr(d.descr) if d.names else d.str)`, c.descr)
+			require.NoError(t, err)
+			assert.Equal(t, c.want+"\n", out, c.descr)
+		}
 	}
 }
