@@ -440,3 +440,21 @@ func TestConcurrentReadersWhileAppending(t *testing.T) {
 	a, _ := f.Lookup("0")
 	assert.Equal(t, []int64{300, 4}, a.Shape)
 }
+
+func TestParseDType(t *testing.T) {
+	for in, want := range map[string]string{"float64": "<f8", ">i4": ">i4", "datetime64[s]": "<M8[s]", "S5": "|S5", "<U3": "<U3", "i4,f8": "[('f0', '<i4'), ('f1', '<f8')]", "?": "|b1", "complex64": "<c8"} {
+		d, err := ParseDType(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, d.String(), in)
+	}
+	for _, in := range []string{"O", "object", "<f16", "S0", "float", "q9"} {
+		_, err := ParseDType(in)
+		if in == "float" {
+			require.NoError(t, err)
+			continue
+		}
+		require.Error(t, err, in)
+	}
+	_, err := ParseDType("O")
+	require.ErrorIs(t, err, ErrObject)
+}

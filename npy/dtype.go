@@ -333,6 +333,16 @@ var dtypeNames = map[string]string{
 	"g": "f16", "longdouble": "f16", "float128": "f16", "G": "c32", "clongdouble": "c32", "complex256": "c32",
 }
 
+// ParseDType reads a dtype as NumPy's dtype() reads a string: "<f8",
+// "float64", ">i4", "datetime64[s]", "S5", "<U3", or "i4,f8" (fields f0,
+// f1). Object and long double types are refused.
+func ParseDType(s string) (DType, error) {
+	if strings.IndexByte(s, ',') >= 0 {
+		return parseCommaDescr(pyValue{kind: pyStr, s: s})
+	}
+	return parseDTypeString(s)
+}
+
 // parseDTypeString parses a simple descr the way numpy.dtype reads a
 // string: an optional byte-order character (< > | =) and a type code
 // (f8, S5, M8[s]), or a type name (float64, datetime64[s], bool).

@@ -110,6 +110,7 @@ func TestNPZEditsRewriteCRCs(t *testing.T) {
 	g, err := Open(p, nil)
 	require.NoError(t, err)
 	defer g.Close()
+	require.NoError(t, g.Verify())
 	for _, a := range g.arrays {
 		assert.False(t, a.m.marked(), a.key)
 	}
@@ -139,6 +140,11 @@ func TestNPZStaleCRCRepair(t *testing.T) {
 
 			_, err = Open(p, nil)
 			require.ErrorIs(t, err, ErrCRC)
+			s, err := Open(p, &Options{Salvage: true})
+			require.NoError(t, err)
+			require.ErrorIs(t, s.Verify(), ErrCRC)
+			require.NoError(t, s.Close())
+			_, err = Open(p, nil)
 			var fe *FormatError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, m+16, fe.Offset, "the central directory's CRC")
