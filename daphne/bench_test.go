@@ -141,7 +141,7 @@ func BenchmarkCSRF64(b *testing.B) {
 			name = "ReadCSR-lenient"
 		}
 		b.Run(name, func(b *testing.B) {
-			f, err := Open(path, &ReadOptions{Lenient: !strict})
+			f, err := Open(path, &Options{Lenient: !strict})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -13,7 +14,7 @@ import (
 // entries are ColIdxs[RowOffsets[i]:RowOffsets[i+1]] with the matching
 // Values. A leniently read matrix may break these rules; At, ToDense and
 // Validate check before they index.
-type CSR[T Numeric] struct {
+type CSR[T layout.Elem] struct {
 	Rows, Cols uint64
 	RowOffsets []uint64 // Rows+1 entries
 	ColIdxs    []uint64
@@ -159,12 +160,12 @@ func (m *CSR[T]) ToDense(maxBytes int64) ([]T, error) {
 // each copied with one bulk memmove and, unless Lenient, validated with
 // the offending entry's offset in the error. Release-0.1, doc-layout, COO,
 // empty and multi-block files are assembled entry by entry.
-func ReadCSR[T Numeric](f *File) (*CSR[T], error) {
+func ReadCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	if f.hdr.Kind != KindCSR {
 		return nil, f.errf(1, ErrKind, "CSR read of a %v file (DAPHNE's \"DT mismatch\")", f.hdr.Kind)
 	}
-	if vt := valueTypeOf[T](); vt != f.hdr.ValueType {
-		return nil, f.errf(headerSize, ErrValueType, "%v read of a %v matrix (DAPHNE's \"VT mismatch\")", vt, f.hdr.ValueType)
+	if err := checkValueType[T](f); err != nil {
+		return nil, err
 	}
 	if len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && f.blocks[0].Layout == LayoutCurrent {
 		return readCurrentCSR[T](f, f.blocks[0])
@@ -177,7 +178,7 @@ func ReadCSR[T Numeric](f *File) (*CSR[T], error) {
 // an aligned offset. Row offsets and column indexes are u64 at offsets
 // ≡ 5 (mod 8) in DAPHNE's layout and are always copied. Aliased values
 // die at Close.
-func CSRValues[T Numeric](f *File) (m *CSR[T], aliased bool, err error) {
+func CSRValues[T layout.Elem](f *File) (m *CSR[T], aliased bool, err error) {
 	if f.hdr.Kind != KindCSR || valueTypeOf[T]() != f.hdr.ValueType || f.mf == nil ||
 		!(len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && f.blocks[0].Layout == LayoutCurrent) {
 		m, err = ReadCSR[T](f)
@@ -186,12 +187,12 @@ func CSRValues[T Numeric](f *File) (m *CSR[T], aliased bool, err error) {
 	return readCurrent[T](f, f.blocks[0], true)
 }
 
-func readCurrentCSR[T Numeric](f *File, b Block) (*CSR[T], error) {
+func readCurrentCSR[T layout.Elem](f *File, b Block) (*CSR[T], error) {
 	m, _, err := readCurrent[T](f, b, false)
 	return m, err
 }
 
-func readCurrent[T Numeric](f *File, b Block, alias bool) (*CSR[T], bool, error) {
+func readCurrent[T layout.Elem](f *File, b Block, alias bool) (*CSR[T], bool, error) {
 	s := int64(f.hdr.ValueType.Size())
 	m := &CSR[T]{Rows: uint64(b.Rows), Cols: uint64(b.Cols), file: f.name, inFile: true}
 	m.rowAt = b.DataOffset
@@ -240,13 +241,13 @@ func readCurrent[T Numeric](f *File, b Block, alias bool) (*CSR[T], bool, error)
 // assembleCSR builds a CSR matrix from any blocks: their stored entries
 // (all non-zero cells of dense blocks) gathered, ordered by row and column
 // when there are several blocks, and compressed.
-func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
+func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	h := &f.hdr
 	s := int64(h.ValueType.Size())
 	limit := max(f.opts.maxAlloc(), f.size)
 	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
 	if !ok || rowBytes > limit || h.Rows+1 == 0 {
-		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed ReadOptions.MaxAlloc", h.Rows)
+		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed Options.MaxAlloc", h.Rows)
 	}
 	var rows, cols []uint64
 	var vals []byte
@@ -257,7 +258,7 @@ func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
 				return nil
 			}
 			if int64(len(rows)+1)*per > limit {
-				return f.errf(off, ErrTooLarge, "more than %d entries exceed ReadOptions.MaxAlloc", len(rows))
+				return f.errf(off, ErrTooLarge, "more than %d entries exceed Options.MaxAlloc", len(rows))
 			}
 			rows = append(rows, i)
 			cols = append(cols, j)

@@ -27,7 +27,7 @@
 // start at 0, never decrease and end at nnz, column indexes must be below
 // the column count and increase within a row, nothing may follow the data,
 // and a .meta beside the file must agree with it (its keys are named in the
-// error). ReadOptions.Lenient accepts what DAPHNE's reader accepts (Header
+// error). Options.Lenient accepts what DAPHNE's reader accepts (Header
 // lists what was waived in Relaxed). No mode relaxes size, bounds,
 // overflow or allocation checks: every size read from a file is checked
 // against the file's size before anything is allocated or sliced, and bad
@@ -47,8 +47,8 @@
 //   - Slices from ViewDense, and from DenseValues when it reports aliased,
 //     point into the mapping: after Close any use crashes the process.
 //   - Writing through such a slice of a read-only mapping crashes the
-//     process (SIGSEGV). Use Open with ReadOptions.ReadWrite and
-//     SetElement to change values in place.
+//     process (SIGSEGV). Use OpenFile with mmapfile.ReadWrite and
+//     Set to change values in place.
 //   - If another process truncates the file while a view is live, touching
 //     the lost pages raises SIGBUS. Copying reads are guarded (the fault
 //     becomes an error); views cannot be.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // fieldReader reads consecutive little-endian fields of one file region,
@@ -21,7 +23,7 @@ func (f *File) fields(off int64) *fieldReader {
 
 func (fr *fieldReader) next(n int, what string) ([]byte, error) {
 	if _, err := io.ReadFull(fr.r, fr.buf[:n]); err != nil {
-		return nil, fr.f.errf(fr.off, ErrTruncated, "%s: file ends", what)
+		return nil, fr.f.errf(fr.off, mmapfile.ErrTruncated, "%s: file ends", what)
 	}
 	fr.off += int64(n)
 	return fr.buf[:n], nil
@@ -167,11 +169,11 @@ func (f *File) eachCurrent(b Block, s int, strict bool, fn entryFunc) error {
 	}
 	// Skip to the first entry the offsets point at.
 	if _, err := ci.r.Discard(int(start) * 8); err != nil {
-		return f.errf(colAt, ErrTruncated, "column indexes: %v", err)
+		return f.errf(colAt, mmapfile.ErrTruncated, "column indexes: %v", err)
 	}
 	ci.off += int64(start) * 8
 	if _, err := va.r.Discard(int(start) * s); err != nil {
-		return f.errf(valAt, ErrTruncated, "values: %v", err)
+		return f.errf(valAt, mmapfile.ErrTruncated, "values: %v", err)
 	}
 	va.off += int64(start) * int64(s)
 	prevOff := start

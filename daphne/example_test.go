@@ -139,7 +139,7 @@ func ExampleParseMeta() {
 }
 
 // Files that DAPHNE accepts but a strict read refuses open with Lenient.
-func ExampleReadOptions() {
+func ExampleOptions() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "X.dbdf")
@@ -151,7 +151,7 @@ func ExampleReadOptions() {
 	os.WriteFile(path, b, 0o644)
 	_, err := daphne.Open(path, nil)
 	fmt.Println(err != nil)
-	f, err := daphne.Open(path, &daphne.ReadOptions{Lenient: true})
+	f, err := daphne.Open(path, &daphne.Options{Lenient: true})
 	if err != nil {
 		log.Fatal(err)
 	}

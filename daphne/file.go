@@ -29,7 +29,7 @@ type File struct {
 	size   int64
 	ra     io.ReaderAt
 	mf     *mmapfile.File // nil for NewReader
-	opts   ReadOptions
+	opts   Options
 	hdr    Header
 	blocks []Block // effective blocks (lenient: the first, at (0, 0))
 
@@ -44,20 +44,28 @@ type File struct {
 	closed  bool
 }
 
-// Open opens a .dbdf file and reads "<path>.meta" beside it if present.
-// Only the fixed fields are read at open; payloads are mapped when asked
-// for, each call mapping only the bytes it needs. Close releases the
+// Open opens a .dbdf file read-only and reads "<path>.meta" beside it if
+// present. Only the fixed fields are read at open; payloads are mapped when
+// asked for, each call mapping only the bytes it needs. Close releases the
 // mappings; views die with them.
-func Open(path string, o *ReadOptions) (*File, error) {
-	var opts ReadOptions
+func Open(path string, o *Options) (*File, error) {
+	return OpenFile(path, mmapfile.ReadOnly, o)
+}
+
+// OpenFile is Open in a mode: mmapfile.ReadWrite maps the file read-write
+// under an exclusive lock (o.Lock and o.Wait change that), so that Set and
+// SetElement can change a dense matrix's values in place. It never creates
+// a file: write one with WriteDense, WriteCSR or WriteFrame.
+func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
+	var opts Options
 	if o != nil {
 		opts = *o
 	}
-	mode := mmapfile.ReadOnly
-	if opts.ReadWrite {
-		mode = mmapfile.ReadWrite
+	if opts.Create || opts.Truncate {
+		return nil, &FormatError{File: path, Offset: -1, Msg: "OpenFile does not create DAPHNE files; use WriteDense, WriteCSR or WriteFrame", Err: errors.ErrUnsupported}
 	}
-	mf, err := mmapfile.OpenFile(path, mode, nil)
+	mo := opts.Options
+	mf, err := mmapfile.OpenFile(path, mode, &mo)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +79,8 @@ func Open(path string, o *ReadOptions) (*File, error) {
 		mf.Close()
 		return nil, err
 	}
-	f, err := newFile(path, mf, size, meta, &opts)
+	opts.Meta = meta
+	f, err := newFile(path, mf, size, &opts)
 	if err != nil {
 		mf.Close()
 		return nil, err
@@ -108,28 +117,28 @@ func readMeta(path string, lenient bool) ([]byte, error) {
 	return b, nil
 }
 
-// NewReader reads a .dbdf file of size bytes from r. meta is the content of
-// its .meta sidecar, or nil if there is none. Views are not available (the
-// bytes are not mapped); reads copy with r.ReadAt.
-func NewReader(r io.ReaderAt, size int64, meta []byte, o *ReadOptions) (*File, error) {
-	var opts ReadOptions
+// NewReader reads a .dbdf file of size bytes from r; o.Meta is the content
+// of its .meta sidecar, if there is one. Views are not available (the bytes
+// are not mapped); reads copy with r.ReadAt.
+func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
+	var opts Options
 	if o != nil {
 		opts = *o
 	}
-	opts.ReadWrite = false
 	if size < 0 {
 		return nil, &FormatError{Offset: -1, Msg: fmt.Sprintf("negative size %d", size)}
 	}
-	return newFile("", r, size, meta, &opts)
+	return newFile("", r, size, &opts)
 }
 
-func newFile(name string, r io.ReaderAt, size int64, meta []byte, o *ReadOptions) (*File, error) {
+func newFile(name string, r io.ReaderAt, size int64, o *Options) (*File, error) {
 	f := &File{name: name, size: size, ra: r, opts: *o}
+	f.opts.Meta = nil
 	if err := f.parse(); err != nil {
 		return nil, err
 	}
-	if meta != nil {
-		if err := f.applyMeta(meta); err != nil {
+	if o.Meta != nil {
+		if err := f.applyMeta(o.Meta); err != nil {
 			return nil, err
 		}
 	}

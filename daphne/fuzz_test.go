@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/stretchr/testify/require"
 )
 
 func fuzzSeeds(f *testing.F) map[string][]byte {
@@ -44,8 +43,8 @@ func FuzzOpen(f *testing.F) {
 			meta = nil
 		}
 		Detect(data, int64(len(data)))
-		o := &ReadOptions{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64}
-		file, err := NewReader(bytes.NewReader(data), int64(len(data)), meta, o)
+		o := &Options{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64, Meta: meta}
+		file, err := NewReader(bytes.NewReader(data), int64(len(data)), o)
 		if err != nil {
 			var fe *FormatError
 			require.ErrorAs(t, err, &fe)
@@ -120,7 +119,7 @@ func (x fuzzCSRT) u64() { fuzzCSR[uint64](x.t, x.f, x.data) }
 func (x fuzzCSRT) f32() { fuzzCSR[float32](x.t, x.f, x.data) }
 func (x fuzzCSRT) f64() { fuzzCSR[float64](x.t, x.f, x.data) }
 
-func fuzzDense[T Numeric](t *testing.T, f *File, data []byte) {
+func fuzzDense[T numeric](t *testing.T, f *File, data []byte) {
 	v, err := ReadDense[T](f)
 	if err != nil {
 		return
@@ -132,14 +131,14 @@ func fuzzDense[T Numeric](t *testing.T, f *File, data []byte) {
 		require.Equal(t, data, buf.Bytes(), "a strict single-block file re-encodes to its own bytes")
 		return
 	}
-	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil, nil)
+	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
 	require.NoError(t, err)
 	w, err := ReadDense[T](g)
 	require.NoError(t, err)
 	require.Equal(t, unsafeslice.Bytes(v), unsafeslice.Bytes(w), "bit-identical values (NaN ≠ NaN)")
 }
 
-func fuzzCSR[T Numeric](t *testing.T, f *File, data []byte) {
+func fuzzCSR[T numeric](t *testing.T, f *File, data []byte) {
 	m, err := ReadCSR[T](f)
 	if err != nil {
 		return
@@ -159,7 +158,7 @@ func fuzzCSR[T Numeric](t *testing.T, f *File, data []byte) {
 		require.Equal(t, data, buf.Bytes(), "a strict current-layout file re-encodes to its own bytes")
 		return
 	}
-	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil, nil)
+	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
 	require.NoError(t, err)
 	n, err := ReadCSR[T](g)
 	require.NoError(t, err)
@@ -179,7 +178,7 @@ func fuzzFrame(t *testing.T, f *File) {
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, encodeFrame(&buf, fr.Rows, labels, types, cols))
-	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil, nil)
+	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
 	require.NoError(t, err)
 	back, err := ReadFrame(g)
 	require.NoError(t, err)

@@ -74,7 +74,7 @@ func readMTX(t *testing.T, path string) [][]float64 {
 	return out
 }
 
-func toFloats[T Numeric](v []T) []float64 {
+func toFloats[T numeric](v []T) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
 		out[i] = float64(x)
@@ -244,7 +244,7 @@ func TestGoldenFrameLabelsWithoutMeta(t *testing.T) {
 		{"aig-f.dbdf", []int64{21, 28, 35}, 58},
 	} {
 		b := goldenBytes(t, tc.file)
-		f, err := NewReader(bytes.NewReader(b), int64(len(b)), nil, nil)
+		f, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
 		require.NoError(t, err)
 		assert.Equal(t, tc.labelOff, f.labelOff)
 		assert.Equal(t, tc.data, f.Header().DataOffset)

@@ -9,6 +9,7 @@ import (
 	"math/bits"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func (f *File) relax(format string, args ...any) {
@@ -29,7 +30,7 @@ func (f *File) strictf(off int64, format string, args ...any) error {
 func (f *File) readField(p []byte, off int64, what string) error {
 	end, ok := layout.Add(off, int64(len(p)))
 	if !ok || end > f.size {
-		return f.errf(off, ErrTruncated, "%s: needs %d bytes at offset %d, file has %d", what, len(p), off, f.size)
+		return f.errf(off, mmapfile.ErrTruncated, "%s: needs %d bytes at offset %d, file has %d", what, len(p), off, f.size)
 	}
 	if _, err := f.ra.ReadAt(p, off); err != nil && !(errors.Is(err, io.EOF) && end == f.size) {
 		return f.errf(off, err, "%s: %v", what, err)
@@ -77,10 +78,10 @@ func (f *File) parse() error {
 		}{{0, "version"}, {1, "data type"}, {2, "rows"}, {10, "cols"}}
 		for i := len(names) - 1; i >= 0; i-- {
 			if f.size > names[i].off {
-				return f.errf(names[i].off, ErrTruncated, "%s: file ends after %d bytes", names[i].name, f.size)
+				return f.errf(names[i].off, mmapfile.ErrTruncated, "%s: file ends after %d bytes", names[i].name, f.size)
 			}
 		}
-		return f.errf(0, ErrTruncated, "version: empty file")
+		return f.errf(0, mmapfile.ErrTruncated, "version: empty file")
 	}
 	if err := f.readField(hdr[:], 0, "header"); err != nil {
 		return err
@@ -214,7 +215,7 @@ func (f *File) multiBlock(first Block) error {
 	blocks := []Block{first}
 	for p := first.End; p < f.size; {
 		if len(blocks) >= f.opts.maxBlocks() {
-			return f.errf(p, ErrTooLarge, "more than %d blocks (ReadOptions.MaxBlocks)", f.opts.maxBlocks())
+			return f.errf(p, ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
 		}
 		b, err := f.parseBlock(p, false)
 		if err != nil {
@@ -304,7 +305,7 @@ func (f *File) parseBlock(p int64, first bool) (Block, error) {
 		n := uint64(b.Rows) * uint64(b.Cols) // u32·u32 fits u64
 		end, ok := sizeAt(b.DataOffset, n, s)
 		if !ok || end > f.size {
-			return b, f.errf(b.DataOffset, ErrTruncated, "dense block of %d×%d %v needs %d·%d bytes from offset %d, file has %d", b.Rows, b.Cols, f.hdr.ValueType, n, s, b.DataOffset, f.size)
+			return b, f.errf(b.DataOffset, mmapfile.ErrTruncated, "dense block of %d×%d %v needs %d·%d bytes from offset %d, file has %d", b.Rows, b.Cols, f.hdr.ValueType, n, s, b.DataOffset, f.size)
 		}
 		b.End = end
 	case BodyCOO:
@@ -320,7 +321,7 @@ func (f *File) parseBlock(p int64, first bool) (Block, error) {
 		}
 		end, ok := sizeAt(b.DataOffset, b.NNZ, entry)
 		if !ok || end > f.size {
-			return b, f.errf(p+26, ErrTruncated, "COO block of %d entries needs %d bytes each from offset %d, file has %d", nnz, entry, b.DataOffset, f.size)
+			return b, f.errf(p+26, mmapfile.ErrTruncated, "COO block of %d entries needs %d bytes each from offset %d, file has %d", nnz, entry, b.DataOffset, f.size)
 		}
 		if uint64(nnz) > uint64(b.Rows)*uint64(b.Cols) {
 			return b, f.errf(p+26, nil, "COO nnz %d exceeds the block's %d×%d cells", nnz, b.Rows, b.Cols)
@@ -383,7 +384,7 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	if l != LayoutDoc {
 		e, ok := sparseEnd(b, l, s)
 		if !ok || e > f.size {
-			return f.errf(b.DataOffset-8, ErrTruncated, "sparse block (%v layout) of %d rows and nnz %d needs more bytes than the file's %d", l, b.Rows, b.NNZ, f.size)
+			return f.errf(b.DataOffset-8, mmapfile.ErrTruncated, "sparse block (%v layout) of %d rows and nnz %d needs more bytes than the file's %d", l, b.Rows, b.NNZ, f.size)
 		}
 		b.End = e
 		if l == LayoutRelease01 {
@@ -397,7 +398,7 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	// The doc layout's length is known only by walking its rows.
 	end, ok := sparseEnd(b, LayoutDoc, s)
 	if !ok || end > f.size {
-		return f.errf(b.DataOffset-8, ErrTruncated, "sparse block of %d rows and nnz %d fits no CSR layout in the file's %d bytes", b.Rows, b.NNZ, f.size)
+		return f.errf(b.DataOffset-8, mmapfile.ErrTruncated, "sparse block of %d rows and nnz %d fits no CSR layout in the file's %d bytes", b.Rows, b.NNZ, f.size)
 	}
 	end, err := f.walkRows(b, 4, s)
 	b.End = end
@@ -414,7 +415,7 @@ func (f *File) walkRows(b *Block, width, s int64) (int64, error) {
 	var buf [8]byte
 	for i := uint32(0); i < b.Rows; i++ {
 		if _, err := io.ReadFull(r, buf[:width]); err != nil {
-			return 0, f.errf(p, ErrTruncated, "row %d count: file ends", i)
+			return 0, f.errf(p, mmapfile.ErrTruncated, "row %d count: file ends", i)
 		}
 		n := binary.LittleEndian.Uint64(buf[:])
 		if width == 4 {
@@ -426,10 +427,10 @@ func (f *File) walkRows(b *Block, width, s int64) (int64, error) {
 		total += n
 		skip := int64(n) * (width + s)
 		if p+width+skip > f.size {
-			return 0, f.errf(p, ErrTruncated, "row %d: %d entries need %d bytes, file ends", i, n, skip)
+			return 0, f.errf(p, mmapfile.ErrTruncated, "row %d: %d entries need %d bytes, file ends", i, n, skip)
 		}
 		if _, err := r.Discard(int(skip)); err != nil {
-			return 0, f.errf(p, ErrTruncated, "row %d: %v", i, err)
+			return 0, f.errf(p, mmapfile.ErrTruncated, "row %d: %v", i, err)
 		}
 		p += width + skip
 	}
@@ -444,7 +445,7 @@ func (f *File) parseFrame() error {
 	cols := h.FileCols
 	typesEnd, ok := sizeAt(headerSize, cols, 1)
 	if !ok || typesEnd > f.size {
-		return f.errf(headerSize, ErrTruncated, "%d column types need %d bytes, file has %d", cols, cols, f.size)
+		return f.errf(headerSize, mmapfile.ErrTruncated, "%d column types need %d bytes, file has %d", cols, cols, f.size)
 	}
 	types := make([]byte, cols)
 	if err := f.readField(types, headerSize, "column types"); err != nil {
@@ -469,14 +470,14 @@ func (f *File) parseFrame() error {
 	var buf [2]byte
 	for i := range f.labelOff {
 		if _, err := io.ReadFull(r, buf[:]); err != nil {
-			return f.errf(p, ErrTruncated, "label %d length: file ends", i)
+			return f.errf(p, mmapfile.ErrTruncated, "label %d length: file ends", i)
 		}
 		n := int64(binary.LittleEndian.Uint16(buf[:]))
 		if p+2+n > f.size {
-			return f.errf(p, ErrTruncated, "label %d: %d bytes, file ends", i, n)
+			return f.errf(p, mmapfile.ErrTruncated, "label %d: %d bytes, file ends", i, n)
 		}
 		if _, err := r.Discard(int(n)); err != nil {
-			return f.errf(p, ErrTruncated, "label %d: %v", i, err)
+			return f.errf(p, mmapfile.ErrTruncated, "label %d: %v", i, err)
 		}
 		f.labelOff[i] = p
 		p += 2 + n
@@ -502,7 +503,7 @@ func (f *File) parseFrame() error {
 	h.DataOffset = p + 16
 	end, ok := sizeAt(h.DataOffset, h.FileRows, f.rowSize)
 	if !ok || end > f.size {
-		return f.errf(h.DataOffset, ErrTruncated, "%d rows of %d bytes need more than the file's %d bytes", h.FileRows, f.rowSize, f.size)
+		return f.errf(h.DataOffset, mmapfile.ErrTruncated, "%d rows of %d bytes need more than the file's %d bytes", h.FileRows, f.rowSize, f.size)
 	}
 	if end < f.size {
 		if err := f.strictf(end, "%d bytes after the frame's values", f.size-end); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // ReadRowsDense returns rows [r0, r1) of a dense or CSR matrix as a dense
@@ -11,8 +12,8 @@ import (
 // matrix of any size in row chunks within bounded memory. For a CSR file
 // in the current layout it reads only the chunk's row offsets and entries
 // (checked as a strict ReadCSR checks them); other sparse layouts are
-// assembled whole first. The result is bounded by ReadOptions.MaxAlloc.
-func ReadRowsDense[T Numeric](f *File, r0, r1 uint64) ([]T, error) {
+// assembled whole first. The result is bounded by Options.MaxAlloc.
+func ReadRowsDense[T layout.Elem](f *File, r0, r1 uint64) ([]T, error) {
 	h := &f.hdr
 	if h.Kind == KindDense {
 		return ReadDenseRange[T](f, r0, r1, 0, h.Cols)
@@ -20,8 +21,8 @@ func ReadRowsDense[T Numeric](f *File, r0, r1 uint64) ([]T, error) {
 	if h.Kind != KindCSR {
 		return nil, f.errf(1, ErrKind, "matrix rows of a %v file", h.Kind)
 	}
-	if vt := valueTypeOf[T](); vt != h.ValueType {
-		return nil, f.errf(headerSize, ErrValueType, "%v read of a %v matrix (DAPHNE's \"VT mismatch\")", vt, h.ValueType)
+	if err := checkValueType[T](f); err != nil {
+		return nil, err
 	}
 	if r0 > r1 || r1 > h.Rows {
 		return nil, &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("rows [%d,%d) outside the matrix's %d", r0, r1, h.Rows)}
@@ -29,7 +30,7 @@ func ReadRowsDense[T Numeric](f *File, r0, r1 uint64) ([]T, error) {
 	hi, n := mul64(r1-r0, h.Cols)
 	s := uint64(h.ValueType.Size())
 	if hi != 0 || n > uint64(f.opts.maxAlloc())/s {
-		return nil, f.errf(2, ErrTooLarge, "%d rows of %d cols exceed ReadOptions.MaxAlloc %d", r1-r0, h.Cols, f.opts.maxAlloc())
+		return nil, f.errf(2, ErrTooLarge, "%d rows of %d cols exceed Options.MaxAlloc %d", r1-r0, h.Cols, f.opts.maxAlloc())
 	}
 	out := make([]T, n)
 	if n == 0 {

@@ -42,13 +42,6 @@ var vtInfo = [...]struct {
 	F64:  {"f64", 8, layout.F64},
 }
 
-// Numeric is the set of Go types that stand for DAPHNE's numeric value
-// types: si8 si32 si64 ui8 ui32 ui64 f32 f64. DAPHNE has no 16-bit or bool
-// value types.
-type Numeric interface {
-	int8 | int32 | int64 | uint8 | uint32 | uint64 | float32 | float64
-}
-
 // Numeric reports whether v is one of the eight numeric codes (0–7).
 func (v ValueType) Numeric() bool { return v <= F64 }
 
@@ -109,25 +102,12 @@ func ValueTypeFor(t layout.Type) (ValueType, bool) {
 	return INVALID, false
 }
 
-func valueTypeOf[T Numeric]() ValueType {
-	var z T
-	switch any(z).(type) {
-	case int8:
-		return SI8
-	case int32:
-		return SI32
-	case int64:
-		return SI64
-	case uint8:
-		return UI8
-	case uint32:
-		return UI32
-	case uint64:
-		return UI64
-	case float32:
-		return F32
-	}
-	return F64
+// valueTypeOf returns the value type whose Go type is T: int8 (si8),
+// int32, int64, uint8 (ui8), uint32, uint64, float32 or float64; INVALID
+// for the other element types, which DAPHNE cannot store.
+func valueTypeOf[T layout.Elem]() ValueType {
+	vt, _ := ValueTypeFor(layout.TypeOf[T]())
+	return vt
 }
 
 // Kind is DAPHNE's data type code (DF_data_t): what a file holds.

@@ -66,7 +66,7 @@ func matrixHeader(kind Kind, vt ValueType, rows, cols uint64, bt BodyType) []byt
 
 // writeLE writes v's little-endian bytes: v's own memory on little-endian
 // hosts, swapped copies in chunks on big-endian ones.
-func writeLE[T Numeric](w io.Writer, v []T) error {
+func writeLE[T layout.Elem](w io.Writer, v []T) error {
 	b := unsafeslice.Bytes(v)
 	size := unsafeslice.SizeOf[T]()
 	if littleEndianHost || size == 1 {
@@ -91,7 +91,7 @@ func writeLE[T Numeric](w io.Writer, v []T) error {
 // as DaphneDSL writes it. Values are written bit-exact (NaN payloads,
 // −0.0). Invalid input fails before any file is touched; the files are
 // written beside the target and renamed into place, data first.
-func WriteDense[T Numeric](path string, rows, cols uint64, v []T, o *WriteOptions) error {
+func WriteDense[T layout.Elem](path string, rows, cols uint64, v []T, o *WriteOptions) error {
 	opts := writeOpts(o)
 	if err := checkDims(path, rows, cols); err != nil {
 		return err
@@ -117,7 +117,7 @@ func WriteDense[T Numeric](path string, rows, cols uint64, v []T, o *WriteOption
 	})
 }
 
-func encodeDense[T Numeric](w io.Writer, rows, cols, stride uint64, v []T) error {
+func encodeDense[T layout.Elem](w io.Writer, rows, cols, stride uint64, v []T) error {
 	if _, err := w.Write(matrixHeader(KindDense, valueTypeOf[T](), rows, cols, BodyDense)); err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func encodeDense[T Numeric](w io.Writer, rows, cols, stride uint64, v []T) error
 // representation). As DAPHNE does, row offsets are written relative to
 // RowOffsets[0] and only the entries they cover are written. m must pass
 // Validate, except that RowOffsets[0] may be non-zero.
-func WriteCSR[T Numeric](path string, m *CSR[T], o *WriteOptions) error {
+func WriteCSR[T layout.Elem](path string, m *CSR[T], o *WriteOptions) error {
 	opts := writeOpts(o)
 	if err := checkDims(path, m.Rows, m.Cols); err != nil {
 		return err
@@ -163,7 +163,7 @@ func WriteCSR[T Numeric](path string, m *CSR[T], o *WriteOptions) error {
 	})
 }
 
-func encodeCSR[T Numeric](w io.Writer, m *CSR[T]) error {
+func encodeCSR[T layout.Elem](w io.Writer, m *CSR[T]) error {
 	nnz := m.NNZ()
 	first := m.RowOffsets[0]
 	hdr := matrixHeader(KindCSR, valueTypeOf[T](), m.Rows, m.Cols, BodySparse)

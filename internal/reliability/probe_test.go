@@ -299,7 +299,7 @@ var probes = []probe{
 		f, err := openCut(dir, func(dir string) (string, error) {
 			p := filepath.Join(dir, "p.dbdf")
 			return p, writeDenseF64(p)
-		}, func(p string) (*daphne.File, error) { return daphne.Open(p, &daphne.ReadOptions{ReadWrite: true}) })
+		}, func(p string) (*daphne.File, error) { return daphne.OpenFile(p, mmapfile.ReadWrite, nil) })
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
@@ -375,7 +375,7 @@ func probeResult(i int, dir string) (string, error) {
 		return "", err
 	case errors.Is(err, mmapfile.ErrFault):
 		return "error fault: " + err.Error(), nil
-	case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, daphne.ErrTruncated):
+	case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, mmapfile.ErrTruncated):
 		return "error bounds: " + err.Error(), nil
 	default:
 		return "error other: " + err.Error(), nil
