@@ -21,7 +21,7 @@ func (f *File) Arrays() []layout.Array {
 	if h.Kind == KindFrame {
 		out := make([]layout.Array, len(h.ColumnTypes))
 		for i, vt := range h.ColumnTypes {
-			out[i] = layout.Array{Name: f.labels[i], Type: vt.Layout(), Shape: []int64{int64(h.Rows)}, Order: layout.RowMajor,
+			out[i] = layout.Array{Name: f.label(i), Type: vt.Layout(), Shape: []int64{int64(h.Rows)}, Order: layout.RowMajor,
 				Offset: -1, Size: int64(h.Rows) * int64(vt.Size())}
 		}
 		return out

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -34,10 +36,12 @@ type File struct {
 	blocks []Block // effective blocks (lenient: the first, at (0, 0))
 
 	// frames
-	labelOff []int64 // offset of each label's u16 length
-	labels   []string
-	colOff   []int64 // byte offset of each column within a row
-	rowSize  int64
+	metaLabels bool     // the labels are the .meta schema's
+	fileLabels string   // the label bytes of the file, when they are real labels
+	labelEnds  []uint32 // the end of each label in fileLabels; nil: col_<i>
+	keepLabels bool     // parse keeps the file's label bytes (no .meta to name the columns)
+	colOff     []int64  // byte offset of each column within a row
+	rowSize    int64
 
 	mu      sync.Mutex
 	payload *mmapfile.Region // dense payload mapping for views and SetElement
@@ -104,9 +108,25 @@ func readMeta(path string, lenient bool) ([]byte, error) {
 		return nil, err
 	}
 	defer mf.Close()
-	b, err := io.ReadAll(io.LimitReader(mf, maxMetaSize+1))
-	if err != nil {
-		return nil, err
+	// One buffer of the file's size (plus one byte to see growth), not
+	// ReadAll's doublings: a frame's .meta can be tens of megabytes.
+	hint := int64(512)
+	if fi, err := mf.Stat(); err == nil && fi.Size() >= 0 {
+		hint = min(fi.Size(), maxMetaSize) + 1
+	}
+	b := make([]byte, 0, hint)
+	for len(b) <= maxMetaSize {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(cap(b), maxMetaSize+1-len(b)))
+		}
+		n, rerr := mf.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, rerr
+		}
 	}
 	if len(b) > maxMetaSize {
 		if lenient {
@@ -134,6 +154,7 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 func newFile(name string, r io.ReaderAt, size int64, o *Options) (*File, error) {
 	f := &File{name: name, size: size, ra: r, opts: *o}
 	f.opts.Meta = nil
+	f.keepLabels = o.Meta == nil || o.Lenient
 	if err := f.parse(); err != nil {
 		return nil, err
 	}
@@ -142,8 +163,8 @@ func newFile(name string, r io.ReaderAt, size int64, o *Options) (*File, error) 
 			return nil, err
 		}
 	}
-	if f.hdr.Kind == KindFrame && f.labels == nil {
-		f.labels = defaultLabels(len(f.hdr.ColumnTypes))
+	if f.metaLabels {
+		f.fileLabels, f.labelEnds = "", nil
 	}
 	return f, nil
 }
@@ -151,9 +172,31 @@ func newFile(name string, r io.ReaderAt, size int64, o *Options) (*File, error) 
 func defaultLabels(n int) []string {
 	l := make([]string, n)
 	for i := range l {
-		l[i] = fmt.Sprintf("col_%d", i)
+		l[i] = defaultLabel(i)
 	}
 	return l
+}
+
+func defaultLabel(i int) string { return "col_" + strconv.Itoa(i) }
+
+// label returns the label of frame column i: from the .meta schema, else
+// from the file when it holds real labels, else col_<i>.
+func (f *File) label(i int) string {
+	if f.metaLabels {
+		return f.hdr.Meta.Schema[i].Label
+	}
+	if f.labelEnds != nil {
+		return f.fileLabel(i)
+	}
+	return defaultLabel(i)
+}
+
+func (f *File) fileLabel(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = f.labelEnds[i-1]
+	}
+	return f.fileLabels[start:f.labelEnds[i]]
 }
 
 // Close releases the file and its mappings. Slices from ViewDense and
@@ -191,6 +234,17 @@ func (f *File) Name() string { return f.name }
 // Size returns the data file's size in bytes.
 func (f *File) Size() int64 { return f.size }
 
-// Labels returns a frame's column labels (from the .meta schema, else
-// col_0, col_1, …); nil for matrices.
-func (f *File) Labels() []string { return append([]string(nil), f.labels...) }
+// Labels returns a frame's column labels: from the .meta schema, else from
+// the file itself when it holds real labels (as mmapkit writes them: valid
+// UTF-8, no control characters, unique), else col_0, col_1, … (DAPHNE
+// writes pointer bytes in their place). nil for matrices.
+func (f *File) Labels() []string {
+	if f.hdr.Kind != KindFrame {
+		return nil
+	}
+	l := make([]string, len(f.hdr.ColumnTypes))
+	for i := range l {
+		l[i] = f.label(i)
+	}
+	return l
+}

@@ -42,7 +42,7 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 	if hi, lo := mul64(n, uint64(f.rowSize)); hi != 0 || lo > uint64(maxInt) {
 		return nil, f.errf(h.DataOffset, ErrTooLarge, "%d rows do not fit in memory", n)
 	}
-	fr := &Frame{Rows: n, Labels: append([]string(nil), f.labels...), Types: append([]ValueType(nil), h.ColumnTypes...)}
+	fr := &Frame{Rows: n, Labels: f.Labels(), Types: append([]ValueType(nil), h.ColumnTypes...)}
 	fr.Columns = make([]any, len(h.ColumnTypes))
 	dsts := make([][]byte, len(h.ColumnTypes))
 	for c, vt := range h.ColumnTypes {

@@ -32,6 +32,7 @@ func (f *File) applyMeta(b []byte) error {
 		return &FormatError{File: metaName, Offset: -1, Msg: err.Error(), Err: ErrMeta}
 	}
 	f.hdr.Meta = m
+	f.metaLabels = f.hdr.Kind == KindFrame
 	return nil
 }
 
@@ -62,8 +63,6 @@ func (f *File) checkMeta(m *Meta) error {
 	if uint64(len(m.Schema)) != h.Cols {
 		return fmt.Errorf(`key "schema": %d entries for %d columns`, len(m.Schema), h.Cols)
 	}
-	labels := make([]string, len(m.Schema))
-	seen := make(map[string]int, len(m.Schema))
 	for i, c := range m.Schema {
 		vt, ok := ParseValueType(c.ValueType)
 		if !ok {
@@ -75,12 +74,9 @@ func (f *File) checkMeta(m *Meta) error {
 		if vt != h.ColumnTypes[i] {
 			return fmt.Errorf(`key "schema": entry %d valueType %v, the file's column %d is %v`, i, vt, i, h.ColumnTypes[i])
 		}
-		if j, dup := seen[c.Label]; dup {
-			return fmt.Errorf(`key "schema": label %q of entry %d repeats entry %d`, c.Label, i, j)
-		}
-		seen[c.Label] = i
-		labels[i] = c.Label
 	}
-	f.labels = labels
+	if i, j, dup := firstDuplicate(len(m.Schema), func(i int) string { return m.Schema[i].Label }); dup {
+		return fmt.Errorf(`key "schema": label %q of entry %d repeats entry %d`, m.Schema[i].Label, i, j)
+	}
 	return nil
 }

@@ -2,11 +2,15 @@ package daphne
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -464,11 +468,19 @@ func (f *File) parseFrame() error {
 		f.colOff[i] = f.rowSize
 		f.rowSize += int64(vt.Size())
 	}
-	f.labelOff = make([]int64, cols)
 	p := typesEnd
 	r := bufio.NewReaderSize(io.NewSectionReader(f.ra, p, f.size-p), 64<<10)
 	var buf [2]byte
-	for i := range f.labelOff {
+	// The label bytes, kept to be used as labels when there is no .meta
+	// and they are real labels (as mmapkit writes them), not DAPHNE's
+	// pointer bytes.
+	var text []byte
+	var ends []uint32
+	real := f.keepLabels
+	if real {
+		ends = make([]uint32, cols)
+	}
+	for i := uint64(0); i < cols; i++ {
 		if _, err := io.ReadFull(r, buf[:]); err != nil {
 			return f.errf(p, mmapfile.ErrTruncated, "label %d length: file ends", i)
 		}
@@ -476,11 +488,30 @@ func (f *File) parseFrame() error {
 		if p+2+n > f.size {
 			return f.errf(p, mmapfile.ErrTruncated, "label %d: %d bytes, file ends", i, n)
 		}
-		if _, err := r.Discard(int(n)); err != nil {
-			return f.errf(p, mmapfile.ErrTruncated, "label %d: %v", i, err)
+		if real && int64(len(text))+n <= maxLabelText {
+			at := len(text)
+			if cap(text)-at < int(n) {
+				text = slices.Grow(text, max(int(n), at)) // doubling
+			}
+			text = text[:at+int(n)]
+			if _, err := io.ReadFull(r, text[at:]); err != nil {
+				return f.errf(p, mmapfile.ErrTruncated, "label %d: %v", i, err)
+			}
+			real = labelText(text[at:])
+			ends[i] = uint32(len(text))
+		} else {
+			real, text, ends = false, nil, nil
+			if _, err := r.Discard(int(n)); err != nil {
+				return f.errf(p, mmapfile.ErrTruncated, "label %d: %v", i, err)
+			}
 		}
-		f.labelOff[i] = p
 		p += 2 + n
+	}
+	if real {
+		f.fileLabels, f.labelEnds = string(text), ends
+		if _, _, dup := firstDuplicate(len(ends), f.fileLabel); dup {
+			f.fileLabels, f.labelEnds = "", nil
+		}
 	}
 	rx, err := f.u64(p, "frame rx")
 	if err != nil {
@@ -514,5 +545,53 @@ func (f *File) parseFrame() error {
 }
 
 const maxInt = int64(^uint(0) >> 1)
+
+// maxLabelText bounds the label bytes kept from a frame file.
+const maxLabelText = 1 << 30
+
+// labelText reports whether b can be a real label: valid UTF-8 without
+// control characters. DAPHNE writes the bytes of a pointer in place of a
+// label, which almost never pass.
+func labelText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// firstDuplicate finds the first label that repeats an earlier one, as a
+// scan with a set would: i is the smallest index whose label occurs at a
+// lower index, j the first index of that label. It sorts indexes instead of
+// building a set, so a frame of a million columns costs 8 bytes a column.
+func firstDuplicate(n int, label func(int) string) (i, j int, ok bool) {
+	idx := make([]int, n)
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := strings.Compare(label(a), label(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	i = n
+	for k := 0; k < n; {
+		e := k + 1
+		for e < n && label(idx[e]) == label(idx[k]) {
+			e++
+		}
+		// idx[k] is the label's first index, idx[k+1] its first repeat.
+		if e-k > 1 && idx[k+1] < i {
+			i, j = idx[k+1], idx[k]
+		}
+		k = e
+	}
+	return i, j, i < n
+}
 
 func mul64(a, b uint64) (hi, lo uint64) { return bits.Mul64(a, b) }
