@@ -310,35 +310,17 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 	start := p.i
 	switch c := p.b[p.i]; {
 	case c == '{':
-		p.i++
 		o := &jsonObject{}
-		p.space()
-		if p.i < len(p.b) && p.b[p.i] == '}' {
-			p.i++
-			return jsonValue{start, o}, nil
-		}
-		for {
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != '"' {
-				return jsonValue{}, p.fail("expected a string key")
-			}
-			k, err := p.str()
-			if err != nil {
-				return jsonValue{}, err
-			}
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return jsonValue{}, p.fail("expected ':'")
-			}
-			p.i++
+		err := p.members(func(k string) error {
 			var v jsonValue
+			var err error
 			if depth == 0 && k == "schema" {
 				v, err = p.schema(depth + 1)
 			} else {
 				v, err = p.value(depth + 1)
 			}
 			if err != nil {
-				return jsonValue{}, err
+				return err
 			}
 			if depth == 0 && k == "numCols" {
 				// Room for the schema's entries up front (nlohmann writes
@@ -351,17 +333,12 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 			}
 			o.keys = append(o.keys, k)
 			o.vals = append(o.vals, v)
-			p.space()
-			if p.i < len(p.b) && p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.b) && p.b[p.i] == '}' {
-				p.i++
-				return jsonValue{start, o}, nil
-			}
-			return jsonValue{}, p.fail("expected ',' or '}'")
+			return nil
+		})
+		if err != nil {
+			return jsonValue{}, err
 		}
+		return jsonValue{start, o}, nil
 	case c == '[':
 		p.i++
 		arr := []jsonValue{}
@@ -464,68 +441,41 @@ func (p *jsonParser) schemaEntry(i, depth int, l *schemaList) (SchemaColumn, err
 		return SchemaColumn{}, p.fail("JSON nested too deeply")
 	}
 	start := p.i
-	p.i++
 	var col SchemaColumn
 	var seen [2]bool
 	var bad [2]int // offset of a non-string value of the key, or -1
 	bad[0], bad[1] = -1, -1
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-	} else {
-		for {
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != '"' {
-				return col, p.fail("expected a string key")
-			}
-			k, err := p.plainStr()
-			if err != nil {
-				return col, err
-			}
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return col, p.fail("expected ':'")
-			}
-			p.i++
-			p.space()
-			key := -1
-			switch k {
-			case "label":
-				key = 0
-			case "valueType":
-				key = 1
-			}
-			if key >= 0 && p.i < len(p.b) && p.b[p.i] == '"' {
-				if key == 0 {
-					col.Label, err = p.str()
-				} else {
-					col.ValueType, err = p.plainStr()
-					col.ValueType = internValueType(col.ValueType)
-				}
-				if err != nil {
-					return col, err
-				}
-				seen[key], bad[key] = true, -1
-			} else {
-				v, err := p.value(depth + 1)
-				if err != nil {
-					return col, err
-				}
-				if key >= 0 {
-					seen[key], bad[key] = true, v.off
-				}
-			}
-			p.space()
-			if p.i < len(p.b) && p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.b) && p.b[p.i] == '}' {
-				p.i++
-				break
-			}
-			return col, p.fail("expected ',' or '}'")
+	err := p.members(func(k string) error {
+		p.space()
+		key := -1
+		switch k {
+		case "label":
+			key = 0
+		case "valueType":
+			key = 1
 		}
+		if key >= 0 && p.i < len(p.b) && p.b[p.i] == '"' {
+			var err error
+			if key == 0 {
+				col.Label, err = p.str()
+			} else {
+				col.ValueType, err = p.plainStr()
+				col.ValueType = internValueType(col.ValueType)
+			}
+			seen[key], bad[key] = true, -1
+			return err
+		}
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if key >= 0 {
+			seen[key], bad[key] = true, v.off
+		}
+		return nil
+	})
+	if err != nil {
+		return col, err
 	}
 	if l.err == nil {
 		for k, name := range [...]string{"label", "valueType"} {
@@ -540,6 +490,45 @@ func (p *jsonParser) schemaEntry(i, depth int, l *schemaList) (SchemaColumn, err
 		}
 	}
 	return col, nil
+}
+
+// members parses the members of the object at p.i, calling member for each
+// key with p.i at its value, which member must consume.
+func (p *jsonParser) members(member func(key string) error) error {
+	p.i++ // '{'
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return p.fail("expected a string key")
+		}
+		k, err := p.plainStr()
+		if err != nil {
+			return err
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return p.fail("expected ':'")
+		}
+		p.i++
+		if err := member(k); err != nil {
+			return err
+		}
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.b) && p.b[p.i] == '}' {
+			p.i++
+			return nil
+		}
+		return p.fail("expected ',' or '}'")
+	}
 }
 
 // plainStr is str for keys and names: a string of plain ASCII comes back
