@@ -244,60 +244,20 @@ func readCurrent[T layout.Elem](f *File, b Block, alias bool) (*CSR[T], bool, er
 func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	h := &f.hdr
 	s := int64(h.ValueType.Size())
-	limit := max(f.opts.maxAlloc(), f.size)
-	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
-	if !ok || rowBytes > limit || h.Rows+1 == 0 {
-		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed Options.MaxAlloc", h.Rows)
+	e, err := f.sortedEntries()
+	if err != nil {
+		return nil, err
 	}
-	var rows, cols []uint64
-	var vals []byte
-	per := 16 + s
-	for _, b := range f.blocks {
-		err := f.eachEntry(b, func(i, j uint64, off int64, v []byte) error {
-			if b.Type == BodyDense && allZero(v) {
-				return nil
-			}
-			if int64(len(rows)+1)*per > limit {
-				return f.errf(off, ErrTooLarge, "more than %d entries exceed Options.MaxAlloc", len(rows))
-			}
-			rows = append(rows, i)
-			cols = append(cols, j)
-			vals = append(vals, v...)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	n := len(rows)
-	perm := make([]int, n)
-	for k := range perm {
-		perm[k] = k
-	}
-	// Sparse and dense blocks yield their entries row by row; COO blocks
-	// in any order.
-	unordered := len(f.blocks) > 1
-	for _, b := range f.blocks {
-		unordered = unordered || b.Type == BodyCOO
-	}
-	if unordered {
-		sort.SliceStable(perm, func(a, b int) bool {
-			pa, pb := perm[a], perm[b]
-			if rows[pa] != rows[pb] {
-				return rows[pa] < rows[pb]
-			}
-			return cols[pa] < cols[pb]
-		})
-	}
+	n := len(e.rows)
 	m := &CSR[T]{Rows: h.Rows, Cols: h.Cols, file: f.name, rowAt: -1, colAt: -1, valueAt: -1}
 	m.RowOffsets = make([]uint64, h.Rows+1)
 	m.ColIdxs = make([]uint64, n)
 	var vb []byte
 	m.Values, vb = alloc[T](n)
-	for k, p := range perm {
-		m.RowOffsets[rows[p]+1]++
-		m.ColIdxs[k] = cols[p]
-		copy(vb[int64(k)*s:], vals[int64(p)*s:int64(p+1)*s])
+	for k, p := range e.perm {
+		m.RowOffsets[e.rows[p]+1]++
+		m.ColIdxs[k] = e.cols[p]
+		copy(vb[int64(k)*s:], e.vals[int64(p)*s:int64(p+1)*s])
 	}
 	for i := uint64(0); i < h.Rows; i++ {
 		m.RowOffsets[i+1] += m.RowOffsets[i]
@@ -309,6 +269,65 @@ func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 		}
 	}
 	return m, nil
+}
+
+// entries are the stored cells of a matrix: rows[p], cols[p] and the
+// little-endian value vals[p·size:], in the order perm lists them.
+type entries struct {
+	rows, cols []uint64
+	vals       []byte
+	perm       []int
+}
+
+// sortedEntries gathers the stored entries of every block (all non-zero
+// cells of dense blocks), within Options.MaxAlloc, ordered by row and
+// column when there are several blocks or COO blocks (sparse and dense
+// blocks yield theirs row by row).
+func (f *File) sortedEntries() (*entries, error) {
+	h := &f.hdr
+	s := int64(h.ValueType.Size())
+	limit := max(f.opts.maxAlloc(), f.size)
+	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
+	if !ok || rowBytes > limit || h.Rows+1 == 0 {
+		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed Options.MaxAlloc", h.Rows)
+	}
+	e := &entries{}
+	per := 16 + s
+	for _, b := range f.blocks {
+		err := f.eachEntry(b, func(i, j uint64, off int64, v []byte) error {
+			if b.Type == BodyDense && allZero(v) {
+				return nil
+			}
+			if int64(len(e.rows)+1)*per > limit {
+				return f.errf(off, ErrTooLarge, "more than %d entries exceed Options.MaxAlloc", len(e.rows))
+			}
+			e.rows = append(e.rows, i)
+			e.cols = append(e.cols, j)
+			e.vals = append(e.vals, v...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.perm = make([]int, len(e.rows))
+	for k := range e.perm {
+		e.perm[k] = k
+	}
+	unordered := len(f.blocks) > 1
+	for _, b := range f.blocks {
+		unordered = unordered || b.Type == BodyCOO
+	}
+	if unordered {
+		sort.SliceStable(e.perm, func(a, b int) bool {
+			pa, pb := e.perm[a], e.perm[b]
+			if e.rows[pa] != e.rows[pb] {
+				return e.rows[pa] < e.rows[pb]
+			}
+			return e.cols[pa] < e.cols[pb]
+		})
+	}
+	return e, nil
 }
 
 func allZero(b []byte) bool {

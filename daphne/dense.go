@@ -200,12 +200,18 @@ func (f *File) denseWindow(dst []byte, r0, r1, c0, c1 uint64) error {
 				return err
 			}
 		default:
-			err := f.eachEntry(b, func(i, j uint64, _ int64, v []byte) error {
+			put := func(i, j uint64, _ int64, v []byte) error {
 				if i >= r0 && i < r1 && j >= c0 && j < c1 {
 					copy(dst[(int64(i-r0)*w+int64(j-c0))*s:], v)
 				}
 				return nil
-			})
+			}
+			var err error
+			if b.Type == BodySparse && b.Layout == LayoutCurrent {
+				err = f.currentRows(b, ir0-b.RX, ir1-b.RX, put)
+			} else {
+				err = f.eachEntry(b, put)
+			}
 			if err != nil {
 				return err
 			}

@@ -43,6 +43,8 @@ type File struct {
 	colOff     []int64  // byte offset of each column within a row
 	rowSize    int64
 
+	formatState
+
 	mu      sync.Mutex
 	payload *mmapfile.Region // dense payload mapping for views and SetElement
 	closed  bool

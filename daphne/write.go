@@ -3,9 +3,14 @@ package daphne
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -234,7 +239,6 @@ func checkFrame(path string, fr *Frame, o *WriteOptions) ([]string, []ValueType,
 	}
 	types := make([]ValueType, n)
 	cols := make([][]byte, n)
-	seen := make(map[string]int, n)
 	for i, c := range fr.Columns {
 		vt, length, b, ok := columnBytes(c)
 		if !ok {
@@ -246,26 +250,37 @@ func checkFrame(path string, fr *Frame, o *WriteOptions) ([]string, []ValueType,
 		if uint64(length) != fr.Rows {
 			return nil, nil, nil, argErr(path, "column %d has %d values for %d rows", i, length, fr.Rows)
 		}
-		l := labels[i]
-		if !utf8.ValidString(l) {
-			return nil, nil, nil, argErr(path, "label %d %q is not valid UTF-8", i, l)
-		}
-		if len(l) > 65535 {
-			return nil, nil, nil, argErr(path, "label %d is %d bytes; the format stores lengths as u16", i, len(l))
-		}
-		if len(l) > maxSafeLabel && !o.AllowLongLabels {
-			return nil, nil, nil, argErr(path, "label %d is %d bytes; DAPHNE's reader overwrites its heap with labels over %d bytes (WriteOptions.AllowLongLabels)", i, len(l), maxSafeLabel)
-		}
-		if j, dup := seen[l]; dup {
-			return nil, nil, nil, argErr(path, "label %q of column %d repeats column %d", l, i, j)
-		}
-		seen[l] = i
 		types[i], cols[i] = vt, b
+	}
+	if err := checkLabels(path, labels, o.AllowLongLabels); err != nil {
+		return nil, nil, nil, err
 	}
 	return labels, types, cols, nil
 }
 
-func encodeFrame(w io.Writer, rows uint64, labels []string, types []ValueType, cols [][]byte) error {
+// checkLabels checks frame labels as DAPHNE and the .meta need them:
+// valid UTF-8, unique, at most 65535 bytes (32 unless long is set).
+func checkLabels(path string, labels []string, long bool) error {
+	for i, l := range labels {
+		if !utf8.ValidString(l) {
+			return argErr(path, "label %d %q is not valid UTF-8", i, l)
+		}
+		if len(l) > 65535 {
+			return argErr(path, "label %d is %d bytes; the format stores lengths as u16", i, len(l))
+		}
+		if len(l) > maxSafeLabel && !long {
+			return argErr(path, "label %d %q is %d bytes; DAPHNE's reader overwrites its heap with labels over %d bytes (WriteOptions.AllowLongLabels)", i, l, len(l), maxSafeLabel)
+		}
+	}
+	if i, j, dup := firstDuplicate(len(labels), func(i int) string { return labels[i] }); dup {
+		return argErr(path, "label %q of column %d repeats column %d", labels[i], i, j)
+	}
+	return nil
+}
+
+// frameHeader returns a frame file's bytes up to its first value, and the
+// size of a row.
+func frameHeader(rows uint64, labels []string, types []ValueType) ([]byte, int) {
 	hdr := make([]byte, headerSize, headerSize+len(types)*4+16)
 	hdr[0], hdr[1] = 1, byte(KindFrame)
 	binary.LittleEndian.PutUint64(hdr[2:], rows)
@@ -279,7 +294,11 @@ func encodeFrame(w io.Writer, rows uint64, labels []string, types []ValueType, c
 		hdr = binary.LittleEndian.AppendUint16(hdr, uint16(len(l)))
 		hdr = append(hdr, l...)
 	}
-	hdr = append(hdr, make([]byte, bodySize)...)
+	return append(hdr, make([]byte, bodySize)...), rowSize
+}
+
+func encodeFrame(w io.Writer, rows uint64, labels []string, types []ValueType, cols [][]byte) error {
+	hdr, rowSize := frameHeader(rows, labels, types)
 	if _, err := w.Write(hdr); err != nil {
 		return err
 	}
@@ -324,9 +343,13 @@ func scatter(dst, col []byte, at, rows, rowSize, off, size int) {
 }
 
 // writeFiles writes the data file and its .meta to temporaries beside
-// path, then renames them into place, data first. Nothing at path changes
-// unless every byte was written and synced. The two renames are two steps:
-// a crash between them leaves the new data file beside the old .meta.
+// path, synced, then renames them into place, data first. Nothing at path
+// changes unless every byte was written and synced; a replaced file keeps
+// its permission bits. If the .meta cannot be put in place after the data
+// file was, the old data file is put back, so that a failed write leaves
+// both files as they were. A crash between the two renames can still
+// leave the new data file beside the old .meta (a strict Open reports it
+// when they disagree).
 func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) error) error {
 	var metaBytes []byte
 	if !o.NoMeta {
@@ -341,7 +364,7 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 	}
 	defer dataFile.Abort()
 	if o.NoMeta {
-		return dataFile.Commit()
+		return commit(dataFile)
 	}
 	metaFile, err := writeTemp(path+".meta", o.Perm, func(w io.Writer) error {
 		_, err := w.Write(metaBytes)
@@ -351,10 +374,72 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 		return err
 	}
 	defer metaFile.Abort()
-	if err := dataFile.Commit(); err != nil {
+	// Both temporaries are synced (writeTemp), so that a commit fails
+	// only in its rename. Two renames, made undoable by a hard link to the
+	// old data file.
+	backup, existed := keepOld(path)
+	if err := commit(dataFile); err != nil {
+		dropOld(backup)
 		return err
 	}
-	return metaFile.Commit()
+	if err := commit(metaFile); err != nil {
+		restoreOld(path, backup, existed)
+		return err
+	}
+	dropOld(backup)
+	return nil
+}
+
+// commitHook, when set (by tests), runs before each commit with the path
+// it will replace; an error fails that commit.
+var commitHook func(target string) error
+
+func commit(f *atomicfile.File) error {
+	if commitHook != nil {
+		if err := commitHook(f.Target()); err != nil {
+			return err
+		}
+	}
+	return f.Commit()
+}
+
+// keepOld links the file at path to a new name beside it, so that it can
+// be put back, and reports whether there was a file at path. backup is ""
+// when there was none, or when the file system cannot link (the write
+// then cannot be undone after its first rename).
+func keepOld(path string) (backup string, existed bool) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	dir, base := filepath.Split(path)
+	for try := 0; try < 100; try++ {
+		name := filepath.Join(dir, "."+base+".old"+strconv.FormatInt(time.Now().UnixNano()+int64(try), 36))
+		err := os.Link(path, name)
+		if err == nil {
+			return name, true
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return "", true
+}
+
+// restoreOld puts the old data file back at path, or removes the new one
+// when there was none.
+func restoreOld(path, backup string, existed bool) {
+	switch {
+	case !existed:
+		os.Remove(path)
+	case backup != "":
+		os.Rename(backup, path)
+	}
+}
+
+func dropOld(backup string) {
+	if backup != "" {
+		os.Remove(backup)
+	}
 }
 
 // writeTemp writes a temporary file that will replace path, not yet
@@ -367,6 +452,9 @@ func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (*atom
 	bw := bufio.NewWriterSize(t, 1<<20)
 	if err = data(bw); err == nil {
 		err = bw.Flush()
+	}
+	if err == nil {
+		err = t.Sync()
 	}
 	if err != nil {
 		t.Abort()
