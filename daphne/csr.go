@@ -2,7 +2,9 @@ package daphne
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -337,4 +339,54 @@ func allZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// Nonzero is one stored entry of a sparse matrix.
+type Nonzero[T layout.Elem] struct {
+	Row, Col uint64
+	Value    T
+}
+
+// errStop ends a walk that the consumer of an iterator stopped.
+var errStop = errors.New("stop")
+
+// Nonzeros returns an iterator over the stored entries of a CSR matrix,
+// row by row and, within a row, in stored order, without loading the
+// matrix: a file of one sparse block is streamed from the file (memory
+// stays at a few buffers whatever nnz is); COO and multi-block files are
+// gathered and ordered first, within Options.MaxAlloc. Entries are checked
+// as they are read (column indexes within the matrix, row offsets in
+// order; strictly, increasing columns). T must be the Go type of the
+// matrix's value type. Iteration stops at the first error, which is
+// yielded with a zero Nonzero.
+//
+//	for e, err := range daphne.Nonzeros[float64](f) {
+//		if err != nil {
+//			return err
+//		}
+//		sum += e.Value
+//	}
+func Nonzeros[T layout.Elem](f *File) iter.Seq2[Nonzero[T], error] {
+	return func(yield func(Nonzero[T], error) bool) {
+		if f.hdr.Kind != KindCSR {
+			yield(Nonzero[T]{}, f.errf(1, ErrKind, "Nonzeros of a %v file", f.hdr.Kind))
+			return
+		}
+		if err := checkValueType[T](f); err != nil {
+			yield(Nonzero[T]{}, err)
+			return
+		}
+		var v [1]T
+		b := unsafeslice.Bytes(v[:])
+		err := f.Nonzeros(0, mmapfile.HostOrder(), func(row, col int64, value []byte) error {
+			copy(b, value)
+			if !yield(Nonzero[T]{Row: uint64(row), Col: uint64(col), Value: v[0]}, nil) {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && err != errStop {
+			yield(Nonzero[T]{}, err)
+		}
+	}
 }

@@ -19,6 +19,13 @@
 //	...
 //	f.Close() // v must not be used after this if aliased
 //
+// The package registers the format "daphne" (extension .dbdf; files are
+// never recognised from their bytes) with package format: a *File is a
+// format.File whose records are "matrix" or a frame's columns, and Write
+// writes any format.Source (a 2-D array, a sparse matrix, equal-length
+// columns) as DAPHNE, streaming its values. Nonzeros iterates over a CSR
+// matrix's entries straight from the file.
+//
 // # Strict and lenient reading
 //
 // By default reading is stricter than DAPHNE: the version byte must be 1,
@@ -53,9 +60,11 @@
 //     the lost pages raises SIGBUS. Copying reads are guarded (the fault
 //     becomes an error); views cannot be.
 //   - Writers put the data file and its .meta in place by two renames of
-//     fully written, synced temporaries, data first. Each file is replaced
-//     whole, but a crash between the two renames leaves the new data file
-//     beside the old .meta; a strict Open reports them if they disagree.
+//     fully written, synced temporaries, data first; a replaced file keeps
+//     its permission bits. A write that fails, the second rename included,
+//     leaves both files as they were. A crash between the two renames can
+//     leave the new data file beside the old .meta; a strict Open reports
+//     them if they disagree.
 //
 // # Interchange with DAPHNE
 //
@@ -67,5 +76,6 @@
 // WriteOptions.NoMeta). Frames travel only through DAPHNE's C++
 // readDaphne/writeDaphne; DAPHNE writes garbage bytes in place of frame
 // labels, so labels come from the .meta schema, and this package writes
-// the real label bytes (DAPHNE's reader skips them).
+// the real label bytes (DAPHNE's reader skips them), which name the
+// columns of a frame written here when its .meta is missing.
 package daphne
