@@ -123,7 +123,7 @@ func TestParseFormatInvalid(t *testing.T) {
 			f, err := ParseFormat(c.in)
 			require.Error(t, err)
 			assert.Nil(t, f)
-			var fe *FormatError
+			var fe *FormatStringError
 			require.True(t, errors.As(err, &fe), "%T", err)
 			assert.ErrorIs(t, err, c.kind)
 			assert.Equal(t, c.pos, fe.Pos, "position: %v", err)
@@ -163,9 +163,9 @@ func FuzzParseFormat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		fm, err := ParseFormat(s)
 		if err != nil {
-			var fe *FormatError
+			var fe *FormatStringError
 			if !errors.As(err, &fe) {
-				t.Fatalf("%q: error %T is not a *FormatError", s, err)
+				t.Fatalf("%q: error %T is not a *FormatStringError", s, err)
 			}
 			if fe.Pos < 0 || fe.Pos > len(s) {
 				t.Fatalf("%q: position %d outside the string", s, fe.Pos)
@@ -197,7 +197,7 @@ func TestHandBuiltFormat(t *testing.T) {
 	s, ok := f.Stride()
 	assert.False(t, ok)
 	assert.Zero(t, s)
-	tb, err := Decode(flatArray, f, ReadOptions{})
+	tb, err := Decode(flatArray, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"W", ""}, tb.Cols[3].Data)
 	assert.Equal(t, "a3", tb.Cols[3].Name)
@@ -208,15 +208,15 @@ func TestHandBuiltFormat(t *testing.T) {
 	s, ok = g.Stride()
 	assert.True(t, ok)
 	assert.Equal(t, 9, s)
-	tb, err = Decode(hx("0100000000000000 02 0300000000000000 04"), g, ReadOptions{})
+	tb, err = Decode(hx("0100000000000000 02 0300000000000000 04"), &Options{Format: g, Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, []int8{2, 4}, tb.Cols[1].Data)
 
 	for _, bad := range []*Format{nil, {}, {Columns: []Column{{}}}, {Columns: []Column{{Type: TypeInt64, Width: 3}}}, {Columns: []Column{{Type: 99}}}} {
-		_, err := Decode(flatArray, bad, ReadOptions{})
+		_, err := Decode(flatArray, &Options{Format: bad, Lenient: true})
 		assert.Error(t, err)
-		assert.Error(t, NewReader(bytes.NewReader(flatArray), bad, ReadOptions{}).Read(Row{}))
-		assert.Error(t, NewWriter(io.Discard, bad).Write(Row{}))
+		assert.Error(t, NewDecoder(bytes.NewReader(flatArray), &Options{Format: bad, Lenient: true}).Read(Row{}))
+		assert.Error(t, NewEncoder(io.Discard, bad).Write(Row{}))
 	}
 }
 
