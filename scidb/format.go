@@ -314,8 +314,9 @@ func checkSource(src format.Source) error {
 }
 
 // EncodeSource writes the table of src as SciDB cells to w, in the format
-// the parameter "out-scidb-format" gives; else each column's SciDB type
-// where it has one (a column read from a SciDB file keeps its type), else
+// the parameter "out-scidb-format" gives; else, for a SciDB File, its own
+// format; else each column's SciDB type where it has one (a column read
+// from a SciDB file keeps its type), else
 // one derived from its layout type (int64, double, …; text columns are
 // string; a nullable column's entry is nullable). 64-bit integer and
 // floating columns (what a CSV file gives) are narrowed to the entry's
@@ -327,6 +328,9 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 	}
 	cols := format.TableColumns(src)
 	spec := o.Param("out-scidb-format")
+	if sf, ok := src.(*File); ok && spec == "" {
+		spec = sf.f.String() // skips included
+	}
 	if spec == "" {
 		parts := make([]string, len(cols))
 		for i := range cols {

@@ -138,21 +138,27 @@ func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error)
 
 // Encoder writes cells to a stream, as SciDB's save() does.
 type Encoder struct {
-	w   *bufio.Writer
-	f   *Format
-	buf []byte
-	n   int64
-	err error // an unusable format
+	w    *bufio.Writer
+	f    *Format
+	buf  []byte
+	n    int64
+	err  error  // an unusable format
+	name string // the file written, for errors
 }
 
 // NewEncoder returns an Encoder of cells of format f to w. Call Flush at
 // the end.
+// If w has a Name method (an *os.File does), errors name the file.
 func NewEncoder(w io.Writer, f *Format) *Encoder {
+	var name string
+	if n, ok := w.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
 	pf, err := f.prepare()
 	if err != nil {
-		return &Encoder{w: bufio.NewWriterSize(w, 1<<16), f: f, err: err}
+		return &Encoder{w: bufio.NewWriterSize(w, 1<<16), f: f, err: fileError(name, -1, err, "%v", err), name: name}
 	}
-	return &Encoder{w: bufio.NewWriterSize(w, 1<<16), f: pf}
+	return &Encoder{w: bufio.NewWriterSize(w, 1<<16), f: pf, name: name}
 }
 
 // Write writes one cell: one Value per attribute of the format. A row that
@@ -166,7 +172,7 @@ func (w *Encoder) Write(row Row) error {
 	var err error
 	w.buf, err = w.f.appendCell(w.buf[:0], row, w.n)
 	if err != nil {
-		return err
+		return withFile(err, w.name)
 	}
 	if _, err := w.w.Write(w.buf); err != nil {
 		return err
