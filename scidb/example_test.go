@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/scidb"
 )
 
@@ -121,4 +122,46 @@ func ExampleValue_Text() {
 	// "2019-01-01 12:00:00 +02:00"
 	// "0xcafe"
 	// ""
+}
+
+// Read a SciDB file through the format registry: the format string names
+// the format and describes the cells; the table comes in batches, values
+// SciDB prints as text as text, nulls as missing reasons.
+func Example_format() {
+	dir, err := os.MkdirTemp("", "scidb-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "cells.bin")
+	f, err := scidb.ParseFormat("(int64, datetime null)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	enc := scidb.NewEncoder(w, f)
+	enc.Write(scidb.Row{scidb.Int64Value(1), scidb.DatetimeValue(1548942300)})
+	enc.Write(scidb.Row{scidb.Int64Value(2), scidb.NullValue(3)})
+	if err := enc.Flush(); err != nil {
+		log.Fatal(err)
+	}
+	w.Close()
+
+	file, err := format.Open(path, &format.Options{Params: map[string]string{"scidb-format": "(int64, datetime null)", "scidb-names": "id,at"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer file.Close()
+	err = format.ScanTable(file, 1024, func(first int64, cols []format.Column) error {
+		fmt.Println(cols[0].Values, cols[1].Values, cols[1].Reason)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// [1 2] [2019-01-31 13:45:00 ] [-1 3]
 }
