@@ -258,6 +258,9 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 // data first; a failed write leaves both as they were.
 func Write(path string, src format.Source, o *format.Options) error {
 	recs := src.Records()
+	if len(recs) == 0 {
+		return fmt.Errorf("daphne: %s: no records to write: %w", path, format.ErrNotRepresentable)
+	}
 	if len(recs) == 1 && recs[0].Kind == format.KindArray && len(recs[0].Shape) == 2 {
 		r := &recs[0]
 		vt, err := valueTypeOfRecord(r)
@@ -308,11 +311,11 @@ func valueTypeOfRecord(r *format.Record) (ValueType, error) {
 	return vt, nil
 }
 
-// writeSparse writes a CSR matrix from the nonzeros of record 0 of src in
-// three passes (row counts, column indexes, values), holding only the row
-// offsets in memory.
+// writeSparse writes a CSR matrix from the nonzeros of src's record 0 in
+// four passes over them — check and count, row offsets, column indexes,
+// values — so that memory stays a few buffers whatever the matrix's size.
 func writeSparse(path string, src format.Sparse, rec *format.Record, rows, cols uint64, vt ValueType) error {
-	offsets := make([]uint64, rows+1)
+	var nnz uint64
 	prevRow, prevCol := int64(-1), int64(-1)
 	err := src.Nonzeros(0, binary.LittleEndian, func(r, c int64, _ []byte) error {
 		if r < 0 || uint64(r) >= rows || c < 0 || uint64(c) >= cols {
@@ -322,44 +325,55 @@ func writeSparse(path string, src format.Sparse, rec *format.Record, rows, cols 
 			return fmt.Errorf("%s: entry (%d, %d) after (%d, %d): CSR needs entries by row, increasing columns", format.Describe(rec), r, c, prevRow, prevCol)
 		}
 		prevRow, prevCol = r, c
-		offsets[r+1]++
+		nnz++
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for i := uint64(0); i < rows; i++ {
-		offsets[i+1] += offsets[i]
-	}
-	nnz := offsets[rows]
 	meta := &Meta{NumRows: rows, NumCols: cols, ValueType: vt.String(), NumNonZeros: int64(nnz)}
 	return writeFiles(path, meta, WriteOptions{}, func(w io.Writer) error {
 		hdr := binary.LittleEndian.AppendUint64(matrixHeader(KindCSR, vt, rows, cols, BodySparse), nnz)
 		if _, err := w.Write(hdr); err != nil {
 			return err
 		}
-		if err := writeLE(w, offsets); err != nil {
-			return err
-		}
-		var k uint64
 		var buf [8]byte
-		err := src.Nonzeros(0, binary.LittleEndian, func(_, c int64, _ []byte) error {
-			k++
-			_, err := w.Write(binary.LittleEndian.AppendUint64(buf[:0], uint64(c)))
-			return err
-		})
-		if err == nil && k != nnz {
-			err = fmt.Errorf("%s: %d nonzeros, then %d", format.Describe(rec), nnz, k)
-		}
-		if err != nil {
+		put := func(x uint64) error {
+			_, err := w.Write(binary.LittleEndian.AppendUint64(buf[:0], x))
 			return err
 		}
-		k = 0
-		err = src.Nonzeros(0, binary.LittleEndian, func(_, _ int64, v []byte) error {
-			k++
-			_, err := w.Write(v)
+		// Row offsets: rowOffsets[r+1] is the count up to row r.
+		var k, next uint64 // entries so far; the next offset to write
+		if err := put(0); err != nil {
 			return err
+		}
+		err := src.Nonzeros(0, binary.LittleEndian, func(r, _ int64, _ []byte) error {
+			for ; next < uint64(r); next++ {
+				if err := put(k); err != nil {
+					return err
+				}
+			}
+			k++
+			return nil
 		})
+		for ; err == nil && next < rows; next++ {
+			err = put(k)
+		}
+		if err == nil {
+			k = 0
+			err = src.Nonzeros(0, binary.LittleEndian, func(_, c int64, _ []byte) error {
+				k++
+				return put(uint64(c))
+			})
+		}
+		if err == nil && k == nnz {
+			k = 0
+			err = src.Nonzeros(0, binary.LittleEndian, func(_, _ int64, v []byte) error {
+				k++
+				_, err := w.Write(v)
+				return err
+			})
+		}
 		if err == nil && k != nnz {
 			err = fmt.Errorf("%s: %d nonzeros, then %d", format.Describe(rec), nnz, k)
 		}

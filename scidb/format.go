@@ -361,6 +361,13 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 		return err
 	}
 	enc := NewEncoder(w, f)
+	if m, ok := src.(*File); ok && sameValues(m.f, f) {
+		// Cell by cell, the stored bytes: exact whatever the values.
+		if err := m.encodeTo(enc); err != nil {
+			return err
+		}
+		return enc.Flush()
+	}
 	row := make(Row, len(cols))
 	err = format.ScanTable(src, 4096, func(first int64, cs []format.Column) error {
 		n := reflect.ValueOf(cs[0].Values).Len()
@@ -387,6 +394,51 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 		return err
 	}
 	return enc.Flush()
+}
+
+// sameValues reports whether every attribute of g holds the values of f's
+// as they are stored: the same type and width, nullable if f's is.
+func sameValues(f, g *Format) bool {
+	if f.NumAttrs() != g.NumAttrs() {
+		return false
+	}
+	for a := range f.Attrs {
+		c, d := f.Attr(a), g.Attr(a)
+		if c.Type != d.Type || c.Width != d.Width || c.Nullable && !d.Nullable {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeTo writes every cell of m to enc.
+func (m *File) encodeTo(enc *Encoder) error {
+	if err := m.use(); err != nil {
+		return err
+	}
+	var werr error
+	err := m.guard(func() {
+		spans := make([]span, len(m.f.Columns))
+		row := make(Row, len(m.f.Attrs))
+		pos := 0
+		for i := int64(0); i < m.n; i++ {
+			pos, _ = m.f.scanCell(m.data, pos, i, 0, false, spans) // checked at open
+			for a, ci := range m.f.Attrs {
+				if sp := spans[ci]; sp.prefix >= 0 {
+					row[a] = NullValue(sp.prefix)
+				} else {
+					row[a] = RawValue(stored(&m.f.Columns[ci], m.data[sp.start:sp.end]))
+				}
+			}
+			if werr = enc.Write(row); werr != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }
 
 // entryFor names the SciDB entry for a column without out-scidb-format.

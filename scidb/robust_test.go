@@ -91,6 +91,7 @@ func checkInput(t *testing.T, f *Format, data []byte) {
 		if (err == nil) != (serr == nil) {
 			t.Fatalf("strict=%v: Decode error %v, Reader error %v", strict, err, serr)
 		}
+		checkFile(t, o, data, tb, err)
 		if err != nil {
 			var de, se *FormatError
 			if !errors.As(err, &de) {
@@ -147,6 +148,49 @@ func checkInput(t *testing.T, f *Format, data []byte) {
 		if strict && !o.NoOpaqueCheck && isSaveOutput(f) && !bytes.Equal(enc1.Bytes(), data) {
 			t.Fatalf("strict input did not re-encode to the same bytes:\n% x\n% x", data, enc1.Bytes())
 		}
+	}
+}
+
+// checkFile opens data as a File (NewReader), which must fail where Decode
+// failed, at the same cell and offset, and otherwise give Decode's values:
+// cell by cell (Read), through ScanTable, and written back through the
+// registry (EncodeSource) as Encode writes them.
+func checkFile(t *testing.T, o *Options, data []byte, tb *Table, derr error) {
+	m, err := NewReader(bytes.NewReader(data), int64(len(data)), o)
+	if (err == nil) != (derr == nil) {
+		t.Fatalf("Decode error %v, File error %v", derr, err)
+	}
+	if err != nil {
+		var de, fe *FormatError
+		if errors.As(derr, &de) && errors.As(err, &fe) && (de.Cell != fe.Cell || de.Offset != fe.Offset) {
+			t.Fatalf("Decode and File disagree: %v / %v", derr, err)
+		}
+		return
+	}
+	defer m.Close()
+	if m.Len() != int64(tb.Len) {
+		t.Fatalf("Decode %d cells, File %d", tb.Len, m.Len())
+	}
+	row := make(Row, len(tb.Cols))
+	for i := 0; i < tb.Len; i++ {
+		if err := m.Read(int64(i), row); err != nil {
+			t.Fatal(err)
+		}
+		for a := range row {
+			if got, want := row[a].Text(tb.Cols[a].Column), tb.Value(i, a).Text(tb.Cols[a].Column); got != want {
+				t.Fatalf("cell %d attribute %d: File %q, Decode %q", i, a, got, want)
+			}
+		}
+	}
+	var enc, via bytes.Buffer
+	if Encode(&enc, tb) != nil {
+		return
+	}
+	if err := EncodeSource(&via, m, nil); err != nil {
+		t.Fatalf("EncodeSource: %v", err)
+	}
+	if !bytes.Equal(enc.Bytes(), via.Bytes()) {
+		t.Fatalf("EncodeSource and Encode differ")
 	}
 }
 
