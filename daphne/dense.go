@@ -30,7 +30,7 @@ func checkValueType[T layout.Elem](f *File) error {
 // contiguous reports whether the matrix is one dense block whose values
 // are one run at hdr.DataOffset.
 func (f *File) contiguous() bool {
-	return len(f.blocks) == 1 && f.blocks[0].Type == BodyDense
+	return len(f.blocks) == 1 && f.blocks[0].Type == BodyDense && f.blockType(&f.blocks[0]) == f.hdr.ValueType
 }
 
 // elems returns rows·cols as an int, or an error if it cannot be
@@ -184,37 +184,35 @@ func copyDenseRange[T layout.Elem](f *File, v []T, r0, r1, c0, c1 uint64, reused
 func (f *File) denseWindow(dst []byte, r0, r1, c0, c1 uint64) error {
 	s := int64(f.hdr.ValueType.Size())
 	w := int64(c1 - c0)
+	put := func(i, j uint64, _ int64, v []byte) error {
+		if i >= r0 && i < r1 && j >= c0 && j < c1 {
+			copy(dst[(int64(i-r0)*w+int64(j-c0))*s:], v)
+		}
+		return nil
+	}
 	for _, b := range f.blocks {
 		ir0, ir1 := max(r0, b.RX), min(r1, b.RX+uint64(b.Rows))
 		ic0, ic1 := max(c0, b.CX), min(c1, b.CX+uint64(b.Cols))
 		if ir0 >= ir1 || ic0 >= ic1 {
 			continue
 		}
-		switch b.Type {
-		case BodyEmpty:
-		case BodyDense:
+		var err error
+		switch {
+		case b.Type == BodyEmpty:
+		case b.Type == BodyDense && f.blockType(&b) == f.hdr.ValueType:
 			bc := int64(b.Cols)
 			src := b.DataOffset + (int64(ir0-b.RX)*bc+int64(ic0-b.CX))*s
 			at := (int64(ir0-r0)*w + int64(ic0-c0)) * s
-			if err := f.copyRows(dst[at:], src, int64(ir1-ir0), bc*s, int64(ic1-ic0)*s, w*s); err != nil {
-				return err
-			}
+			err = f.copyRows(dst[at:], src, int64(ir1-ir0), bc*s, int64(ic1-ic0)*s, w*s)
+		case b.Type == BodySparse && b.Layout == LayoutCurrent:
+			err = f.currentRows(b, ir0-b.RX, ir1-b.RX, put)
 		default:
-			put := func(i, j uint64, _ int64, v []byte) error {
-				if i >= r0 && i < r1 && j >= c0 && j < c1 {
-					copy(dst[(int64(i-r0)*w+int64(j-c0))*s:], v)
-				}
-				return nil
-			}
-			var err error
-			if b.Type == BodySparse && b.Layout == LayoutCurrent {
-				err = f.currentRows(b, ir0-b.RX, ir1-b.RX, put)
-			} else {
-				err = f.eachEntry(b, put)
-			}
-			if err != nil {
-				return err
-			}
+			// COO, the other sparse layouts, and the document's blocks
+			// of another value type (converted).
+			err = f.eachEntry(b, put)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -40,6 +40,8 @@ type File struct {
 	fileLabels string   // the label bytes of the file, when they are real labels
 	labelEnds  []uint32 // the end of each label in fileLabels; nil: col_<i>
 	keepLabels bool     // parse keeps the file's label bytes (no .meta to name the columns)
+	doc        bool     // the format document's layout (Options.DocumentLayout)
+	misfit     bool     // the sizes of the code's layout do not fit the file exactly
 	colOff     []int64  // byte offset of each column within a row
 	rowSize    int64
 
@@ -157,8 +159,24 @@ func newFile(name string, r io.ReaderAt, size int64, o *Options) (*File, error) 
 	f := &File{name: name, size: size, ra: r, opts: *o}
 	f.opts.Meta = nil
 	f.keepLabels = o.Meta == nil || o.Lenient
+	f.doc = o.DocumentLayout
 	if err := f.parse(); err != nil {
+		// A file too short for the code's layout, or with bytes after it,
+		// may be in the document's.
+		if errors.Is(err, mmapfile.ErrTruncated) || f.misfit {
+			if derr := f.documentReading(); derr != nil {
+				return nil, derr
+			}
+		}
 		return nil, err
+	}
+	if f.misfit {
+		// Lenient mode ignored bytes after the data, or the sizes fit
+		// no layout exactly: a file in the format document's layout
+		// would be read so, wrongly.
+		if derr := f.documentReading(); derr != nil {
+			return nil, derr
+		}
 	}
 	if o.Meta != nil {
 		if err := f.applyMeta(o.Meta); err != nil {
@@ -169,6 +187,47 @@ func newFile(name string, r io.ReaderAt, size int64, o *Options) (*File, error) 
 		f.fileLabels, f.labelEnds = "", nil
 	}
 	return f, nil
+}
+
+// ErrDocumentLayout: a file's value type codes mean different types in
+// DAPHNE's code and in its format document, and the file fits the
+// document's layout where it does not fit the code's (or its .meta names
+// the document's type): reading it either way could be wrong, so neither
+// is done silently. Options.DocumentLayout reads the document's layout.
+var ErrDocumentLayout = errors.New("the file fits the layout of DAPHNE's format document, not of its code")
+
+// documentReading, for a file read in DAPHNE's code's layout whose reading
+// failed or needed leniency, tries the format document's layout: when the
+// file fits it exactly, the error names both readings of the first value
+// type code they read differently.
+func (f *File) documentReading() error {
+	if f.doc {
+		return nil
+	}
+	g := &File{name: f.name, size: f.size, ra: f.ra, doc: true,
+		opts: Options{MaxAlloc: f.opts.MaxAlloc, MaxBlocks: f.opts.MaxBlocks, DocumentLayout: true}}
+	if g.parse() != nil {
+		return nil
+	}
+	return f.ambiguous(g, "the file fits the document's layout exactly")
+}
+
+// ambiguous returns the error for a file that g read in the document's
+// layout: the first value type code whose readings differ, both named.
+func (f *File) ambiguous(g *File, why string) error {
+	off, code := int64(headerSize), byte(0)
+	if g.hdr.Kind == KindFrame {
+		for i, t := range g.hdr.ColumnTypes {
+			if b, err := f.u8(headerSize+int64(i), "value type"); err == nil && codeReading(b) != t.String() {
+				off, code = headerSize+int64(i), b
+				break
+			}
+		}
+	} else {
+		code, _ = f.u8(headerSize, "value type")
+	}
+	return f.errf(off, ErrDocumentLayout, "value type code %d is %s in DAPHNE's code but %s in its format document, and %s: read it with Options.DocumentLayout (the format parameter daphne-layout=document) if it was written by the document",
+		code, codeReading(code), documentReading(code), why)
 }
 
 func defaultLabels(n int) []string {

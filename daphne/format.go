@@ -21,18 +21,25 @@ func init() {
 		Extensions:  []string{".dbdf"},
 		// Never sniffed: DAPHNE files have no magic number.
 		Open: func(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
-			return OpenFile(path, mode, optionsFrom(o))
+			do, err := optionsFrom(path, o)
+			if err != nil {
+				return nil, err
+			}
+			return OpenFile(path, mode, do)
 		},
 		Write: Write,
+		Params: []format.Param{{Name: "daphne-layout",
+			Usage: "code (the default: DAPHNE's implementation, value types 0–7) or document (the layout of DAPHNE's doc/BinaryFormat.md, value types 1–10), for reading and writing"}},
 	})
 }
 
 // optionsFrom maps the format-neutral options onto this package's.
-func optionsFrom(o *format.Options) *Options {
-	if o == nil {
-		return nil
+func optionsFrom(path string, o *format.Options) (*Options, error) {
+	doc, err := documentParam(path, o)
+	if err != nil || o == nil {
+		return nil, err
 	}
-	return &Options{Options: o.Options, Lenient: o.Lenient}
+	return &Options{Options: o.Options, Lenient: o.Lenient, DocumentLayout: doc}, nil
 }
 
 // The methods below make a *File a format.File: a dense or CSR matrix is
@@ -143,6 +150,9 @@ func (f *File) densePayload() (*format.Payload, error) {
 // readColumn gathers elements [first, first+n) of frame column c into dst
 // as little-endian values, mapping a few MiB of rows at a time.
 func (f *File) readColumn(c int, dst []byte, first int64) error {
+	if f.doc {
+		return f.readColumnBlocks(c, dst, first)
+	}
 	s := int64(f.hdr.ColumnTypes[c].Size())
 	n := int64(len(dst)) / s
 	step := max(1, frameChunk/f.rowSize)
@@ -152,6 +162,38 @@ func (f *File) readColumn(c int, dst []byte, first int64) error {
 		out := dst[r*s : (r+k)*s]
 		err := f.withRange(off, k*f.rowSize, func(src []byte) {
 			gatherLE(out, src, int(k), int(f.rowSize), int(f.colOff[c]), int(s))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readColumnBlocks is readColumn for a frame of the document's blocks:
+// the blocks that hold column c, each mapped over the rows it shares with
+// the range, values converted to the column's type.
+func (f *File) readColumnBlocks(c int, dst []byte, first int64) error {
+	t := f.hdr.ColumnTypes[c]
+	s := int64(t.Size())
+	end := first + int64(len(dst))/s
+	clear(dst)
+	for i := range f.blocks {
+		b := &f.blocks[i]
+		col := uint64(c)
+		r0, r1 := max(uint64(first), b.RX), min(uint64(end), b.RX+uint64(b.Rows))
+		if b.Type == BodyEmpty || col < b.CX || col >= b.CX+uint64(b.Cols) || r0 >= r1 {
+			continue
+		}
+		bs := int64(b.ValueType.Size())
+		stride := int64(b.Cols) * bs
+		off := b.DataOffset + int64(r0-b.RX)*stride + int64(col-b.CX)*bs
+		err := f.withRange(off, int64(r1-r0-1)*stride+bs, func(src []byte) {
+			for r := r0; r < r1; r++ {
+				at := (int64(r) - first) * s
+				v := src[int64(r-r0)*stride:]
+				convertValue(dst[at:at+s], v[:bs], b.ValueType, t)
+			}
 		})
 		if err != nil {
 			return err
@@ -257,13 +299,18 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 // Both files are written to temporaries, synced and renamed into place,
 // data first; a failed write leaves both as they were.
 func Write(path string, src format.Source, o *format.Options) error {
+	doc, err := documentParam(path, o)
+	if err != nil {
+		return err
+	}
+	wo := WriteOptions{DocumentLayout: doc}
 	recs := src.Records()
 	if len(recs) == 0 {
 		return fmt.Errorf("daphne: %s: no records to write: %w", path, format.ErrNotRepresentable)
 	}
 	if len(recs) == 1 && recs[0].Kind == format.KindArray && len(recs[0].Shape) == 2 {
 		r := &recs[0]
-		vt, err := valueTypeOfRecord(r)
+		vt, err := valueTypeOfRecord(r, doc)
 		if err != nil {
 			return err
 		}
@@ -272,11 +319,11 @@ func Write(path string, src format.Source, o *format.Options) error {
 			return format.Unrepresentable(r, err.Error())
 		}
 		if sp, ok := src.(format.Sparse); ok && sp.IsSparse(0) {
-			return writeSparse(path, sp, r, rows, cols, vt)
+			return writeSparse(path, sp, r, rows, cols, vt, doc)
 		}
 		meta := &Meta{NumRows: rows, NumCols: cols, ValueType: vt.String(), NumNonZeros: -1}
-		return writeFiles(path, meta, WriteOptions{}, func(w io.Writer) error {
-			if _, err := w.Write(matrixHeader(KindDense, vt, rows, cols, BodyDense)); err != nil {
+		return writeFiles(path, meta, wo, func(w io.Writer) error {
+			if _, err := w.Write(matrixHeader(KindDense, vt, doc, rows, cols, BodyDense)); err != nil {
 				return err
 			}
 			return format.Stream(src, 0, layout.RowMajor, binary.LittleEndian, func(chunk []byte) error {
@@ -299,14 +346,29 @@ func Write(path string, src format.Source, o *format.Options) error {
 		}
 		return format.Unrepresentable(&recs[0], "DAPHNE frames need columns of one length")
 	}
-	return writeFrameFrom(path, src)
+	return writeFrameFrom(path, src, doc)
+}
+
+// documentParam reads the parameter daphne-layout: "code" (the default) or
+// "document".
+func documentParam(path string, o *format.Options) (bool, error) {
+	switch v := o.Param("daphne-layout"); v {
+	case "", "code":
+		return false, nil
+	case "document":
+		return true, nil
+	default:
+		return false, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("daphne-layout %q: want code or document", v), Err: errors.ErrUnsupported}
+	}
 }
 
 // valueTypeOfRecord returns the value type of a record to write.
-func valueTypeOfRecord(r *format.Record) (ValueType, error) {
-	vt, ok := ValueTypeFor(r.Type)
-	if !ok {
-		return INVALID, format.Unrepresentable(r, "DAPHNE has no value type for "+r.TypeString()+" (si8 si32 si64 ui8 ui32 ui64 f32 f64 only)")
+func valueTypeOfRecord(r *format.Record, doc bool) (ValueType, error) {
+	vt := anyValueTypeFor(r.Type)
+	if err := storable("", vt, doc, r.TypeString()); err != nil {
+		var fe *FormatError
+		errors.As(err, &fe)
+		return INVALID, format.Unrepresentable(r, fe.Msg)
 	}
 	return vt, nil
 }
@@ -314,7 +376,7 @@ func valueTypeOfRecord(r *format.Record) (ValueType, error) {
 // writeSparse writes a CSR matrix from the nonzeros of src's record 0 in
 // four passes over them — check and count, row offsets, column indexes,
 // values — so that memory stays a few buffers whatever the matrix's size.
-func writeSparse(path string, src format.Sparse, rec *format.Record, rows, cols uint64, vt ValueType) error {
+func writeSparse(path string, src format.Sparse, rec *format.Record, rows, cols uint64, vt ValueType, doc bool) error {
 	var nnz uint64
 	prevRow, prevCol := int64(-1), int64(-1)
 	err := src.Nonzeros(0, binary.LittleEndian, func(r, c int64, _ []byte) error {
@@ -332,10 +394,13 @@ func writeSparse(path string, src format.Sparse, rec *format.Record, rows, cols 
 		return err
 	}
 	meta := &Meta{NumRows: rows, NumCols: cols, ValueType: vt.String(), NumNonZeros: int64(nnz)}
-	return writeFiles(path, meta, WriteOptions{}, func(w io.Writer) error {
-		hdr := binary.LittleEndian.AppendUint64(matrixHeader(KindCSR, vt, rows, cols, BodySparse), nnz)
+	return writeFiles(path, meta, WriteOptions{DocumentLayout: doc}, func(w io.Writer) error {
+		hdr := binary.LittleEndian.AppendUint64(matrixHeader(KindCSR, vt, doc, rows, cols, BodySparse), nnz)
 		if _, err := w.Write(hdr); err != nil {
 			return err
+		}
+		if doc {
+			return sparseRows(w, src, rows)
 		}
 		var buf [8]byte
 		put := func(x uint64) error {
@@ -381,9 +446,44 @@ func writeSparse(path string, src format.Sparse, rec *format.Record, rows, cols 
 	})
 }
 
+// sparseRows writes the nonzeros of src's record 0 as the format
+// document's rows: a count u32, then (column u32, value) pairs; one row's
+// entries are held at a time.
+func sparseRows(w io.Writer, src format.Sparse, rows uint64) error {
+	var row []byte
+	var n uint32
+	var cur uint64
+	var buf [4]byte
+	flush := func(upTo uint64) error {
+		for ; cur < upTo; cur++ {
+			if _, err := w.Write(binary.LittleEndian.AppendUint32(buf[:0], n)); err != nil {
+				return err
+			}
+			if _, err := w.Write(row); err != nil {
+				return err
+			}
+			row, n = row[:0], 0
+		}
+		return nil
+	}
+	err := src.Nonzeros(0, binary.LittleEndian, func(r, c int64, v []byte) error {
+		if err := flush(uint64(r)); err != nil {
+			return err
+		}
+		row = binary.LittleEndian.AppendUint32(row, uint32(c))
+		row = append(row, v...)
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush(rows)
+}
+
 // writeFrameFrom writes the table of src as a frame, interleaving batches
 // of rows from format.ScanTable.
-func writeFrameFrom(path string, src format.Source) error {
+func writeFrameFrom(path string, src format.Source, doc bool) error {
 	cols := format.TableColumns(src)
 	rows := uint64(cols[0].Shape[0])
 	labels := make([]string, len(cols))
@@ -391,9 +491,9 @@ func writeFrameFrom(path string, src format.Source) error {
 	meta := &Meta{NumRows: rows, NumCols: uint64(len(cols)), NumNonZeros: -1, Schema: make([]SchemaColumn, len(cols))}
 	for i := range cols {
 		c := &cols[i]
-		vt, ok := ValueTypeFor(c.Type)
-		if !ok {
-			return format.Unrepresentable(c, "DAPHNE frames hold si8 si32 si64 ui8 ui32 ui64 f32 f64 columns only")
+		vt, err := valueTypeOfRecord(c, doc)
+		if err != nil {
+			return err
 		}
 		labels[i], types[i] = c.Name, vt
 		meta.Schema[i] = SchemaColumn{Label: c.Name, ValueType: vt.String()}
@@ -401,8 +501,8 @@ func writeFrameFrom(path string, src format.Source) error {
 	if err := checkLabels(path, labels, false); err != nil {
 		return err
 	}
-	hdr, rowSize := frameHeader(rows, labels, types)
-	return writeFiles(path, meta, WriteOptions{}, func(w io.Writer) error {
+	hdr, rowSize := frameHeader(rows, labels, types, doc)
+	return writeFiles(path, meta, WriteOptions{DocumentLayout: doc}, func(w io.Writer) error {
 		if _, err := w.Write(hdr); err != nil {
 			return err
 		}
@@ -411,6 +511,7 @@ func writeFrameFrom(path string, src format.Source) error {
 		}
 		batch := max(1, frameChunk/rowSize)
 		buf := make([]byte, batch*rowSize)
+		colBytes := make([][]byte, len(cols))
 		var done uint64
 		err := format.ScanTable(src, batch, func(first int64, cs []format.Column) error {
 			var k int
@@ -425,10 +526,18 @@ func writeFrameFrom(path string, src format.Source) error {
 				if r := slices.IndexFunc(cs[c].Reason, func(r int8) bool { return r >= 0 }); r >= 0 {
 					return format.Unrepresentable(&cols[c], fmt.Sprintf("row %d is null; DAPHNE frames have no nulls", first+int64(r)))
 				}
+				if doc {
+					colBytes[c] = b
+					continue
+				}
 				scatter(buf, b, 0, k, rowSize, off, size)
 				off += size
 			}
 			done += uint64(k)
+			if doc {
+				// One block per column for each batch of rows.
+				return frameColumnBlocks(w, uint64(first), k, types, colBytes, 0)
+			}
 			_, err := w.Write(buf[:k*rowSize])
 			return err
 		})

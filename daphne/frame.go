@@ -51,6 +51,15 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 	if f.rowSize == 0 || n == 0 {
 		return fr, nil
 	}
+	if f.doc {
+		for c, vt := range h.ColumnTypes {
+			if err := f.readColumnBlocks(c, dsts[c], int64(r0)); err != nil {
+				return nil, err
+			}
+			toHost(dsts[c], vt.Size())
+		}
+		return fr, nil
+	}
 	step := uint64(max(1, frameChunk/f.rowSize))
 	for r := r0; r < r1; r += step {
 		k := min(step, r1-r)
@@ -70,6 +79,12 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 
 func makeColumn(vt ValueType, n int) (any, []byte) {
 	switch vt {
+	case SI16:
+		s, b := alloc[int16](n)
+		return s, b
+	case UI16:
+		s, b := alloc[uint16](n)
+		return s, b
 	case SI8:
 		s, b := alloc[int8](n)
 		return s, b
@@ -124,6 +139,10 @@ func columnBytes(col any) (ValueType, int, []byte, bool) {
 	switch c := col.(type) {
 	case []int8:
 		return SI8, len(c), unsafeslice.Bytes(c), true
+	case []int16:
+		return SI16, len(c), unsafeslice.Bytes(c), true
+	case []uint16:
+		return UI16, len(c), unsafeslice.Bytes(c), true
 	case []int32:
 		return SI32, len(c), unsafeslice.Bytes(c), true
 	case []int64:

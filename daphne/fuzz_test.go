@@ -29,11 +29,21 @@ func fuzzSeeds(f *testing.F) map[string][]byte {
 	return seeds
 }
 
-// FuzzOpen parses arbitrary .dbdf bytes (and a .meta) in both modes. It
+// FuzzOpen parses arbitrary .dbdf bytes (and a .meta) in both modes and
+// both layouts (DAPHNE's code's, its format document's). It
 // must never panic; whatever parses is written back: a strict single-block
 // dense or current-layout CSR file to identical bytes, anything else to a
 // file that reads back to identical values.
 func FuzzOpen(f *testing.F) {
+	// Files in the format document's layout: blocks of their own types,
+	// 16-bit values, a frame of blocks.
+	for _, b := range [][]byte{
+		docHeader(1, 3, 2).u8(10).block(0, 0, 1, 2, 1, 1).u8(7, 200).block(1, 0, 2, 2, 1, 6).u16(1).u16(2).u16(3).u16(4).b,
+		docHeader(2, 3, 3).u8(9).block(0, 0, 3, 3, 2, 9).u64(2).u32(1, 1).f32(1).u32(0).u32(1, 2).f32(2).b,
+		docHeader(3, 2, 2).u8(8, 10).u16(1).u8('a').u16(2).u8('b', 'c').block(0, 0, 2, 1, 1, 8).u64(7, 9).block(0, 1, 2, 1, 1, 9).f32(0.5, 1).b,
+	} {
+		f.Add(b, []byte(nil), false)
+	}
 	for name, b := range fuzzSeeds(f) {
 		f.Add(b, []byte(nil), false)
 		f.Add(b, []byte(nil), true)
@@ -46,22 +56,25 @@ func FuzzOpen(f *testing.F) {
 			meta = nil
 		}
 		Detect(data, int64(len(data)))
-		o := &Options{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64, Meta: meta}
-		file, err := NewReader(bytes.NewReader(data), int64(len(data)), o)
-		if err != nil {
-			var fe *FormatError
-			require.ErrorAs(t, err, &fe)
-			return
-		}
-		_ = file.Arrays()
-		fuzzFormat(t, file)
-		switch file.Kind() {
-		case KindFrame:
-			fuzzFrame(t, file)
-		case KindDense:
-			dispatch(file.Header().ValueType, fuzzDenseT{t, file, data})
-		case KindCSR:
-			dispatch(file.Header().ValueType, fuzzCSRT{t, file, data})
+		// In DAPHNE's code's layout and in its format document's.
+		for _, doc := range []bool{false, true} {
+			o := &Options{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64, Meta: meta, DocumentLayout: doc}
+			file, err := NewReader(bytes.NewReader(data), int64(len(data)), o)
+			if err != nil {
+				var fe *FormatError
+				require.ErrorAs(t, err, &fe)
+				continue
+			}
+			_ = file.Arrays()
+			fuzzFormat(t, file)
+			switch file.Kind() {
+			case KindFrame:
+				fuzzFrame(t, file)
+			case KindDense:
+				dispatch(file.Header().ValueType, fuzzDenseT{t, file, data})
+			case KindCSR:
+				dispatch(file.Header().ValueType, fuzzCSRT{t, file, data})
+			}
 		}
 	})
 }
@@ -165,7 +178,7 @@ func fuzzDense[T numeric](t *testing.T, f *File, data []byte) {
 	}
 	h := f.Header()
 	var buf bytes.Buffer
-	require.NoError(t, encodeDense(&buf, h.Rows, h.Cols, h.Cols, v))
+	require.NoError(t, encodeDense(&buf, h.Rows, h.Cols, h.Cols, v, false))
 	if !f.opts.Lenient && f.contiguous() {
 		require.Equal(t, data, buf.Bytes(), "a strict single-block file re-encodes to its own bytes")
 		return

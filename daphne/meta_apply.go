@@ -25,6 +25,9 @@ func (f *File) applyMeta(b []byte) error {
 		return err
 	}
 	if err := f.checkMeta(m); err != nil {
+		if derr := f.metaSaysDocument(m); derr != nil {
+			return derr
+		}
 		if f.opts.Lenient {
 			f.relax("%s ignored: %s", metaName, err.Error())
 			return nil
@@ -77,6 +80,37 @@ func (f *File) checkMeta(m *Meta) error {
 	}
 	if i, j, dup := firstDuplicate(len(m.Schema), func(i int) string { return m.Schema[i].Label }); dup {
 		return fmt.Errorf(`key "schema": label %q of entry %d repeats entry %d`, m.Schema[i].Label, i, j)
+	}
+	return nil
+}
+
+// metaSaysDocument reports a .meta whose value types are the format
+// document's readings of the file's codes rather than the code's: a file
+// written by the document's numbering, which must not be read with the
+// code's, in lenient mode either.
+func (f *File) metaSaysDocument(m *Meta) error {
+	if f.doc {
+		return nil
+	}
+	h := &f.hdr
+	says := func(name string, code byte) bool {
+		vt, ok := ParseValueType(name)
+		d, dok := documentValueType(code)
+		return ok && dok && vt == d && vt != ValueType(code)
+	}
+	if h.Kind != KindFrame {
+		if code := byte(h.ValueType); says(m.ValueType, code) {
+			return f.errf(headerSize, ErrDocumentLayout, "value type code %d is %s in DAPHNE's code but %s in its format document, and the .meta says %s: read it with Options.DocumentLayout (the format parameter daphne-layout=document) if it was written by the document",
+				code, codeReading(code), documentReading(code), m.ValueType)
+		}
+		return nil
+	}
+	for i, c := range m.Schema {
+		if i < len(h.ColumnTypes) && says(c.ValueType, byte(h.ColumnTypes[i])) {
+			code := byte(h.ColumnTypes[i])
+			return f.errf(headerSize+int64(i), ErrDocumentLayout, "value type code %d of column %d is %s in DAPHNE's code but %s in its format document, and the .meta says %s: read it with Options.DocumentLayout (the format parameter daphne-layout=document) if it was written by the document",
+				code, i, codeReading(code), documentReading(code), c.ValueType)
+		}
 	}
 	return nil
 }

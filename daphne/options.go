@@ -35,6 +35,16 @@ type Options struct {
 	// Meta is the content of the .meta sidecar for NewReader (nil: there
 	// is none). Open and OpenFile read "<path>.meta" instead.
 	Meta []byte
+	// DocumentLayout reads the layout of DAPHNE's format document
+	// (doc/BinaryFormat.md) instead of its code's: value type codes 1–10
+	// (u8 u16 u32 u64 i8 i16 i32 i64 f32 f64), each block with its own
+	// value type (converted to the header's), CSR blocks with u32 counts
+	// and indexes, frames of blocks with their own headers. DAPHNE itself
+	// writes and reads only its code's layout. Without it, a file whose
+	// value type codes mean different types in the two numberings and
+	// that fits the document's layout but not the code's is an error that
+	// names both readings, in lenient mode too, never a silent misread.
+	DocumentLayout bool
 }
 
 func (o *Options) maxAlloc() int64 {

@@ -137,14 +137,30 @@ func (f *File) valueType(off int64) (ValueType, error) {
 	if err != nil {
 		return 0, err
 	}
+	if f.doc {
+		if vt, ok := documentValueType(b); ok {
+			return vt, nil
+		}
+		return 0, f.errf(off, nil, "value type code %d is none of the format document's 1–10 (DAPHNE's code reads it as %s)", b, codeReading(b))
+	}
 	vt := ValueType(b)
 	switch {
 	case vt.Numeric():
 		return vt, nil
 	case vt == STR || vt == FIXEDSTR16:
-		return 0, f.errf(off, ErrStringType, "value type %v: %v", vt, ErrStringType)
+		return 0, f.errf(off, ErrStringType, "value type %v (the format document reads code %d as %s): %v", vt, b, documentReading(b), ErrStringType)
 	}
-	return 0, f.errf(off, nil, "unknown value type code %d", b)
+	return 0, f.errf(off, nil, "unknown value type code %d (the format document reads it as %s)", b, documentReading(b))
+}
+
+// blockType returns the value type of a block's values: its own in the
+// document's layout, the header's in DAPHNE's (whose readers ignore the
+// block's byte).
+func (f *File) blockType(b *Block) ValueType {
+	if f.doc && b.Type != BodyEmpty {
+		return b.ValueType
+	}
+	return f.hdr.ValueType
 }
 
 func (f *File) parseMatrix() error {
@@ -159,7 +175,8 @@ func (f *File) parseMatrix() error {
 		return err
 	}
 	h.Blocks = []Block{first}
-	if first.End == f.size || f.opts.Lenient {
+	f.misfit = first.End < f.size && !f.doc
+	if first.End == f.size || f.opts.Lenient && !f.doc {
 		return f.singleBlock(first)
 	}
 	return f.multiBlock(first)
@@ -191,7 +208,7 @@ func (f *File) singleBlock(b Block) error {
 			return err
 		}
 	}
-	if b.Type != BodyEmpty && b.ValueType != h.ValueType {
+	if b.Type != BodyEmpty && b.ValueType != h.ValueType && !f.doc {
 		if err := f.strictf(b.Offset+25, "block value type %v, header says %v", b.ValueType, h.ValueType); err != nil {
 			return err
 		}
@@ -200,7 +217,7 @@ func (f *File) singleBlock(b Block) error {
 	eff := b
 	eff.RX, eff.CX = 0, 0
 	f.blocks = []Block{eff}
-	if b.Type == BodyDense {
+	if b.Type == BodyDense && f.blockType(&b) == h.ValueType {
 		h.DataOffset = b.DataOffset
 	}
 	if b.Type == BodySparse {
@@ -228,9 +245,21 @@ func (f *File) multiBlock(first Block) error {
 		blocks = append(blocks, b)
 		p = b.End
 	}
+	if err := f.partition(blocks); err != nil {
+		return err
+	}
+	h.Blocks = blocks
+	f.blocks = blocks
+	return nil
+}
+
+// partition checks that blocks lie inside the header's dims, are pairwise
+// disjoint and cover the whole matrix (or frame).
+func (f *File) partition(blocks []Block) error {
+	h := &f.hdr
 	var area [2]uint64 // 128-bit sum of block areas: hi, lo
 	for i, b := range blocks {
-		if b.Type != BodyEmpty && b.ValueType != h.ValueType {
+		if b.Type != BodyEmpty && b.ValueType != h.ValueType && !f.doc {
 			return f.errf(b.Offset+25, nil, "block %d value type %v, header says %v", i, b.ValueType, h.ValueType)
 		}
 		if b.RX > h.FileRows || uint64(b.Rows) > h.FileRows-b.RX {
@@ -256,8 +285,6 @@ func (f *File) multiBlock(first Block) error {
 	if area[0] != hi || area[1] != lo {
 		return f.errf(headerSize-16, nil, "blocks cover %d cells of %d×%d (they must partition the matrix)", area[1], h.FileRows, h.FileCols)
 	}
-	h.Blocks = blocks
-	f.blocks = blocks
 	return nil
 }
 
@@ -291,18 +318,19 @@ func (f *File) parseBlock(p int64, first bool) (Block, error) {
 		b.DataOffset, b.End = p+25, p+25
 		return b, nil
 	}
-	// DAPHNE ignores the block's vt byte; lenient mode does too.
+	// DAPHNE ignores the block's vt byte; lenient mode does too. In the
+	// document's layout each block has its own.
 	raw, err := f.u8(p+25, "block value type")
 	if err != nil {
 		return b, err
 	}
 	b.ValueType = ValueType(raw)
-	if !f.opts.Lenient {
-		if _, err := f.valueType(p + 25); err != nil {
+	if !f.opts.Lenient || f.doc {
+		if b.ValueType, err = f.valueType(p + 25); err != nil {
 			return b, err
 		}
 	}
-	s := int64(f.hdr.ValueType.Size()) // values are read at the header's width
+	s := int64(f.blockType(&b).Size())
 	switch b.Type {
 	case BodyDense:
 		b.DataOffset = p + 26
@@ -368,6 +396,9 @@ func sparseEnd(b *Block, l Layout, s int64) (int64, bool) {
 
 func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	l := f.opts.CSRLayout
+	if f.doc {
+		l = LayoutDoc
+	}
 	if l == LayoutDetect && first {
 		for _, c := range []Layout{LayoutCurrent, LayoutRelease01, LayoutDoc} {
 			if e, ok := sparseEnd(b, c, s); ok && e == f.size {
@@ -375,6 +406,7 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 				break
 			}
 		}
+		f.misfit = l == LayoutDetect && !f.doc
 		if l == LayoutDetect && f.opts.Lenient {
 			if e, ok := sparseEnd(b, LayoutCurrent, s); ok && e < f.size {
 				l = LayoutCurrent
@@ -459,8 +491,9 @@ func (f *File) parseFrame() error {
 	f.colOff = make([]int64, cols)
 	for i, t := range types {
 		vt := ValueType(t)
-		if !vt.Numeric() {
-			if _, err := f.valueType(headerSize + int64(i)); err != nil {
+		if !vt.Numeric() || f.doc {
+			var err error
+			if vt, err = f.valueType(headerSize + int64(i)); err != nil {
 				return err
 			}
 		}
@@ -513,6 +546,9 @@ func (f *File) parseFrame() error {
 			f.fileLabels, f.labelEnds = "", nil
 		}
 	}
+	if f.doc {
+		return f.frameBlocks(p)
+	}
 	rx, err := f.u64(p, "frame rx")
 	if err != nil {
 		return err
@@ -537,10 +573,38 @@ func (f *File) parseFrame() error {
 		return f.errf(h.DataOffset, mmapfile.ErrTruncated, "%d rows of %d bytes need more than the file's %d bytes", h.FileRows, f.rowSize, f.size)
 	}
 	if end < f.size {
+		f.misfit = true
 		if err := f.strictf(end, "%d bytes after the frame's values", f.size-end); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// frameBlocks reads the body of a frame in the document's layout from p:
+// (rx, cx, block) to the end of the file, dense or empty blocks that
+// partition the frame, each with its own value type.
+func (f *File) frameBlocks(p int64) error {
+	h := &f.hdr
+	var blocks []Block
+	for p < f.size {
+		if len(blocks) >= f.opts.maxBlocks() {
+			return f.errf(p, ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
+		}
+		b, err := f.parseBlock(p, false)
+		if err != nil {
+			return err
+		}
+		if b.Type != BodyDense && b.Type != BodyEmpty {
+			return f.errf(p+24, errors.ErrUnsupported, "a frame's block is %v; frames hold dense and empty blocks", b.Type)
+		}
+		blocks = append(blocks, b)
+		p = b.End
+	}
+	if err := f.partition(blocks); err != nil {
+		return err
+	}
+	h.Blocks, f.blocks = blocks, blocks
 	return nil
 }
 

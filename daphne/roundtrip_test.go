@@ -37,7 +37,7 @@ func roundTripDense[T numeric](t *testing.T) {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		require.Len(t, data, 45+n*vt.Size())
-		assert.Equal(t, matrixHeader(KindDense, vt, dims[0], dims[1], BodyDense), data[:45])
+		assert.Equal(t, matrixHeader(KindDense, vt, false, dims[0], dims[1], BodyDense), data[:45])
 		meta, err := os.ReadFile(path + ".meta")
 		require.NoError(t, err)
 		assert.Equal(t, `{"numCols":`+utoa(dims[1])+`,"numRows":`+utoa(dims[0])+`,"valueType":"`+vt.String()+`"}`, string(meta))

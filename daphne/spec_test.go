@@ -418,7 +418,7 @@ func TestReadDenseRangeTouchesOnlyItsBytes(t *testing.T) {
 		v[i] = int32(i)
 	}
 	var buf bytes.Buffer
-	require.NoError(t, encodeDense(&buf, rows, cols, cols, v))
+	require.NoError(t, encodeDense(&buf, rows, cols, cols, v, false))
 	rec := &recordingReader{r: bytes.NewReader(buf.Bytes())}
 	f, err := NewReader(rec, int64(buf.Len()), nil)
 	require.NoError(t, err)
