@@ -158,7 +158,7 @@ func readAll(data []byte, o *Options) ([]Row, error) {
 }
 
 // TestCases runs spec §7's table of cases through Decode, the streaming
-// Reader and (for fixed formats) OpenMapped.
+// Decoder.
 func TestCases(t *testing.T) {
 	cases := []struct {
 		name   string

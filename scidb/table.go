@@ -20,7 +20,7 @@ type Table struct {
 }
 
 // NewTable returns a table of n cells of format f with zero values, its
-// columns allocated: for Mapped.DecodeInto to fill and refill.
+// columns allocated: for File.DecodeInto to fill and refill.
 func NewTable(f *Format, n int) (*Table, error) {
 	f, err := f.prepare()
 	if err != nil {

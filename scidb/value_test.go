@@ -79,7 +79,7 @@ func TestNoAllocationPerFixedValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	assert.Zero(t, n, "Mapped.Read")
+	assert.Zero(t, n, "File.Read")
 }
 
 func TestText(t *testing.T) {
