@@ -25,7 +25,7 @@ func TestParseLiteral(t *testing.T) {
 		{layout.F64, "1.5", le, []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}},
 		{layout.F64, "-1.5e3", be, []byte{0xc0, 0x97, 0x70, 0, 0, 0, 0, 0}},
 		{layout.F64, "inf", le, []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x7f}},
-		{layout.F32, "nan", le, []byte{0, 0, 0xc0, 0x7f}},
+		{layout.F32, "nan", le, []byte{0, 0, 0xc0, 0xff}}, // the NaN futhark-data reads f32.nan as
 		{layout.F32, "-f32.inf", le, []byte{0, 0, 0x80, 0xff}},
 		{layout.I32, "010", le, []byte{10, 0, 0, 0}}, // Futhark's decimal, not Go's octal
 		{layout.C64, "[1, -2]", be, []byte{0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0}},
