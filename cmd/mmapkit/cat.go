@@ -155,62 +155,17 @@ func printType(r *record) string {
 var textPrinter func(e *env, w *bufio.Writer, r *record) (bool, error)
 
 // elemAppender returns a function that appends the canonical text of one
-// element (host-order bytes) with its suffix.
+// element (host-order bytes) with its suffix (layout.AppendText), and the
+// element's size.
 func elemAppender(r *record) (func(dst, b []byte) []byte, int, error) {
-	size := r.elem.Size()
-	if r.typeName == "bits" {
-		size = 1
-	}
 	t := r.elem
-	suffix := t.String()
-	switch {
-	case r.typeName == "bits" || t == layout.Bool:
-		return func(dst, b []byte) []byte {
-			if b[0] != 0 {
-				return append(dst, "true"...)
-			}
-			return append(dst, "false"...)
-		}, size, nil
-	case t == layout.JuliaChar:
-		return func(dst, b []byte) []byte {
-			return append(append(dst, formatChar(layout.Char(hostOrder.Uint32(b)))...), "u32"...)
-		}, size, nil
-	case t == layout.I128 || t == layout.U128:
-		return func(dst, b []byte) []byte {
-			return append(append(dst, formatCSVValue(t, b)...), suffix...)
-		}, size, nil
-	case t.IsSigned():
-		return func(dst, b []byte) []byte {
-			var v int64
-			switch size {
-			case 1:
-				v = int64(int8(b[0]))
-			case 2:
-				v = int64(int16(hostOrder.Uint16(b)))
-			case 4:
-				v = int64(int32(hostOrder.Uint32(b)))
-			default:
-				v = int64(hostOrder.Uint64(b))
-			}
-			return append(strconv.AppendInt(dst, v, 10), suffix...)
-		}, size, nil
-	case t.IsUnsigned():
-		return func(dst, b []byte) []byte {
-			var v uint64
-			switch size {
-			case 1:
-				v = uint64(b[0])
-			case 2:
-				v = uint64(hostOrder.Uint16(b))
-			case 4:
-				v = uint64(hostOrder.Uint32(b))
-			default:
-				v = hostOrder.Uint64(b)
-			}
-			return append(strconv.AppendUint(dst, v, 10), suffix...)
-		}, size, nil
+	if r.typeName == "bits" {
+		t = layout.Bool
 	}
-	return nil, 0, fmt.Errorf("record %q: cannot print element type %s", r.name, t)
+	if !t.Valid() {
+		return nil, 0, fmt.Errorf("record %q: cannot print element type %s", r.name, t)
+	}
+	return func(dst, b []byte) []byte { return layout.AppendText(dst, t, b) }, t.Size(), nil
 }
 
 // catChunkBytes is the size of the buffer cat reads array values into.

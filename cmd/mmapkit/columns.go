@@ -3,11 +3,10 @@ package main
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/scidb"
 )
 
 // hostOrder is the byte order of this machine.
@@ -106,20 +105,11 @@ func formatValue(scidbType string, v any, k int) string {
 }
 
 // formatDatetime prints a SciDB datetime (seconds since the epoch, UTC) as
-// SciDB does: %F %T.
-func formatDatetime(s int64) string {
-	return time.Unix(s, 0).UTC().Format("2006-01-02 15:04:05")
-}
+// SciDB does (package scidb holds the one definition).
+func formatDatetime(s int64) string { return scidb.Datetime(s).String() }
 
 // formatDatetimeTZ prints a SciDB datetimetz (local wall clock encoded as
-// UTC seconds, UTC offset in seconds) as SciDB does: "%F %T +hh:mm", with
-// "-" when the offset is ≤ 0.
+// UTC seconds, UTC offset in seconds) as SciDB does.
 func formatDatetimeTZ(local, off int64) string {
-	sign := byte('+')
-	a := off
-	if off <= 0 {
-		sign = '-'
-		a = -off
-	}
-	return fmt.Sprintf("%s %c%02d:%02d", time.Unix(local, 0).UTC().Format("2006-01-02 15:04:05"), sign, a/3600, a%3600/60)
+	return scidb.DatetimeTZ{Local: local, Offset: off}.String()
 }

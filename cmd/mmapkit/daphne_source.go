@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func init() {
@@ -173,7 +174,7 @@ func readDaphneCSR(f *daphne.File, t layout.Type) (*csrData, error) {
 	return nil, fmt.Errorf("DAPHNE has no value type %s", t)
 }
 
-func csrOf[T daphne.Numeric](m *daphne.CSR[T], err error) (*csrData, error) {
+func csrOf[T layout.Elem](m *daphne.CSR[T], err error) (*csrData, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func setDaphne(path string, k daphne.Kind, r *record, idx []int64, value string)
 	if err != nil {
 		return fmt.Errorf("record %q: %w", r.name, err)
 	}
-	f, err := daphne.Open(path, &daphne.ReadOptions{ReadWrite: true})
+	f, err := daphne.OpenFile(path, mmapfile.ReadWrite, nil)
 	if err != nil {
 		return err
 	}
@@ -350,7 +351,7 @@ func writeDaphneCSR(path string, a *arrayData) error {
 	return fmt.Errorf("record %q: DAPHNE has no value type for %s", a.name, a.elem)
 }
 
-func writeCSRAs[T daphne.Numeric](path string, c *csrData) error {
+func writeCSRAs[T layout.Elem](path string, c *csrData) error {
 	vals := make([]T, len(c.colIdxs))
 	copy(bytesOf(vals), c.values)
 	return daphne.WriteCSR(path, &daphne.CSR[T]{Rows: uint64(c.rows), Cols: uint64(c.cols), RowOffsets: c.rowOffsets, ColIdxs: c.colIdxs, Values: vals}, nil)

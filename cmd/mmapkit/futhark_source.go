@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/mmapkit/mmapkit/futhark"
@@ -18,91 +17,22 @@ func init() {
 }
 
 // openFuthark opens a file of Futhark values: one record per value, named
-// 0, 1, …. Binary payloads are read through a mapping that drops pages
-// behind the reader; text values are decoded by package futhark.
+// 0, 1, …, read through package futhark's one mapping of the file (which
+// drops pages behind a sequential reader).
 func openFuthark(e *env, path string, o *openOptions) (*source, error) {
 	f, err := futhark.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	mf, err := openPayloadFile(path)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	s := &source{file: path, format: "futhark", version: "2"}
-	s.close = func() error {
-		err1 := mf.Close()
-		if err := f.Close(); err != nil {
-			return err
-		}
-		return err1
-	}
-	arrays := f.Arrays()
-	for i, ent := range f.Entries() {
-		i, ent := i, ent
-		a := arrays[i]
-		enc := "text"
-		if ent.Binary {
-			enc = "binary"
-		}
-		r := &record{name: a.Name, kind: kindArray, typeName: ent.Type.String(), elem: ent.Type, shape: ent.Shape,
-			order: layout.RowMajor, offset: a.Offset, nbytes: a.Size, extra: map[string]any{"encoding": enc}}
-		if r.shape == nil {
-			r.shape = []int64{}
-		}
-		if ent.Binary {
-			p := &payload{mf: mf, off: ent.Data, size: ent.PayloadSize(), elemSize: int64(ent.Type.Size())}
-			r.read = p.readContiguous
-		} else {
-			r.read = func(dst []byte, first int64) error { return futharkReadAt(f, i, ent.Type, dst, first) }
-		}
+	s := &source{file: path, format: "futhark", version: "2", close: f.Close}
+	for i, rec := range f.Records() {
+		r := &record{name: rec.Name, kind: kindArray, typeName: rec.Type.String(), elem: rec.Type, shape: rec.Shape,
+			order: layout.RowMajor, offset: rec.Offset, nbytes: rec.Size, extra: rec.Extra}
+		r.read = func(dst []byte, first int64) error { return f.ReadArray(i, dst, first, layout.RowMajor, hostOrder) }
 		s.records = append(s.records, r)
 	}
 	s.setter = func(r *record, col int, idx []int64, value string) error { return setFuthark(path, r, idx, value) }
 	return s, nil
-}
-
-// futharkReadAt copies elements of value i from first on into dst (host
-// order) with futhark.ReadAt.
-func futharkReadAt(f *futhark.File, i int, t layout.Type, dst []byte, first int64) error {
-	var n int
-	var err error
-	switch t {
-	case layout.I8:
-		n, err = futhark.ReadAt(f, i, first, castBytes[int8](dst))
-	case layout.I16:
-		n, err = futhark.ReadAt(f, i, first, castBytes[int16](dst))
-	case layout.I32:
-		n, err = futhark.ReadAt(f, i, first, castBytes[int32](dst))
-	case layout.I64:
-		n, err = futhark.ReadAt(f, i, first, castBytes[int64](dst))
-	case layout.U8:
-		n, err = futhark.ReadAt(f, i, first, castBytes[uint8](dst))
-	case layout.U16:
-		n, err = futhark.ReadAt(f, i, first, castBytes[uint16](dst))
-	case layout.U32:
-		n, err = futhark.ReadAt(f, i, first, castBytes[uint32](dst))
-	case layout.U64:
-		n, err = futhark.ReadAt(f, i, first, castBytes[uint64](dst))
-	case layout.F16:
-		n, err = futhark.ReadAt(f, i, first, castBytes[layout.Float16](dst))
-	case layout.F32:
-		n, err = futhark.ReadAt(f, i, first, castBytes[float32](dst))
-	case layout.F64:
-		n, err = futhark.ReadAt(f, i, first, castBytes[float64](dst))
-	case layout.Bool:
-		n, err = futhark.ReadAt(f, i, first, castBytes[bool](dst))
-	default:
-		return fmt.Errorf("futhark has no type %s", t)
-	}
-	if err != nil {
-		return err
-	}
-	if n*t.Size() != len(dst) {
-		return fmt.Errorf("value %d: short read (%d of %d elements)", i, n, len(dst)/t.Size())
-	}
-	return nil
 }
 
 // setFuthark changes one element of a binary value in place.
@@ -111,23 +41,11 @@ func setFuthark(path string, r *record, idx []int64, value string) error {
 	if err != nil {
 		return fmt.Errorf("%w %q", errNoRecord, r.name)
 	}
-	linear, err := rowMajorIndex(r.shape, idx)
-	if err != nil {
-		return fmt.Errorf("record %q: %w", r.name, err)
-	}
-	b, err := encodeValue(r.elem, value, leOrder)
-	if err != nil {
-		return fmt.Errorf("record %q: %w", r.name, err)
-	}
 	f, err := futhark.OpenFile(path, mmapfile.ReadWrite, nil)
 	if err != nil {
 		return err
 	}
-	if err := f.SetElement(i, linear, b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
+	if err := f.SetText(i, idx, value); err != nil {
 		f.Close()
 		return err
 	}
@@ -199,7 +117,8 @@ func toLE(size int) func([]byte) []byte {
 }
 
 // writeFuthark writes every array as a Futhark value, binary by default,
-// text with --text, aligned with --aligned.
+// text with --text, aligned with --aligned, through a temporary file that
+// replaces path only when complete.
 func writeFuthark(e *env, path string, ds *dataset, o *convertOptions) error {
 	arrays, err := ds.asArrays()
 	if err != nil {
@@ -210,42 +129,30 @@ func writeFuthark(e *env, path string, ds *dataset, o *convertOptions) error {
 			return fmt.Errorf("record %q: Futhark has no element type %s", a.name, a.elem)
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	wo := &futhark.WriteOptions{}
+	wo := &futhark.Options{}
 	if o.aligned != 0 && !o.text {
 		wo.Align = int(o.aligned)
 	}
-	enc := futhark.NewWriter(bw, 0, wo)
-	for _, a := range arrays {
-		if o.text {
-			err = enc.BeginText(a.elem, a.shape)
-		} else {
-			err = enc.BeginBinary(a.elem, a.shape)
-		}
-		if err == nil && len(a.data) > 0 {
-			le := a.data
-			if !mmapfile.IsHostOrder(leOrder) {
-				le = append([]byte(nil), a.data...)
-				layout.SwapBytes(le, a.elem.Size())
+	return futhark.WriteFile(path, wo, func(enc *futhark.Encoder) error {
+		for _, a := range arrays {
+			var err error
+			if o.text {
+				err = enc.BeginText(a.elem, a.shape)
+			} else {
+				err = enc.BeginBinary(a.elem, a.shape)
 			}
-			err = enc.WriteElems(le)
+			if err == nil && len(a.data) > 0 {
+				le := a.data
+				if !mmapfile.IsHostOrder(leOrder) {
+					le = append([]byte(nil), a.data...)
+					layout.SwapBytes(le, a.elem.Size())
+				}
+				err = enc.WriteElems(le)
+			}
+			if err != nil {
+				return fmt.Errorf("record %q: %w", a.name, err)
+			}
 		}
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("record %q: %w", a.name, err)
-		}
-	}
-	if err := enc.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+		return nil
+	})
 }

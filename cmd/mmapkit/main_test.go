@@ -293,6 +293,9 @@ func TestParseIndexAndEncodeValue(t *testing.T) {
 		want []byte
 	}{
 		{layout.I32, "42i32", []byte{42, 0, 0, 0}},
+		{layout.I32, "010", []byte{10, 0, 0, 0}}, // Futhark's decimal, not Go's octal
+		{layout.I32, "010i32", []byte{10, 0, 0, 0}},
+		{layout.F32, "inf", []byte{0, 0, 0x80, 0x7f}},
 		{layout.I8, "-1", []byte{0xff}},
 		{layout.U16, "0x102", []byte{2, 1}},
 		{layout.F64, "1.5", []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}},
@@ -310,7 +313,8 @@ func TestParseIndexAndEncodeValue(t *testing.T) {
 	for _, c := range []struct {
 		t  layout.Type
 		in string
-	}{{layout.I8, "128"}, {layout.U8, "-1"}, {layout.Bool, "1"}, {layout.F64, "x"}, {layout.JuliaChar, "ab"}, {layout.I32, "1i64"}} {
+	}{{layout.I8, "128"}, {layout.U8, "-1"}, {layout.Bool, "1"}, {layout.F64, "x"}, {layout.JuliaChar, "ab"}, {layout.I32, "1i64"},
+		{layout.F32, "1e400"}, {layout.F32, "1e39"}, {layout.F16, "1e-8"}} {
 		_, err := encodeValue(c.t, c.in, le)
 		assert.Error(t, err, "%s %s", c.t, c.in)
 	}

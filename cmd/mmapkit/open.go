@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/futhark"
 )
 
 // formats lists the format names of --format, --from and --to.
@@ -102,36 +104,7 @@ func sniff(head []byte) (string, error) {
 	case head[0] == 0x00 || head[0] == 0xFF:
 		return "abf", nil // the flag byte of an ABF B/C record
 	}
-	// Futhark: whitespace and comments, then a binary value ('b', version 2)
-	// or the start of a text value.
-	i := 0
-	for i < len(head) {
-		c := head[i]
-		switch {
-		case c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0xA0:
-			i++
-			continue
-		case c == '-' && i+1 < len(head) && head[i+1] == '-':
-			j := bytes.IndexByte(head[i:], '\n')
-			if j < 0 {
-				return "futhark", nil // a comment-only prefix
-			}
-			i += j + 1
-			continue
-		}
-		break
-	}
-	if i == len(head) {
-		return "futhark", nil
-	}
-	c := head[i]
-	switch {
-	case c == 'b' && i+1 < len(head) && head[i+1] == 2:
-		return "futhark", nil
-	case c == '[' || c == '-' || c == '+' || c == '"' || (c >= '0' && c <= '9'),
-		bytes.HasPrefix(head[i:], []byte("true")), bytes.HasPrefix(head[i:], []byte("false")),
-		bytes.HasPrefix(head[i:], []byte("empty(")), bytes.HasPrefix(head[i:], []byte("f16.")),
-		bytes.HasPrefix(head[i:], []byte("f32.")), bytes.HasPrefix(head[i:], []byte("f64.")):
+	if futhark.Sniff(head) {
 		return "futhark", nil
 	}
 	return "", errors.New("cannot tell the format from the file's bytes (DAPHNE files need the .dbdf extension or --format daphne, SciDB files --scidb-format '(...)'); use --format")

@@ -91,7 +91,7 @@ func scanSciDB(path string, sf *scidb.Format, fn func(row scidb.Row) error) erro
 		return err
 	}
 	defer f.Close()
-	r := scidb.NewReader(bufio.NewReaderSize(f, 256<<10), sf, scidb.ReadOptions{})
+	r := scidb.NewDecoder(bufio.NewReaderSize(f, 256<<10), &scidb.Options{Format: sf, Lenient: true})
 	row := make(scidb.Row, sf.NumAttrs())
 	for {
 		if err := r.Read(row); err == io.EOF {
@@ -107,7 +107,7 @@ func scanSciDB(path string, sf *scidb.Format, fn func(row scidb.Row) error) erro
 
 // loadSciDB decodes the whole file into columns.
 func loadSciDB(path string, sf *scidb.Format, cols []column) ([]columnData, error) {
-	t, err := scidb.DecodeFile(path, sf, scidb.ReadOptions{})
+	t, err := scidb.DecodeFile(path, &scidb.Options{Format: sf, Lenient: true})
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func setSciDB(path string, sf *scidb.Format, col int, idx []int64, value string)
 	if err != nil {
 		return fmt.Errorf("attribute %q: %w", sf.Names[col], err)
 	}
-	m, err := scidb.OpenMappedFile(path, sf, mmapfile.ReadWrite, scidb.ReadOptions{})
+	m, err := scidb.OpenFile(path, mmapfile.ReadWrite, &scidb.Options{Format: sf, Lenient: true})
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func setSciDB(path string, sf *scidb.Format, col int, idx []int64, value string)
 		m.Close()
 		return fmt.Errorf("attribute %q: cell %d outside [0, %d)", sf.Names[col], idx[0], m.Len())
 	}
-	if err := m.Set(idx[0], col, v); err != nil {
+	if err := m.SetValue(idx[0], col, v); err != nil {
 		m.Close()
 		return err
 	}

@@ -72,7 +72,7 @@ var editors = []editor{
 	{
 		role: "futhark-edit",
 		create: func(p string) error {
-			return futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.AlignElement}, func(e *futhark.Encoder) error {
+			return futhark.WriteFile(p, &futhark.Options{Align: futhark.AlignElement}, func(e *futhark.Encoder) error {
 				v, err := futhark.NewValue([]int64{editElems}, make([]float64, editElems))
 				if err != nil {
 					return err
@@ -102,7 +102,7 @@ var editors = []editor{
 			return daphne.WriteDense(p, editElems/64, 64, make([]float64, editElems), nil)
 		},
 		open: func(p string) (func(int, []byte) error, error) {
-			f, err := daphne.Open(p, &daphne.ReadOptions{ReadWrite: true})
+			f, err := daphne.OpenFile(p, mmapfile.ReadWrite, nil)
 			if err != nil {
 				return nil, err
 			}

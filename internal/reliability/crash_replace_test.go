@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/require"
 )
 
 // Writers that replace a whole file (futhark.WriteFile, daphne.WriteDense)
@@ -97,7 +97,7 @@ func futharkVersion(id int) []futhark.Value {
 }
 
 func writeFutharkVersion(path string, id int) error {
-	o := &futhark.WriteOptions{Align: []int{futhark.AlignNone, futhark.AlignElement, futhark.Align64}[id%3]}
+	o := &futhark.Options{Align: []int{futhark.AlignNone, futhark.AlignElement, futhark.Align64}[id%3]}
 	return futhark.WriteFile(path, o, func(e *futhark.Encoder) error {
 		for _, v := range futharkVersion(id) {
 			if err := e.EncodeBinary(v); err != nil {
@@ -165,7 +165,7 @@ func checkDaphneVersion(t *testing.T, path string) int {
 	if err != nil {
 		t.Logf("strict open: %v", err)
 		stale = true
-		f, err = daphne.Open(path, &daphne.ReadOptions{Lenient: true})
+		f, err = daphne.Open(path, &daphne.Options{Lenient: true})
 	}
 	require.NoError(t, err)
 	defer f.Close()
@@ -225,7 +225,7 @@ func init() {
 			return err
 		}
 		align := []int{futhark.AlignNone, futhark.AlignElement, futhark.Align64}[round%3]
-		enc := futhark.NewWriter(out, 0, &futhark.WriteOptions{Align: align})
+		enc := futhark.NewWriter(out, 0, &futhark.Options{Align: align})
 		for i := range 10000 {
 			if err := enc.EncodeBinary(streamValue(int(round), i)); err != nil {
 				return err
@@ -296,8 +296,8 @@ func TestCrashFutharkStream(t *testing.T) {
 			continue
 		}
 		torn++
-		require.ErrorIs(t, end, futhark.ErrTruncated, "round %d: the cut value", round)
-		require.ErrorIs(t, err, futhark.ErrTruncated, "round %d: Open must refuse a cut value", round)
+		require.ErrorIs(t, end, mmapfile.ErrTruncated, "round %d: the cut value", round)
+		require.ErrorIs(t, err, mmapfile.ErrTruncated, "round %d: Open must refuse a cut value", round)
 	}
 	t.Logf("%d rounds: %d values reported, %d rounds ended inside a value", crashRounds(), reported, torn)
 }

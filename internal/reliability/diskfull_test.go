@@ -186,7 +186,7 @@ func TestDiskFullFutharkWriteFile(t *testing.T) {
 
 	big, err := futhark.NewValue([]int64{64 << 10}, floats(64<<10, 1))
 	require.NoError(t, err)
-	require.ErrorIs(t, futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.Align64}, values(small, big)), syscall.ENOSPC)
+	require.ErrorIs(t, futhark.WriteFile(p, &futhark.Options{Align: futhark.Align64}, values(small, big)), syscall.ENOSPC)
 	requireUnchanged(t, p, before)
 	q := filepath.Join(dir, "new.fut")
 	require.ErrorIs(t, futhark.WriteFile(q, nil, values(big)), syscall.ENOSPC)
@@ -266,7 +266,7 @@ func scidbTable(t *testing.T, n int) (*scidb.Table, []byte) {
 		b = binary.LittleEndian.AppendUint64(b, uint64(i*3))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i)+0.5))
 	}
-	tb, err := scidb.Decode(b, f, scidb.ReadOptions{})
+	tb, err := scidb.Decode(b, &scidb.Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	return tb, b
 }
