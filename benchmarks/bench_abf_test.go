@@ -14,6 +14,9 @@ func BenchmarkABFViewScan(b *testing.B) {
 	if err := writeABF(path, xs); err != nil {
 		b.Fatal(err)
 	}
+	if err := settle(path); err != nil {
+		b.Fatal(err)
+	}
 	xs = nil
 	b.SetBytes(size)
 	for b.Loop() {

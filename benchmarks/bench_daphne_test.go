@@ -18,6 +18,9 @@ func benchDaphneDense(b *testing.B) (*daphne.File, uint64, uint64) {
 	if err := daphne.WriteDense(path, rows, cols, xs, nil); err != nil {
 		b.Fatal(err)
 	}
+	if err := settle(path); err != nil {
+		b.Fatal(err)
+	}
 	f, err := daphne.Open(path, nil)
 	if err != nil {
 		b.Fatal(err)

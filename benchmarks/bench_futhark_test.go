@@ -19,6 +19,9 @@ func BenchmarkFutharkViewScanF32(b *testing.B) {
 	if err := writeFutharkArray(path, layout.F32, size/4, futhark.Align64); err != nil {
 		b.Fatal(err)
 	}
+	if err := settle(path); err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(size)
 	for b.Loop() {
 		sum, n, err := scanFutharkF32(path)
@@ -38,6 +41,9 @@ func BenchmarkFutharkRawScanF32(b *testing.B) {
 	size := benchSize(b)
 	path := filepath.Join(b.TempDir(), "aligned.fut")
 	if err := writeFutharkArray(path, layout.F32, size/4, futhark.Align64); err != nil {
+		b.Fatal(err)
+	}
+	if err := settle(path); err != nil {
 		b.Fatal(err)
 	}
 	f, err := futhark.Open(path, nil)
@@ -91,6 +97,9 @@ func BenchmarkFutharkUnalignedDecode(b *testing.B) {
 	size := benchSize(b)
 	path := filepath.Join(b.TempDir(), "unaligned.fut")
 	if err := writeFutharkArray(path, layout.F64, size/8, futhark.AlignNone); err != nil {
+		b.Fatal(err)
+	}
+	if err := settle(path); err != nil {
 		b.Fatal(err)
 	}
 	f, err := futhark.Open(path, nil)

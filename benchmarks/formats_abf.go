@@ -53,6 +53,9 @@ func (s *suite) abfViewScan() (float64, int64, error) {
 	if err := writeABF(p, s.src); err != nil {
 		return 0, 0, err
 	}
+	if err := settle(p); err != nil {
+		return 0, 0, err
+	}
 	defer os.Remove(p)
 	return s.scanGBps("abf_view_scan_f64", scanABF, p, 8, nil)
 }

@@ -23,6 +23,9 @@ func (s *suite) daphneDense(allocate bool) (float64, int64, error) {
 	if err := daphne.WriteDense(p, rows, cols, s.src[:rows*cols], nil); err != nil {
 		return 0, 0, err
 	}
+	if err := settle(p); err != nil {
+		return 0, 0, err
+	}
 	defer os.Remove(p + ".meta")
 	defer os.Remove(p)
 	f, err := daphne.Open(p, nil)

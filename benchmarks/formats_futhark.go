@@ -81,6 +81,9 @@ func (s *suite) futharkViewScan() (float64, int64, error) {
 	if err := writeFutharkArray(p, layout.F32, s.o.Size/4, futhark.Align64); err != nil {
 		return 0, 0, err
 	}
+	if err := settle(p); err != nil {
+		return 0, 0, err
+	}
 	defer os.Remove(p)
 	return s.scanGBps("futhark_view_scan_f32", scanFutharkF32, p, 4, nil)
 }
@@ -92,6 +95,9 @@ func (s *suite) futharkUnalignedDecode() (float64, int64, error) {
 	p := s.path("unaligned.fut")
 	n := s.o.Size / 8
 	if err := writeFutharkArray(p, layout.F64, n, futhark.AlignNone); err != nil {
+		return 0, 0, err
+	}
+	if err := settle(p); err != nil {
 		return 0, 0, err
 	}
 	defer os.Remove(p)

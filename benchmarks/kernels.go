@@ -36,8 +36,8 @@ func fillF64(xs []float64, first int) {
 }
 
 // writeF64File writes a file of size bytes (a multiple of 8) holding
-// value(i) as little-endian float64, and fsyncs it so that its pages can
-// be dropped for cold reads.
+// value(i) as little-endian float64, fsyncs it so that its pages can be
+// dropped for cold reads, and settles it in the page cache.
 func writeF64File(path string, size int64) error {
 	return writeFile(path, size, 8, func(b []byte, first int) {
 		for i := 0; i+8 <= len(b); i += 8 {
@@ -55,7 +55,14 @@ func writeF32File(path string, size int64) error {
 	})
 }
 
-func writeFile(path string, size int64, elem int, gen func(b []byte, first int)) (err error) {
+func writeFile(path string, size int64, elem int, gen func(b []byte, first int)) error {
+	if err := writeGenerated(path, size, elem, gen); err != nil {
+		return err
+	}
+	return settle(path)
+}
+
+func writeGenerated(path string, size int64, elem int, gen func(b []byte, first int)) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -49,6 +50,10 @@ type Options struct {
 	Dir string
 	// Progress receives one line per step; nil means no progress.
 	Progress io.Writer
+	// Only, when not empty, limits the run to the figures whose names
+	// start with one of these prefixes ("convert_", "zarr_"); the others
+	// are listed as not measured. The ceilings are always measured.
+	Only []string
 
 	// Test knobs (unexported): fewer random elements, fewer records in
 	// the open-latency figure, fewer repetitions.
@@ -134,6 +139,19 @@ func (o Options) resolve() (*resolved, error) {
 		r.sweep = []int64{r.Size}
 	}
 	return r, nil
+}
+
+// selected reports whether the figure name is to be measured.
+func (r *resolved) selected(name string) bool {
+	if len(r.Only) == 0 {
+		return true
+	}
+	for _, p := range r.Only {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *resolved) progress(format string, args ...any) {

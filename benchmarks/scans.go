@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/edsrzf/mmap-go"
@@ -214,6 +216,36 @@ func dropCache(path string) error {
 	}
 	defer f.Close()
 	return f.DropCache()
+}
+
+// settle puts a file just written (or every file of a directory) into
+// the page cache the way reading it from disk does: synced, dropped, and
+// read back with large reads. The page cache keeps a file in folios as
+// large as the writes that made it, and a fresh mapping of a file cached
+// in 4 KiB folios scans at a third of the speed of one cached in large
+// folios (6 against 19 GB/s here for 256 MiB written in 4 KiB and in
+// 8 MiB writes): without settling, a figure would compare how its file was
+// written, not how it is read. Where pages cannot be dropped, the file is
+// left as it is.
+func settle(path string) error {
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		if dropCache(p) != nil {
+			return nil
+		}
+		_, err = readChunks(f)
+		return err
+	})
 }
 
 // randomIndexes returns n indexes below limit from a fixed seed.

@@ -69,7 +69,7 @@ func catalogue() []spec {
 		{name: "futhark_unaligned_decode", title: "Futhark f64 array at an unaligned offset, copying decode", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, pkg: "futhark"},
 		{name: "daphne_dense_decode", title: "DAPHNE dense f64 matrix, copying decode into a reused slice (CopyDenseRange)", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, pkg: "daphne"},
 		{name: "daphne_dense_read", title: "DAPHNE dense f64 matrix, ReadDense (allocates its result)", unit: GBps, ceiling: "memmove", cache: true, pkg: "daphne"},
-		{name: "scidb_fixed_decode", title: "SciDB (int64, double) cells, decode into reused columns (Mapped.DecodeInto)", unit: GBps, ceiling: "gather", goal: 0.9, also: []string{"memmove"}, cache: true, pkg: "scidb"},
+		{name: "scidb_fixed_decode", title: "SciDB (int64, double) cells, decode into reused columns (File.DecodeInto)", unit: GBps, ceiling: "gather", goal: 0.9, also: []string{"memmove"}, cache: true, pkg: "scidb"},
 		{name: "scidb_decode_file", title: "SciDB (int64, double) cells, DecodeFile (maps the file, allocates the columns)", unit: GBps, ceiling: "gather", also: []string{"memmove"}, cache: true, pkg: "scidb"},
 		{name: "futhark_text_parse", title: "Futhark text parse of an f64 array", unit: MBps, ceiling: "strconv_parse", goal: 250, goalOf: "value", pkg: "futhark"},
 		{name: "strconv_parse", title: "strconv.ParseFloat of the same text's numbers (baseline)", unit: MBps, ceiling: "futhark_text_parse", peer: true, measure: (*suite).strconvParse},
@@ -130,6 +130,8 @@ type suite struct {
 	// cpSrc is the file cp_sync copies: the conversion's source while a
 	// conversion is measured.
 	cpSrc string
+	// zarrStores holds the Zarr figures' stores, by compression.
+	zarrStores map[string]string
 	// move is the ceilings' scratch slice (see scratch).
 	move []float64
 	// pair is the ceiling measured beside the current figure, or nil.
@@ -197,6 +199,10 @@ func (s *suite) figure(sp spec) Figure {
 		for _, name := range sp.also {
 			f.Also[name] = 0 // computeRatios fills it in
 		}
+	}
+	if !s.o.selected(sp.name) {
+		f.Note = "not measured: not selected"
+		return f
 	}
 	if sp.measure == nil {
 		f.Note = "not measured: package " + sp.pkg + " is not usable in this build"
