@@ -28,7 +28,7 @@ func benchSize(b *testing.B) int64 {
 // bigFile writes one Float64 array of size bytes, "x", to a new file.
 func bigFile(b *testing.B, size int64) string {
 	p := filepath.Join(b.TempDir(), "big.abf")
-	f, err := OpenFile(p, "w", nil)
+	f, err := openMode(p, "w", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func bigFile(b *testing.B, size int64) string {
 func BenchmarkOpen10000(b *testing.B) {
 	const n = 10000
 	p := filepath.Join(b.TempDir(), "many.abf")
-	f, err := OpenFile(p, "w", nil)
+	f, err := openMode(p, "w", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func BenchmarkOpen10000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		g, err := Open(p)
+		g, err := Open(p, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func BenchmarkOpen10000(b *testing.B) {
 // does not depend on the array's size.
 func BenchmarkView(b *testing.B) {
 	p := bigFile(b, benchSize(b))
-	w, err := OpenFile(p, "a", nil)
+	w, err := openMode(p, "a", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func BenchmarkView(b *testing.B) {
 		b.Fatal(err)
 	}
 	w.Close()
-	f, err := Open(p)
+	f, err := Open(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func sum(xs []float64) float64 {
 func BenchmarkScan(b *testing.B) {
 	size := benchSize(b)
 	p := bigFile(b, size)
-	f, err := Open(p)
+	f, err := Open(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func BenchmarkAppend(b *testing.B) {
 	}
 	dir := b.TempDir()
 	b.Run("abf.Write", func(b *testing.B) {
-		f, err := OpenFile(filepath.Join(dir, "append.abf"), "w", nil)
+		f, err := openMode(filepath.Join(dir, "append.abf"), "w", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func BenchmarkAppend(b *testing.B) {
 	// shared machine hits both alike, and reports abf's speed relative to
 	// os.File.Write.
 	b.Run("paired", func(b *testing.B) {
-		f, err := OpenFile(filepath.Join(dir, "paired.abf"), "w", nil)
+		f, err := openMode(filepath.Join(dir, "paired.abf"), "w", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

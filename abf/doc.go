@@ -16,20 +16,39 @@
 // (v0.5–v0.7, what AlignedBinaryFormat.jl reads today, and what this
 // package writes unless [Options.Format] asks for A).
 //
-//	f, err := abf.OpenFile("data.abf", "r+", nil)
-//	x, err := abf.View[float64](f, "x") // aliases the file
-//	x[0] = -10                          // changes the file
-//	err = f.Close()                     // flushes; x is dead from here on
+//	f, err := abf.OpenFile("data.abf", mmapfile.ReadWrite, nil) // Julia's "r+"
+//	x, err := abf.View[float64](f, "x")                          // aliases the file
+//	x[0] = -10                                                   // changes the file
+//	err = abf.Set(f, "x", []int64{1}, 2.5)                       // Julia's x[2] = 2.5
+//	err = f.Close()                                              // flushes; x is dead from here on
+//
+// To create an array on disk and fill it in place, as NumPy's
+// open_memmap(mode="w+") does, open with Mode "w+" (or "r+") and call
+// [Create]; to write an array larger than memory, [File.WriteStream].
 //
 // # Modes
 //
-// OpenFile takes Julia's modes: "r" (read), "r+" (read, edit in place,
-// append), "w" (create or truncate, append only), "w+" (create or truncate,
-// read and append) and "a" (create if missing, append only). Unlike
-// upstream, "a" scans the file, so a duplicate key is refused before a
-// byte is written; every failed write truncates the file back to what it
-// was; Sync and Close flush (msync, fsync); read-write opens take an
-// exclusive advisory lock.
+// [Options.Mode] takes Julia's modes: "r" (read), "r+" (read, edit in
+// place, append), "w" (create or truncate, append only), "w+" (create or
+// truncate, read and append) and "a" (create if missing, append only).
+// Unlike upstream, "a" scans the file, so a duplicate key is refused
+// before a byte is written; every failed write truncates the file back to
+// what it was; Sync and Close flush (msync, fsync); read-write opens take
+// an exclusive advisory lock.
+//
+// # Errors
+//
+// Every error about a file is a [*FormatError] that names the file and,
+// where there is one, the byte offset. Conditions shared with mmapkit's
+// other format packages wrap mmapfile's sentinels (mmapfile.ErrTruncated,
+// ErrTypeMismatch, ErrNotWritable, ErrClosed, ErrByteOrder, …), so one
+// errors.Is test works for every format.
+//
+// # Other formats
+//
+// The package registers the format "abf" with package format, through
+// which any registered format converts to and from ABF: arrays keep their
+// column-major storage, BitArrays stay BitArrays, Strings stay Strings.
 //
 // # Torn tails
 //
@@ -54,7 +73,7 @@
 //   - Views are not guarded against another process truncating the file:
 //     touching lost pages raises SIGBUS and kills the process. Only the
 //     copying functions ([Read], [ReadAt], [File.ReadBits], ...) turn such
-//     faults into errors.
+//     faults into errors wrapping mmapfile.ErrFault.
 //   - The race detector cannot see accesses to mapped memory; goroutines
 //     sharing a writable view need their own synchronisation.
 //

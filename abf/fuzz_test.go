@@ -54,7 +54,7 @@ func FuzzOpen(f *testing.F) {
 		if canonical(t, src, data) {
 			require.Equal(t, data, out, "canonical input re-written differently")
 		}
-		back, err := NewReader(bytes.NewReader(out), int64(len(out)))
+		back, err := NewReader(bytes.NewReader(out), int64(len(out)), nil)
 		require.NoError(t, err)
 		var want []Record
 		for _, r := range src.Records() {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -91,7 +92,7 @@ func TestGoldenFiles(t *testing.T) {
 		assert.Equal(t, want, got, name)
 		// Every golden file parses, and what can be written re-writes to
 		// the same bytes.
-		f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+		f, err := NewReader(bytes.NewReader(got), int64(len(got)), nil)
 		require.NoError(t, err, name)
 		if f.Format() != FormatB && !strings.HasPrefix(name, "bigendian") && !strings.HasPrefix(name, "serialized") {
 			assert.Equal(t, got, rewrite(t, f, f.Format()), name)
@@ -114,7 +115,7 @@ func goldenFiles(t testing.TB) map[string][]byte {
 // exercise opens data and reads every record every way, as the fuzz
 // target does; it must never panic.
 func exercise(t testing.TB, data []byte) (*File, error) {
-	f, err := NewReader(bytes.NewReader(data), int64(len(data)))
+	f, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		var fe *FormatError
 		if !errors.As(err, &fe) {
@@ -218,14 +219,14 @@ func rewrite(t testing.TB, f *File, format Format) []byte {
 		format = FormatC
 	}
 	p := filepath.Join(t.TempDir(), "rewrite.abf")
-	w, err := OpenFile(p, "w", &Options{Format: format})
+	w, err := openMode(p, "w", &Options{Format: format})
 	require.NoError(t, err)
 	for _, r := range f.Records() {
 		if !rewritable(t, f, r, format) {
 			continue
 		}
 		payload := lePayload(t, f, r)
-		rec := record{key: r.Key, kind: r.Kind, elem: r.Elem, dims: r.Dims, payload: payload}
+		rec := record{key: r.Key, kind: r.Kind, elem: r.Elem, dims: r.Dims, fill: writeAll(payload)}
 		switch r.Kind {
 		case KindArray:
 			rec.n = r.Len()
@@ -254,7 +255,7 @@ func TestTruncatedGoldenFiles(t *testing.T) {
 		// The mapped path too, for one file.
 		if name == "tv1-c.abf" {
 			for size := 0; size < len(data); size++ {
-				f, err := Open(tempFile(t, data[:size]))
+				f, err := Open(tempFile(t, data[:size]), nil)
 				if err == nil {
 					for _, r := range f.Records() {
 						_, _ = f.ViewBytes(r.Key)
@@ -298,37 +299,37 @@ func TestHostile(t *testing.T) {
 		err  error
 		msg  string
 	}{
-		{"huge dim", arr("Array{Float64,1}", 1<<40), 48, ErrTruncated, "payload truncated"},
+		{"huge dim", arr("Array{Float64,1}", 1<<40), 48, mmapfile.ErrTruncated, "payload truncated"},
 		{"product overflows", arr("Array{Float64,2}", 1<<32, 1<<32), 42, nil, "overflows"},
 		{"byte size overflows", arr("Array{Float64,1}", 1<<62), 34, nil, "payload size overflows"},
-		{"bits size", arr("BitArray{1}", 1<<62), 40, ErrTruncated, "payload truncated"},
+		{"bits size", arr("BitArray{1}", 1<<62), 40, mmapfile.ErrTruncated, "payload truncated"},
 		{"negative dim", arr("Array{Float64,2}", 1, -1), 42, nil, "negative"},
 		{"zero dim hides overflow", c().str("Array{Float64,3}").i64(1 << 40).i64(0).i64(1 << 40).b, -1, nil, ""},
-		{"many dims", c().str("Array{Float64,1024}").i64(1).b, 45, ErrTruncated, "dimension 2 truncated"},
+		{"many dims", c().str("Array{Float64,1024}").i64(1).b, 45, mmapfile.ErrTruncated, "dimension 2 truncated"},
 		{"key prefix not multiple of 4", newC().u8(0).i64(5).raw([]byte("x")).b, 1, nil, "multiple of 4"},
 		{"negative key prefix", newC().u8(0).i64(-4).b, 1, nil, "negative"},
-		{"huge key prefix", newC().u8(0).i64(1 << 62).raw([]byte("xyz")).b, 9, ErrTruncated, "key truncated"},
+		{"huge key prefix", newC().u8(0).i64(1 << 62).raw([]byte("xyz")).b, 9, mmapfile.ErrTruncated, "key truncated"},
 		{"type prefix not multiple of 4", c().i64(6).raw([]byte("String")).b, 10, nil, "multiple of 4"},
 		{"unknown type", c().str("Dict{Int64,Int64}").b, 10, nil, "not recognized"},
 		{"long unknown type", c().str(strings.Repeat("Q", 100)).b, 10, nil, "…"},
 		{"bad flag", append(arr("Array{Float64,1}", 1), 7), 56, nil, "flag"},
 		{"serialized negative", c().str("DataType").i64(-1).b, 26, nil, "negative"},
-		{"serialized beyond EOF", c().str("DataType").i64(100).raw([]byte{1}).b, 34, ErrTruncated, "truncated"},
-		{"string value beyond EOF", c().str("String").i64(400).raw([]byte("ab")).b, 32, ErrTruncated, "truncated"},
+		{"serialized beyond EOF", c().str("DataType").i64(100).raw([]byte{1}).b, 34, mmapfile.ErrTruncated, "truncated"},
+		{"string value beyond EOF", c().str("String").i64(400).raw([]byte("ab")).b, 32, mmapfile.ErrTruncated, "truncated"},
 		{"A negative count", newAB().headerA(-1).b, 14, nil, "negative"},
-		{"A count too large", newAB().headerA(1 << 60).b, 22, ErrTruncated, "key length truncated"},
-		{"A short header", newAB().i64(6).raw([]byte("LITTLE")).i64(1).b[:20], 14, ErrTruncated, "record count"},
+		{"A count too large", newAB().headerA(1 << 60).b, 22, mmapfile.ErrTruncated, "key length truncated"},
+		{"A short header", newAB().i64(6).raw([]byte("LITTLE")).i64(1).b[:20], 14, mmapfile.ErrTruncated, "record count"},
 		{"A unknown container", a().str("Dict").b, 31, nil, "container"},
 		{"A unknown element", a().str("Array").str("Complex").i64(1).b, 44, nil, "element type"},
 		{"A negative N", a().str("Array").str("Float64").i64(-1).b, 59, nil, "number of dimensions"},
 		{"A huge N", a().str("BitArray").i64(1 << 40).b, 47, nil, "number of dimensions"},
 		{"neither B nor C", newAB().u8(0).str("x").i64(6).raw([]byte("Strin")).b, 1, nil, "multiple of 4"},
 		{"B unknown container", append(tv3(), newAB().u8(0).str("y").str("Tuple").b...), 128 + 10, nil, "container"},
-		{"key characters cut by EOF", newC().u8(0).i64(8).raw([]byte{0xce, 0xb1}).b, 9, ErrTruncated, "read before end of file"},
+		{"key characters cut by EOF", newC().u8(0).i64(8).raw([]byte{0xce, 0xb1}).b, 9, mmapfile.ErrTruncated, "read before end of file"},
 		{"not ABF", []byte("hello world"), 0, nil, "not an ABF file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewReader(bytes.NewReader(tc.data), int64(len(tc.data)))
+			_, err := NewReader(bytes.NewReader(tc.data), int64(len(tc.data)), nil)
 			if tc.off < 0 {
 				require.NoError(t, err)
 				return
@@ -336,7 +337,7 @@ func TestHostile(t *testing.T) {
 			fe := requireFormatErr(t, err, tc.off, tc.err)
 			assert.Contains(t, fe.Error(), tc.msg)
 			// The mapped path gives the same error.
-			_, err = Open(tempFile(t, tc.data))
+			_, err = Open(tempFile(t, tc.data), nil)
 			fe = requireFormatErr(t, err, tc.off, tc.err)
 			assert.Contains(t, fe.Error(), tc.msg)
 		})
@@ -358,10 +359,10 @@ func TestHostileAllocations(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for i := 0; i < 10; i++ {
 		for _, h := range hostile {
-			_, err := NewReader(bytes.NewReader(h), int64(len(h)))
+			_, err := NewReader(bytes.NewReader(h), int64(len(h)), nil)
 			require.Error(t, err)
 			p := tempFile(t, h)
-			_, err = Open(p)
+			_, err = Open(p, nil)
 			require.Error(t, err)
 		}
 	}
@@ -369,7 +370,7 @@ func TestHostileAllocations(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20))
 	// A reader that claims far more bytes than it has.
 	h := hostile[0]
-	_, err := NewReader(bytes.NewReader(h), 1<<50)
+	_, err := NewReader(bytes.NewReader(h), 1<<50, nil)
 	require.Error(t, err)
 }
 
@@ -380,7 +381,7 @@ func TestUpstreamFiles(t *testing.T) {
 		t.Skipf("no upstream ABF files in %s", dir)
 	}
 	for _, p := range matches {
-		f, err := Open(p)
+		f, err := Open(p, nil)
 		require.NoError(t, err, p)
 		for _, r := range f.Records() {
 			_, err := f.ReadBytes(r.Key)

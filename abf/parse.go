@@ -3,10 +3,13 @@ package abf
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 
 	"github.com/mmapkit/mmapkit/layout"
 )
@@ -99,7 +102,7 @@ func (p *parser) int64At(off int64, what string) (int64, error) {
 // for an error: opening concatenates nothing per record.
 func (p *parser) int64AtOf(off int64, what, suffix string) (int64, error) {
 	if left := p.in.size - off; left < 8 {
-		return 0, p.errf(off, ErrTruncated, "%s%s truncated (8 bytes needed, %d left)", what, suffix, max(left, 0))
+		return 0, p.errf(off, mmapfile.ErrTruncated, "%s%s truncated (8 bytes needed, %d left)", what, suffix, max(left, 0))
 	}
 	b, err := p.in.get(off, 8)
 	if err != nil {
@@ -127,7 +130,7 @@ func (p *parser) str(off int64, what string) (s string, nchars, end int64, err e
 	}
 	body := off + 8
 	if left := p.in.size - body; nchars > left {
-		return "", 0, 0, p.errf(body, ErrTruncated, "%s truncated (%d characters, %d bytes left)", what, nchars, left)
+		return "", 0, 0, p.errf(body, mmapfile.ErrTruncated, "%s truncated (%d characters, %d bytes left)", what, nchars, left)
 	}
 	s, end, err = p.decode(body, nchars)
 	return s, nchars, end, err
@@ -142,7 +145,7 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 		b := p.in.mem[off:]
 		n, done := decodeChars(b, nchars, true)
 		if done < nchars {
-			return "", 0, p.errf(off, ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
+			return "", 0, p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
 		}
 		return string(b[:n]), off + int64(n), nil
 	}
@@ -151,7 +154,7 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 	for nchars > 0 {
 		n := min(int64(window), p.in.size-at)
 		if n == 0 {
-			return "", 0, p.errf(off, ErrTruncated, "string truncated (%d characters, %d read before end of file)", want, want-nchars)
+			return "", 0, p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", want, want-nchars)
 		}
 		chunk, err := p.in.get(at, int(n))
 		if err != nil {
@@ -296,7 +299,7 @@ func parseDims(s string) (int, bool) {
 // flag reads a B/C record's byte-order flag and sets the parser's order.
 func (p *parser) flag(off int64) (bool, error) {
 	if off >= p.in.size {
-		return false, p.errf(off, ErrTruncated, "byte-order flag truncated")
+		return false, p.errf(off, mmapfile.ErrTruncated, "byte-order flag truncated")
 	}
 	b, err := p.in.get(off, 1)
 	if err != nil {
@@ -405,14 +408,14 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 			return p.errf(off, nil, "serialized length %d is negative", n)
 		}
 		if left := size - (off + 8); n > left {
-			return p.errf(off+8, ErrTruncated, "serialized value truncated (%d bytes needed, %d left)", n, left)
+			return p.errf(off+8, mmapfile.ErrTruncated, "serialized value truncated (%d bytes needed, %d left)", n, left)
 		}
 		e.DataOffset, e.DataLen, e.End, e.hdrEnd = off+8, n, off+8+n, off+8
 		return nil
 	}
 	if left := size - off; int64(ndims)*8 > left {
 		k := left / 8
-		return p.errf(off+8*k, ErrTruncated, "dimension %d truncated (8 bytes needed, %d left)", k+1, left-8*k)
+		return p.errf(off+8*k, mmapfile.ErrTruncated, "dimension %d truncated (8 bytes needed, %d left)", k+1, left-8*k)
 	}
 	dims := make([]int64, ndims)
 	for i := range dims {
@@ -451,7 +454,7 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 		return p.errf(pos, nil, "payload end overflows int64 (%d bytes at %d)", nbytes, pos)
 	}
 	if end > size && nbytes > 0 {
-		return p.errf(pos, ErrTruncated, "payload truncated (%d bytes needed, %d left)", nbytes, max(size-pos, 0))
+		return p.errf(pos, mmapfile.ErrTruncated, "payload truncated (%d bytes needed, %d left)", nbytes, max(size-pos, 0))
 	}
 	e.DataOffset, e.DataLen, e.End, e.hdrEnd = pos, nbytes, end, hdrEnd
 	return nil
@@ -509,8 +512,8 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 		}
 		e, err := p.record(off)
 		if err != nil && len(res.entries) > 0 {
-			// R9: upstream never writes the padding of an empty array, so
-			// the next record may start at the end of its header.
+			// Upstream never writes the padding of an empty array, so the
+			// next record may start at the end of its header.
 			last := res.entries[len(res.entries)-1]
 			if (last.Kind == KindArray || last.Kind == KindBitArray) && last.DataLen == 0 && last.DataOffset > last.hdrEnd && !last.Unpadded {
 				if e2, err2 := p.record(last.hdrEnd); err2 == nil {
@@ -538,19 +541,22 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 }
 
 // headerWorks reports whether the first record's flag, key and type parse
-// in format C or B (detection, §6 step 3).
-func headerWorks(in *input, f Format) bool {
+// in format C or B: how a file without Format A's header is told apart.
+// With partial set, in holds only the first bytes of a longer file, and a
+// header cut short by their end counts as working.
+func headerWorks(in *input, f Format, partial bool) bool {
 	p := &parser{in: in, format: f}
+	cut := func(err error) bool { return partial && errors.Is(err, mmapfile.ErrTruncated) }
 	if _, err := p.flag(0); err != nil {
-		return false
+		return cut(err)
 	}
 	_, _, off, err := p.str(1, "key")
 	if err != nil {
-		return false
+		return cut(err)
 	}
 	typ, _, _, err := p.str(off, "type")
 	if err != nil {
-		return false
+		return cut(err)
 	}
 	if f == FormatC {
 		_, _, _, ok := parseTypeC(typ)
@@ -585,7 +591,7 @@ func parseFile(in *input, salvage bool) (*parsed, error) {
 	if first[0] != 0x00 && first[0] != 0xFF {
 		return nil, &FormatError{File: in.name, Offset: 0, Msg: "not an ABF file"}
 	}
-	okC, okB := headerWorks(in, FormatC), headerWorks(in, FormatB)
+	okC, okB := headerWorks(in, FormatC, false), headerWorks(in, FormatB, false)
 	format := FormatC
 	if okB && !okC {
 		format = FormatB

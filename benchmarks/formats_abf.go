@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func init() {
@@ -22,7 +23,7 @@ const abfKey = "x"
 
 // writeABF creates an ABF file holding xs as one f64 vector.
 func writeABF(path string, xs []float64) error {
-	f, err := abf.OpenFile(path, "w", nil)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func writeABF(path string, xs []float64) error {
 
 // scanABF opens an ABF file, views its f64 array and sums it.
 func scanABF(path string) (float64, int, error) {
-	f, err := abf.Open(path)
+	f, err := abf.Open(path, nil)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -68,7 +69,7 @@ func (s *suite) abfWrite() (float64, int64, error) {
 
 // writeABFRecords creates an ABF file of n one-element f64 arrays.
 func writeABFRecords(path string, n int) error {
-	f, err := abf.OpenFile(path, "w", nil)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func writeABFRecords(path string, n int) error {
 // openABF opens an ABF file, lists it and closes it: what `mmapkit ls`
 // does.
 func openABF(path string, want int) error {
-	f, err := abf.Open(path)
+	f, err := abf.Open(path, nil)
 	if err != nil {
 		return err
 	}

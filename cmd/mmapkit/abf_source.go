@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/abf"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func init() {
@@ -17,7 +18,7 @@ func init() {
 // read through a separate read-only mapping that drops pages behind the
 // reader, so cat of a huge array stays in bounded memory.
 func openABF(e *env, path string, o *openOptions) (*source, error) {
-	f, err := abf.Open(path)
+	f, err := abf.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func setABF(path string, r *record, idx []int64, value string) error {
 	if r.kind != kindArray {
 		return fmt.Errorf("%w: record %q is a %s record, not an array", errors.ErrUnsupported, r.name, r.typeName)
 	}
-	f, err := abf.OpenFile(path, "r+", nil)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "r+"})
 	if err != nil {
 		return err
 	}
@@ -117,11 +118,11 @@ func writeABF(e *env, path string, ds *dataset, o *convertOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := &abf.Options{Format: abf.FormatC}
+	opt := &abf.Options{Mode: "w", Format: abf.FormatC}
 	if o.abfVersion == "A" {
 		opt.Format = abf.FormatA
 	}
-	f, err := abf.OpenFile(path, "w", opt)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, opt)
 	if err != nil {
 		return err
 	}
