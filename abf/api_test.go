@@ -2,7 +2,6 @@ package abf
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -154,26 +153,6 @@ func TestNewReaderRefusesViews(t *testing.T) {
 	_, err = Read[float64](f, "x")
 	assert.ErrorIs(t, err, mmapfile.ErrClosed)
 	assert.ErrorIs(t, f.Close(), mmapfile.ErrClosed)
-}
-
-func TestSetElement(t *testing.T) {
-	f, p := openBytes(t, build(t, FormatC, readmeFile1), "r+")
-	require.NoError(t, f.SetElement("ζ!/b", 7, binary.LittleEndian.AppendUint64(nil, math.Float64bits(-8))))
-	require.NoError(t, f.SetElement("bitmat", 0, []byte{1}))
-	require.NoError(t, f.SetElement("bitmat", 1, []byte{0}))
-	assert.Error(t, f.SetElement("ζ!/b", 15, make([]byte, 8)))
-	assert.Error(t, f.SetElement("ζ!/b", -1, make([]byte, 8)))
-	assert.ErrorIs(t, f.SetElement("ζ!/b", 0, make([]byte, 4)), mmapfile.ErrTypeMismatch)
-	assert.Error(t, f.SetElement("bitmat", 0, []byte{2}))
-	assert.ErrorIs(t, f.SetElement("nope", 0, []byte{1}), ErrNotFound)
-	require.NoError(t, f.Close())
-	g, err := Open(p, nil)
-	require.NoError(t, err)
-	defer g.Close()
-	z, _ := Read[float64](g, "ζ!/b")
-	assert.Equal(t, -8.0, z[7])
-	b, _ := g.ReadBits("bitmat")
-	assert.Equal(t, []uint64{0x5355}, b.Chunks)
 }
 
 func TestArrays(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/abf"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
