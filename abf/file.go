@@ -50,9 +50,11 @@ type Options struct {
 	// there, unless a writing open with Salvage cuts them (a crash between
 	// a record and its count leaves such bytes).
 	Salvage bool
-	// Lenient makes copying reads accept what views refuse: BitArray
-	// unused bits that are set are masked off, and Bool bytes other than
-	// 0 and 1 read as true. Views stay strict.
+	// Lenient accepts what AlignedBinaryFormat.jl accepts: copying reads
+	// mask off BitArray unused bits that are set and read Bool bytes other
+	// than 0 and 1 as true (views stay strict), and a string whose last
+	// character is cut short by the end of the file reads as Julia reads
+	// it, one character, where a strict open reports the torn record.
 	Lenient bool
 }
 
@@ -188,7 +190,7 @@ func (f *File) open(o Options) error {
 	if err != nil {
 		return f.errf(0, err, "cannot map")
 	}
-	in := &input{name: f.name, size: size, mem: whole.Bytes()}
+	in := &input{name: f.name, lenient: o.Lenient, size: size, mem: whole.Bytes()}
 	var res *parsed
 	var perr error
 	// Writers parse salvaging so that they can repair a torn tail; other
@@ -315,7 +317,7 @@ func NewReader(r io.ReaderAt, size int64, opt *Options) (*File, error) {
 	case size < 0:
 		return nil, f.errf(-1, nil, "negative size %d", size)
 	}
-	res, err := parseFile(&input{name: f.name, size: size, ra: r}, o.Salvage)
+	res, err := parseFile(&input{name: f.name, lenient: o.Lenient, size: size, ra: r}, o.Salvage)
 	if err != nil {
 		return nil, err
 	}

@@ -32,12 +32,13 @@ const window = 64 << 10
 // input is the file being parsed: either the whole mapping, or an
 // io.ReaderAt read through a small window.
 type input struct {
-	name   string
-	size   int64
-	mem    []byte
-	ra     io.ReaderAt
-	buf    []byte
-	bufOff int64
+	name    string
+	lenient bool // read a string's last character cut by the end of the file as Julia does
+	size    int64
+	mem     []byte
+	ra      io.ReaderAt
+	buf     []byte
+	bufOff  int64
 }
 
 // get returns the n bytes at off. The caller has checked off+n <= size and,
@@ -137,15 +138,23 @@ func (p *parser) str(off int64, what string) (s string, nchars, end int64, err e
 }
 
 // decode reads nchars Julia characters at off; nchars <= bytes left.
+// Julia reads a character cut short by the end of the file as one
+// character; unless the input is lenient, that is a torn string here.
 func (p *parser) decode(off, nchars int64) (string, int64, error) {
 	if nchars == 0 {
 		return "", off, nil
 	}
+	torn := func(done int64) error {
+		return p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
+	}
 	if p.in.mem != nil {
 		b := p.in.mem[off:]
-		n, done := decodeChars(b, nchars, true)
+		n, done, cut := decodeChars(b, nchars, true)
 		if done < nchars {
-			return "", 0, p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
+			return "", 0, torn(done)
+		}
+		if cut && !p.in.lenient {
+			return "", 0, torn(done - 1)
 		}
 		return string(b[:n]), off + int64(n), nil
 	}
@@ -154,13 +163,16 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 	for nchars > 0 {
 		n := min(int64(window), p.in.size-at)
 		if n == 0 {
-			return "", 0, p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", want, want-nchars)
+			return "", 0, torn(want - nchars)
 		}
 		chunk, err := p.in.get(at, int(n))
 		if err != nil {
 			return "", 0, p.ioErr(at, err)
 		}
-		used, done := decodeChars(chunk, nchars, at+n == p.in.size)
+		used, done, cut := decodeChars(chunk, nchars, at+n == p.in.size)
+		if cut && done == nchars && !p.in.lenient {
+			return "", 0, torn(want - 1)
+		}
 		out = append(out, chunk[:used]...)
 		at += int64(used)
 		nchars -= done
@@ -169,9 +181,11 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 }
 
 // decodeChars consumes up to nchars characters of b by Julia's rules and
-// returns the bytes used and characters read. Unless atEOF, it stops while
-// fewer than 4 bytes remain, so a character is never cut at b's end.
-func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64) {
+// returns the bytes used and characters read, and whether the last of
+// them was cut short by the end of b (only when atEOF). Unless atEOF, it
+// stops while fewer than 4 bytes remain, so a character is never cut at
+// b's end.
+func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64, cut bool) {
 	i := 0
 	for done < nchars && i < len(b) {
 		if !atEOF && len(b)-i < 4 {
@@ -180,6 +194,7 @@ func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64) {
 		lead := b[i]
 		i++
 		done++
+		cut = false
 		if lead < 0x80 {
 			continue
 		}
@@ -195,8 +210,9 @@ func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64) {
 		for ; more > 0 && i < len(b) && b[i]&0xC0 == 0x80; more-- {
 			i++
 		}
+		cut = more > 0 && i == len(b)
 	}
-	return i, done
+	return i, done, cut
 }
 
 // juliaChars is Julia's length(s) for the bytes of s.
@@ -204,7 +220,7 @@ func juliaChars(s string) int64 {
 	if utf8.ValidString(s) {
 		return int64(utf8.RuneCountInString(s))
 	}
-	_, n := decodeChars([]byte(s), int64(len(s)), true)
+	_, n, _ := decodeChars([]byte(s), int64(len(s)), true)
 	return n
 }
 
