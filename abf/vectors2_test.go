@@ -99,28 +99,6 @@ func TestSalvage(t *testing.T) {
 
 	// Damage that is not a torn tail fails a writer without Salvage, and
 	// the file stays as it was.
-	// A string whose last character is cut by the end of the file is a
-	// torn record; Lenient reads it as Julia does, one character short.
-	keys := goldenFiles(t)["keys-c.abf"]
-	for _, tc := range []struct {
-		size    int
-		strict  int64
-		lenient int64 // -1: opens
-	}{{84, 79, -1}, {56, 49, 56}} {
-		for _, lenient := range []bool{false, true} {
-			f, err := NewReader(bytesReader(keys[:tc.size]), int64(tc.size), &Options{Lenient: lenient})
-			want := map[bool]int64{false: tc.strict, true: tc.lenient}[lenient]
-			if want < 0 {
-				require.NoError(t, err)
-				s, err := f.ReadString("blahαש")
-				require.NoError(t, err)
-				assert.Equal(t, "a∘\xce", s)
-				continue
-			}
-			requireFormatErr(t, err, want, mmapfile.ErrTruncated)
-		}
-	}
-
 	bad := append([]byte{}, full...)
 	bad[65] = 5
 	p = tempFile(t, bad)
