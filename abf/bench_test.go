@@ -1,6 +1,7 @@
 package abf
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -252,4 +255,104 @@ func BenchmarkAppend(b *testing.B) {
 		}
 		b.ReportMetric(tos.Seconds()/tabf.Seconds(), "abf/os-speed")
 	})
+}
+
+// writeSource is a Source of one f64 vector of size bytes held in memory,
+// as a file being converted would be mapped.
+func writeSource(size int64) (*memSource, []byte) {
+	x := make([]float64, size/8)
+	for i := range x {
+		x[i] = float64(i & 1023)
+	}
+	raw := unsafeslice.Bytes(x)
+	src := &memSource{fail: -1}
+	src.add(memArray("x", []int64{int64(len(x))}, layout.RowMajor, x))
+	return src, raw
+}
+
+// writeRaw replaces path with a new file that it writes with write(2), in
+// chunks of format.StreamBytes, and fsyncs: the floor for a durable writer
+// of the same bytes. (Like the writer's rename, it frees the old file's
+// blocks.)
+func writeRaw(path string, data []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		n := min(len(data), format.StreamBytes)
+		if _, err := f.Write(data[:n]); err != nil {
+			f.Close()
+			return err
+		}
+		data = data[n:]
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// BenchmarkWriteStream writes an f64 vector (1 GiB, or MMAPKIT_BENCH_SIZE
+// bytes) as an ABF file through the registered writer: pulled from the
+// source a chunk at a time, written with large sequential writes to a
+// temporary file, fsynced and renamed into place.
+func BenchmarkWriteStream(b *testing.B) {
+	size := benchSize(b)
+	src, _ := writeSource(size)
+	p := filepath.Join(b.TempDir(), "stream.abf")
+	b.SetBytes(size)
+	for b.Loop() {
+		if err := format.Write(p, src, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteRaw writes the same bytes with write(2) and fsyncs them.
+func BenchmarkWriteRaw(b *testing.B) {
+	size := benchSize(b)
+	_, raw := writeSource(size)
+	p := filepath.Join(b.TempDir(), "raw.bin")
+	b.SetBytes(size)
+	for b.Loop() {
+		if err := writeRaw(p, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWritePaired runs the two in each iteration, taking turns at
+// going first, so that a noisy, shared machine hits both alike, and
+// reports the writer's speed as a fraction of write(2)'s (abf/raw-speed;
+// 1 is as fast).
+func BenchmarkWritePaired(b *testing.B) {
+	size := benchSize(b)
+	src, raw := writeSource(size)
+	dir := b.TempDir()
+	b.SetBytes(2 * size)
+	var tabf, traw time.Duration
+	timed := func(fn func() error) time.Duration {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	writeABF := func() error { return format.Write(filepath.Join(dir, "stream.abf"), src, nil) }
+	writeBin := func() error { return writeRaw(filepath.Join(dir, "raw.bin"), raw) }
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			tabf += timed(writeABF)
+			traw += timed(writeBin)
+		} else {
+			traw += timed(writeBin)
+			tabf += timed(writeABF)
+		}
+	}
+	b.ReportMetric(traw.Seconds()/tabf.Seconds(), "abf/raw-speed")
 }
