@@ -44,7 +44,8 @@ func init() {
 // sniff reports whether head, the first bytes of a file, is ABF: empty (an
 // empty Format C file), Format A's header in either byte order, or a
 // record's byte-order flag (0x00 or 0xFF) followed by a key and type that
-// parse as Format C or B.
+// parse as Format C or B as far as the bytes go (a file cut short is still
+// ABF, so that opening it reports where it was cut).
 func sniff(head []byte) bool {
 	switch {
 	case len(head) == 0:
@@ -55,8 +56,7 @@ func sniff(head []byte) bool {
 		return false
 	}
 	in := &input{size: int64(len(head)), mem: head}
-	partial := len(head) >= format.SniffLen
-	return headerWorks(in, FormatC, partial) || headerWorks(in, FormatB, partial)
+	return headerWorks(in, FormatC, true) || headerWorks(in, FormatB, true)
 }
 
 // openFormat is the registered Open.

@@ -558,7 +558,7 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 
 // headerWorks reports whether the first record's flag, key and type parse
 // in format C or B: how a file without Format A's header is told apart.
-// With partial set, in holds only the first bytes of a longer file, and a
+// With partial set, in may hold only the first bytes of the file, and a
 // header cut short by their end counts as working.
 func headerWorks(in *input, f Format, partial bool) bool {
 	p := &parser{in: in, format: f}

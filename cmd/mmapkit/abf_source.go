@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -28,15 +29,18 @@ func openABF(e *env, path string, o *openOptions) (*source, error) {
 		return nil, err
 	}
 	s := &source{file: path, format: "abf", version: f.Format().String()}
+	var bits format.File // package abf's reader of BitArrays, opened on first need
 	s.close = func() error {
 		err1 := mf.Close()
+		if bits != nil {
+			bits.Close()
+		}
 		if err := f.Close(); err != nil {
 			return err
 		}
 		return err1
 	}
-	for _, rec := range f.Records() {
-		rec := rec
+	for i, rec := range f.Records() {
 		r := &record{name: rec.Key, typeName: rec.TypeName(), elem: rec.Elem, shape: rec.Dims,
 			order: rec.Order(), offset: rec.DataOffset, nbytes: rec.DataLen}
 		if r.shape == nil {
@@ -51,9 +55,13 @@ func openABF(e *env, path string, o *openOptions) (*source, error) {
 		case abf.KindBitArray:
 			r.kind = kindArray
 			r.elem = layout.Bool
-			p := &payload{mf: mf, off: rec.DataOffset, size: rec.DataLen, elemSize: 8, bigEndian: rec.BigEndian}
-			shape := rec.Dims
-			r.read = func(dst []byte, first int64) error { return p.readBitsColMajor(dst, first, shape) }
+			if bits == nil {
+				if bits, err = format.Open(path, &format.Options{Format: "abf"}); err != nil {
+					s.Close()
+					return nil, err
+				}
+			}
+			r.read = func(dst []byte, first int64) error { return bits.ReadArray(i, dst, first, layout.RowMajor, leOrder) }
 		case abf.KindString:
 			r.kind = kindString
 			if r.text, err = f.ReadString(rec.Key); err != nil {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/format"
 )
 
 // formats lists the format names of --format, --from and --to.
@@ -87,20 +89,11 @@ func detectBytes(path string) (string, error) {
 	return sniff(head[:n])
 }
 
-var (
-	abfALittle = []byte{6, 0, 0, 0, 0, 0, 0, 0, 'L', 'I', 'T', 'T', 'L', 'E'}
-	abfABig    = []byte{0, 0, 0, 0, 0, 0, 0, 6, 'B', 'I', 'G', ' ', ' ', ' '}
-)
-
-// sniff classifies the first bytes of a file.
+// sniff classifies the first bytes of a file: ABF as package abf
+// recognises it, else Futhark.
 func sniff(head []byte) (string, error) {
-	switch {
-	case len(head) == 0:
-		return "abf", nil // an empty file is an ABF Format C file with no records
-	case bytes.HasPrefix(head, abfALittle), bytes.HasPrefix(head, abfABig):
+	if f, ok := format.Lookup("abf"); ok && f.Sniff(head) {
 		return "abf", nil
-	case head[0] == 0x00 || head[0] == 0xFF:
-		return "abf", nil // the flag byte of an ABF B/C record
 	}
 	// Futhark: whitespace and comments, then a binary value ('b', version 2)
 	// or the start of a text value.
