@@ -235,3 +235,55 @@ func TestFormatErrorText(t *testing.T) {
 	e = &FormatError{Offset: -1, Msg: "boom", Err: os.ErrPermission}
 	assert.Equal(t, "abf: boom: permission denied", e.Error())
 }
+
+// TestOpenFileModes: mmapfile's mode says read-only or read-write;
+// Options.Mode chooses among Julia's modes, and the two must agree.
+func TestOpenFileModes(t *testing.T) {
+	tv1 := goldenFiles(t)["tv1-c.abf"]
+	create := mmapfile.Options{Create: true}
+	for _, tc := range []struct {
+		name     string
+		data     []byte // nil: no file
+		mode     mmapfile.Mode
+		opt      Options
+		fails    bool
+		err      error // what a failure wraps, if a sentinel
+		records  int   // after opening
+		size     int64 // of the file after Close
+		readable bool
+	}{
+		{"read-only", tv1, mmapfile.ReadOnly, Options{}, false, nil, 2, 112, true},
+		{"read-write is r+", tv1, mmapfile.ReadWrite, Options{}, false, nil, 2, 112, true},
+		{"read-write with Truncate is w+", tv1, mmapfile.ReadWrite, Options{Options: mmapfile.Options{Truncate: true}}, false, nil, 0, 0, true},
+		{"read-write with Create makes a missing file", nil, mmapfile.ReadWrite, Options{Options: create}, false, nil, 0, 0, true},
+		{"read-write with Create, Format A", nil, mmapfile.ReadWrite, Options{Options: create, Format: FormatA}, false, nil, 0, 22, true},
+		{"w", tv1, mmapfile.ReadWrite, Options{Mode: "w"}, false, nil, 0, 0, false},
+		{"a", tv1, mmapfile.ReadWrite, Options{Mode: "a"}, false, nil, 2, 112, false},
+		{"a makes a missing file", nil, mmapfile.ReadWrite, Options{Mode: "a"}, false, nil, 0, 0, false},
+		{"r+ of a missing file", nil, mmapfile.ReadWrite, Options{}, true, os.ErrNotExist, 0, 0, false},
+		{"w needs ReadWrite", tv1, mmapfile.ReadOnly, Options{Mode: "w"}, true, mmapfile.ErrNotWritable, 0, 0, false},
+		{"r needs ReadOnly", tv1, mmapfile.ReadWrite, Options{Mode: "r"}, true, nil, 0, 0, false},
+		{"Julia's a+ is not a mode", tv1, mmapfile.ReadWrite, Options{Mode: "a+"}, true, nil, 0, 0, false},
+	} {
+		p := filepath.Join(t.TempDir(), "x.abf")
+		if tc.data != nil {
+			require.NoError(t, os.WriteFile(p, tc.data, 0o644))
+		}
+		f, err := OpenFile(p, tc.mode, &tc.opt)
+		if tc.fails {
+			fe := requireFormatErr(t, err, -1, tc.err)
+			assert.Equal(t, p, fe.File, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Len(t, f.Records(), tc.records, tc.name)
+		_, err = Read[float64](f, "x")
+		assert.Equal(t, tc.readable && tc.records > 0, err == nil, "%s: %v", tc.name, err)
+		require.NoError(t, f.Close(), tc.name)
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, tc.size, fi.Size(), tc.name)
+	}
+	_, err := NewReader(bytes.NewReader(tv1), int64(len(tv1)), &Options{Mode: "r+"})
+	requireFormatErr(t, err, -1, mmapfile.ErrNotWritable)
+}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
-
 	"github.com/stretchr/testify/require"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/require"
 )
 

@@ -2,7 +2,6 @@ package abf
 
 import (
 	"errors"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mmapkit/mmapkit/mmapfile"
-
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // headerA is the first 14 bytes of a Format A file, little- and big-endian.

@@ -3,7 +3,6 @@ package abf
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

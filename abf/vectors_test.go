@@ -3,11 +3,11 @@ package abf
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"os"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
