@@ -46,9 +46,17 @@
 //
 // # Other formats
 //
-// The package registers the format "abf" with package format, through
-// which any registered format converts to and from ABF: arrays keep their
-// column-major storage, BitArrays stay BitArrays, Strings stay Strings.
+// Importing the package registers the format "abf" with package format,
+// so that format.Open, format.Write and format.Convert read and write ABF
+// files beside every other registered format. Arrays keep their
+// column-major storage (a row-major source is transposed on the way in),
+// BitArrays stay BitArrays (and bool arrays become BitArrays with the
+// writer's "abf-bits" parameter), Strings stay Strings, and the writer's
+// "abf-version" parameter chooses Format C (the default) or A. Serialized
+// Julia values (DataType, AbfSerializer) cannot be re-created, so writing
+// one elsewhere is an error that names it. The writer streams: an array
+// is read and written a chunk at a time into a temporary file that
+// replaces the target only once complete and synced.
 //
 // # Torn tails
 //
@@ -65,8 +73,8 @@
 //
 // These caveats are the same as bbolt's, stated plainly:
 //
-//   - Slices returned by [View], [File.ViewBits] and [File.ViewBytes] point
-//     into the mapping. After [File.Close] they point at unmapped memory and
+//   - Slices returned by [View], [Create], [File.ViewBits] and
+//     [File.ViewBytes] point into the mapping. After [File.Close] they point at unmapped memory and
 //     any use crashes the process. Copy ([Read]) what must outlive the File.
 //   - Writing through a view of a file opened "r" crashes the process
 //     (SIGSEGV): its pages are mapped read-only.
