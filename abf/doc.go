@@ -53,16 +53,17 @@
 // BitArrays stay BitArrays (and bool arrays become BitArrays with the
 // writer's "abf-bits" parameter), Strings stay Strings, and the writer's
 // "abf-version" parameter chooses Format C (the default) or A. Serialized
-// Julia values (DataType, AbfSerializer) cannot be re-created, so writing
-// one elsewhere is an error that names it. The writer streams: an array
+// Julia values (DataType, AbfSerializer) cannot be re-created, so
+// converting a file that holds one is an error that names it. The writer streams: an array
 // is read and written a chunk at a time into a temporary file that
 // replaces the target only once complete and synced.
 //
 // # Torn tails
 //
 // A process killed while appending can leave a last record that runs past
-// the end of the file, or in Format A a record written but not yet
-// counted. "r" reports the first as an error (or, with [Options.Salvage],
+// the end of the file (a String whose last character is cut counts, though
+// Julia would read it; [Options.Lenient] does too), or in Format A a record
+// written but not yet counted. "r" reports the first as an error (or, with [Options.Salvage],
 // keeps the records before it) and ignores the second, as upstream does.
 // "r+" and "a" cut a record that runs past the end of the file and
 // [File.Damage] says what was cut; other damage fails a writing open
