@@ -100,7 +100,7 @@ func ReadRowMajor[T Elem](f *File, key string) ([]T, error) {
 	}
 	row := make([]T, len(col))
 	if err := layout.Reorder(row, col, rec.Dims, layout.ColMajor); err != nil {
-		return nil, err
+		return nil, f.errf(rec.Start, err, "record %q: reordering", key)
 	}
 	return row, nil
 }

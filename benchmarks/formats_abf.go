@@ -58,9 +58,10 @@ func (s *suite) abfViewScan() (float64, int64, error) {
 	return s.scanPaired("abf_view_scan_f64", scanABF, p, 8, &s.res.Ceilings.MmapScan, "mmap_scan", scanRawMapping, s.f64)
 }
 
-// abfWrite creates an ABF file of the suite's data with abf.Write (the
-// package has no separate streaming writer: Write streams the caller's
-// slice to the file with pwrite) and closes it, which fsyncs.
+// abfWrite creates an ABF file of the suite's data with abf.Write, which
+// writes the caller's slice to the file with one pwrite, and closes it,
+// which fsyncs. (Conversions write through the streaming writer instead;
+// BenchmarkWritePaired in package abf compares that with write(2).)
 func (s *suite) abfWrite() (float64, int64, error) {
 	n := int64(len(s.src)) * 8
 	v, _, err := s.writeGBps(n, func(p string) error { return writeABF(p, s.src) })
