@@ -42,7 +42,7 @@ func writeTV1(f *File) {
 	must(f.WriteBits("b", b))
 }
 
-// tv3 is TV-1's content in Format B, laid out field by field (§5).
+// tv3 is TV-1's content in Format B (v0.4), laid out field by field.
 func tv3() []byte {
 	w := newAB()
 	w.u8(0).str("x").str("Array").str("Float64").i64(1).i64(2).padTo(8).f64s(1, 2)
@@ -131,7 +131,7 @@ func TestTV3FormatB(t *testing.T) {
 	}
 }
 
-// README example data (§4.2, §9 TV-4).
+// The v0.1 README's example data (TV-4).
 var (
 	readmeX     = []layout.Float16{0x3B2A, 0x24C0, 0x34B0, 0x0000, 0x37DC}
 	readmeRunes = []rune{0x96860, 0xB3835, 0x1103F, 0xD14B6, 0x68AB5, 0x488C1, 0xC6D65, 0xAA2E6, 0xAD6D6,
@@ -402,7 +402,7 @@ func TestTV10EmptyArrays(t *testing.T) {
 	})
 	assert.Equal(t, want, after)
 
-	// R9: upstream's 96-byte file, the next record at the header's end.
+	// Upstream's 96-byte file: the next record starts at the end of the empty array's header.
 	w := newC().raw(up)
 	w.u8(0).str("x").str("Array{Float64,1}").i64(1).padTo(8).f64s(1)
 	require.Len(t, w.b, 96)
