@@ -113,10 +113,8 @@ func formatRecord(r *Record) format.Record {
 		fr.Kind, fr.Type, fr.TypeName = format.KindArray, layout.Bool, "bits"
 	case KindString:
 		fr.Kind, fr.Type, fr.TypeName, fr.Shape = format.KindString, layout.U8, "string", []int64{r.DataLen}
-	default:
+	default: // DataType, AbfSerializer{…}: what Julia's type was, for listings
 		fr.Kind, fr.Type, fr.TypeName, fr.Shape = format.KindOpaque, layout.Invalid, r.Kind.String(), []int64{}
-	}
-	if r.Kind != KindArray && r.Kind != KindBitArray && r.Kind != KindString {
 		fr.Extra = map[string]any{"julia_type": r.TypeString}
 	}
 	return fr

@@ -35,7 +35,7 @@ func Write[T Elem](f *File, key string, dims []int64, data []T) error {
 // any source in bounded memory. Everything is validated before the first
 // byte is written; if fn fails, or writes more or fewer bytes than the
 // payload holds, the file is truncated back to what it was and the error
-// returned.
+// returned. Writes to f are serialised, so fn must not write to f itself.
 func (f *File) WriteStream(key string, t layout.Type, dims []int64, fn func(w io.Writer) error) error {
 	return f.write(record{key: key, kind: KindArray, elem: t, dims: dims, n: -1, fill: fn})
 }
@@ -60,7 +60,7 @@ func (f *File) WriteBits(key string, b BitArray) error {
 func (f *File) WriteBitsStream(key string, dims []int64, fn func(w io.Writer) error) error {
 	return f.write(record{key: key, kind: KindBitArray, dims: dims, n: -1, fill: func(w io.Writer) error {
 		count, _ := layout.Count(dims) // checked before fill runs
-		p := &bitPacker{w: w, want: count, buf: make([]byte, 0, bitBuf)}
+		p := &bitPacker{w: w, want: count, buf: make([]byte, 0, min(bitBuf, 8*((count+63)/64)))}
 		if err := fn(p); err != nil {
 			return err
 		}
