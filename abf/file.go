@@ -164,7 +164,7 @@ func (f *File) open(o Options) error {
 	}
 	f.regular = fi.Mode().IsRegular()
 	if f.mode == "w" || f.mode == "w+" {
-		if f.regular {
+		if f.regular && fi.Size() > 0 {
 			// Truncate only now that the lock is ours.
 			if err := f.mf.Truncate(0); err != nil {
 				return f.errf(0, err, "cannot truncate")
