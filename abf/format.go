@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -182,8 +179,9 @@ func (ff *formatFile) payload(i int) (*format.Payload, error) {
 }
 
 // SetText changes the element of record i at the 0-based index idx
-// (Julia's x[i,j] is idx {i-1, j-1}) to value, a literal of the record's
-// type (see parseText); BitArray elements take "true" and "false".
+// (Julia's x[i,j] is idx {i-1, j-1}) to value, a Futhark literal of the
+// record's type (format.ParseLiteral; a Julia Char takes one character or
+// its code point); BitArray elements take "true" and "false".
 func (ff *formatFile) SetText(i int, idx []int64, value string) error {
 	f := ff.f
 	if i < 0 || i >= len(ff.recs) {
@@ -193,7 +191,7 @@ func (ff *formatFile) SetText(i int, idx []int64, value string) error {
 	if rec.Kind != format.KindArray {
 		return f.errf(e.Start, errors.ErrUnsupported, "record %q is a %s record; only array elements can be set", e.Key, rec.TypeName)
 	}
-	le, err := parseText(rec.Type, value)
+	le, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
 	if err != nil {
 		return f.errf(e.Start, err, "record %q: %q is not a %s", e.Key, value, rec.Type)
 	}
@@ -201,114 +199,6 @@ func (ff *formatFile) SetText(i int, idx []int64, value string) error {
 		idx = []int64{}
 	}
 	return f.set(e.Key, rec.Type, idx, 0, le)
-}
-
-// parseText turns value, one element of type t written as text, into its
-// little-endian bytes: Futhark's literals for numbers ("42", "-7i8",
-// "0x1f", "1.5e3f32", "inf", "-f64.inf", "nan", "f32.nan"), true and
-// false for bools, one character or a decimal code point for Julia Chars.
-// It is the only place this package parses element text.
-func parseText(t layout.Type, value string) ([]byte, error) {
-	v := strings.TrimSpace(value)
-	if t != layout.Bool && t != layout.JuliaChar {
-		v = strings.TrimSuffix(v, t.String())
-	}
-	out := make([]byte, t.Size())
-	switch {
-	case t == layout.Bool:
-		switch v {
-		case "true":
-			out[0] = 1
-		case "false":
-		default:
-			return nil, errors.New("want true or false")
-		}
-	case t == layout.JuliaChar:
-		var r rune
-		if n, err := strconv.ParseUint(v, 10, 32); err == nil {
-			r = rune(n)
-		} else if utf8.RuneCountInString(v) == 1 && utf8.ValidString(v) {
-			r, _ = utf8.DecodeRuneInString(v)
-		} else {
-			return nil, errors.New("want a decimal code point or one character")
-		}
-		c, err := layout.CharFrom(r)
-		if err != nil {
-			return nil, err
-		}
-		binary.LittleEndian.PutUint32(out, uint32(c))
-	case t == layout.I128 || t == layout.U128:
-		x, ok := new(big.Int).SetString(v, 0)
-		if !ok {
-			return nil, errors.New("not an integer")
-		}
-		var lo, hi uint64
-		if t == layout.I128 {
-			y, err := layout.Int128FromBig(x)
-			if err != nil {
-				return nil, err
-			}
-			lo, hi = y.Lo, uint64(y.Hi)
-		} else {
-			y, err := layout.Uint128FromBig(x)
-			if err != nil {
-				return nil, err
-			}
-			lo, hi = y.Lo, y.Hi
-		}
-		binary.LittleEndian.PutUint64(out, lo)
-		binary.LittleEndian.PutUint64(out[8:], hi)
-	case t.IsInteger():
-		var u uint64
-		if t.IsSigned() {
-			x, err := strconv.ParseInt(v, 0, 8*t.Size())
-			if err != nil {
-				return nil, err
-			}
-			u = uint64(x)
-		} else {
-			x, err := strconv.ParseUint(v, 0, 8*t.Size())
-			if err != nil {
-				return nil, err
-			}
-			u = x
-		}
-		var w [8]byte
-		binary.LittleEndian.PutUint64(w[:], u)
-		copy(out, w[:t.Size()])
-	case t.IsFloat():
-		x, err := parseFloat(v, t)
-		if err != nil {
-			return nil, err
-		}
-		switch t {
-		case layout.F16:
-			binary.LittleEndian.PutUint16(out, uint16(layout.Float16FromFloat64(x)))
-		case layout.F32:
-			binary.LittleEndian.PutUint32(out, math.Float32bits(float32(x)))
-		default:
-			binary.LittleEndian.PutUint64(out, math.Float64bits(x))
-		}
-	default:
-		return nil, fmt.Errorf("elements of type %s cannot be set from text: %w", t, errors.ErrUnsupported)
-	}
-	return out, nil
-}
-
-// parseFloat parses a float literal, Futhark's f32.inf, -f64.inf and
-// f16.nan spellings included. A literal beyond the type's range is the
-// infinity (or zero) it rounds to.
-func parseFloat(v string, t layout.Type) (float64, error) {
-	v = strings.Replace(v, t.String()+".", "", 1)
-	bits := 64
-	if t == layout.F32 {
-		bits = 32
-	}
-	x, err := strconv.ParseFloat(v, bits)
-	if ne := (*strconv.NumError)(nil); errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-		return x, nil
-	}
-	return x, err
 }
 
 // bitBytes is a BitArray's payload seen as one byte, 0 or 1, per element,

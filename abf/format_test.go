@@ -229,48 +229,6 @@ func TestFormatReadBitsBoundedMemory(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(24<<20), "64 MiB of elements read through a bounded window")
 }
 
-func TestParseText(t *testing.T) {
-	for _, tc := range []struct {
-		t    layout.Type
-		text string
-		want []byte // little-endian; nil: an error
-	}{
-		{layout.I8, "-7", []byte{0xf9}},
-		{layout.I8, "-7i8", []byte{0xf9}},
-		{layout.I8, "128", nil},
-		{layout.U8, "0xff", []byte{0xff}},
-		{layout.U8, "-1", nil},
-		{layout.I16, " 0x1f ", []byte{0x1f, 0}},
-		{layout.U32, "4294967295u32", []byte{0xff, 0xff, 0xff, 0xff}},
-		{layout.I64, "-1", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-		{layout.F64, "1.5", []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}},
-		{layout.F64, "-f64.inf", []byte{0, 0, 0, 0, 0, 0, 0xf0, 0xff}},
-		{layout.F32, "inf", []byte{0, 0, 0x80, 0x7f}},
-		{layout.F32, "1e39", []byte{0, 0, 0x80, 0x7f}},
-		{layout.F32, "2.5f32", []byte{0, 0, 0x20, 0x40}},
-		{layout.F16, "1", []byte{0x00, 0x3c}},
-		{layout.F16, "f16.nan", []byte{0x00, 0x7e}},
-		{layout.F64, "one", nil},
-		{layout.Bool, "true", []byte{1}},
-		{layout.Bool, "false", []byte{0}},
-		{layout.Bool, "1", nil},
-		{layout.JuliaChar, "ζ", []byte{0, 0, 0xb6, 0xce}},
-		{layout.JuliaChar, "97", []byte{0, 0, 0, 0x61}},
-		{layout.JuliaChar, "ab", nil},
-		{layout.I128, "-2", []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-		{layout.U128, "18446744073709551616", []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}},
-		{layout.U128, "-1", nil},
-		{layout.C64, "1", nil},
-	} {
-		got, err := parseText(tc.t, tc.text)
-		if tc.want == nil {
-			assert.Error(t, err, "%v %q", tc.t, tc.text)
-			continue
-		}
-		require.NoError(t, err, "%v %q", tc.t, tc.text)
-		assert.Equal(t, tc.want, got, "%v %q", tc.t, tc.text)
-	}
-}
 
 func TestFormatSetText(t *testing.T) {
 	g := goldenFiles(t)
