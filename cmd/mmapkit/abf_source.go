@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func init() {
@@ -17,7 +19,7 @@ func init() {
 // read through a separate read-only mapping that drops pages behind the
 // reader, so cat of a huge array stays in bounded memory.
 func openABF(e *env, path string, o *openOptions) (*source, error) {
-	f, err := abf.Open(path)
+	f, err := abf.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -27,15 +29,18 @@ func openABF(e *env, path string, o *openOptions) (*source, error) {
 		return nil, err
 	}
 	s := &source{file: path, format: "abf", version: f.Format().String()}
+	var bits format.File // package abf's reader of BitArrays, opened on first need
 	s.close = func() error {
 		err1 := mf.Close()
+		if bits != nil {
+			bits.Close()
+		}
 		if err := f.Close(); err != nil {
 			return err
 		}
 		return err1
 	}
-	for _, rec := range f.Records() {
-		rec := rec
+	for i, rec := range f.Records() {
 		r := &record{name: rec.Key, typeName: rec.TypeName(), elem: rec.Elem, shape: rec.Dims,
 			order: rec.Order(), offset: rec.DataOffset, nbytes: rec.DataLen}
 		if r.shape == nil {
@@ -50,9 +55,13 @@ func openABF(e *env, path string, o *openOptions) (*source, error) {
 		case abf.KindBitArray:
 			r.kind = kindArray
 			r.elem = layout.Bool
-			p := &payload{mf: mf, off: rec.DataOffset, size: rec.DataLen, elemSize: 8, bigEndian: rec.BigEndian}
-			shape := rec.Dims
-			r.read = func(dst []byte, first int64) error { return p.readBitsColMajor(dst, first, shape) }
+			if bits == nil {
+				if bits, err = format.Open(path, &format.Options{Format: "abf"}); err != nil {
+					s.Close()
+					return nil, err
+				}
+			}
+			r.read = func(dst []byte, first int64) error { return bits.ReadArray(i, dst, first, layout.RowMajor, leOrder) }
 		case abf.KindString:
 			r.kind = kindString
 			if r.text, err = f.ReadString(rec.Key); err != nil {
@@ -75,7 +84,7 @@ func setABF(path string, r *record, idx []int64, value string) error {
 	if r.kind != kindArray {
 		return fmt.Errorf("%w: record %q is a %s record, not an array", errors.ErrUnsupported, r.name, r.typeName)
 	}
-	f, err := abf.OpenFile(path, "r+", nil)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "r+"})
 	if err != nil {
 		return err
 	}
@@ -117,11 +126,11 @@ func writeABF(e *env, path string, ds *dataset, o *convertOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := &abf.Options{Format: abf.FormatC}
+	opt := &abf.Options{Mode: "w", Format: abf.FormatC}
 	if o.abfVersion == "A" {
 		opt.Format = abf.FormatA
 	}
-	f, err := abf.OpenFile(path, "w", opt)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, opt)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func init() { demoSteps = append(demoSteps, demoABF) }
@@ -31,7 +32,7 @@ func demoABF(d *demo) error {
 	for i := range data {
 		data[i] = float64(i) * 0.5
 	}
-	f, err := abf.OpenFile(path, "w", nil)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func demoABF(d *demo) error {
 
 	// Map and scan.
 	t1 := time.Now()
-	f, err = abf.Open(path)
+	f, err = abf.Open(path, nil)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func demoABF(d *demo) error {
 			return fmt.Errorf("set changed byte %d, outside the element at %d", c, elemOff)
 		}
 	}
-	f, err = abf.Open(path)
+	f, err = abf.Open(path, nil)
 	if err != nil {
 		return err
 	}

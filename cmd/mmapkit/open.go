@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/format"
 )
 
 // formats lists the format names of --format, --from and --to.
@@ -89,22 +89,42 @@ func detectBytes(path string) (string, error) {
 	return sniff(head[:n])
 }
 
-var (
-	abfALittle = []byte{6, 0, 0, 0, 0, 0, 0, 0, 'L', 'I', 'T', 'T', 'L', 'E'}
-	abfABig    = []byte{0, 0, 0, 0, 0, 0, 0, 6, 'B', 'I', 'G', ' ', ' ', ' '}
-)
-
-// sniff classifies the first bytes of a file.
+// sniff classifies the first bytes of a file: ABF as package abf
+// recognises it, else Futhark.
 func sniff(head []byte) (string, error) {
-	switch {
-	case len(head) == 0:
-		return "abf", nil // an empty file is an ABF Format C file with no records
-	case bytes.HasPrefix(head, abfALittle), bytes.HasPrefix(head, abfABig):
+	if f, ok := format.Lookup("abf"); ok && f.Sniff(head) {
 		return "abf", nil
-	case head[0] == 0x00 || head[0] == 0xFF:
-		return "abf", nil // the flag byte of an ABF B/C record
 	}
-	if futhark.Sniff(head) {
+	// Futhark: whitespace and comments, then a binary value ('b', version 2)
+	// or the start of a text value.
+	i := 0
+	for i < len(head) {
+		c := head[i]
+		switch {
+		case c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0xA0:
+			i++
+			continue
+		case c == '-' && i+1 < len(head) && head[i+1] == '-':
+			j := bytes.IndexByte(head[i:], '\n')
+			if j < 0 {
+				return "futhark", nil // a comment-only prefix
+			}
+			i += j + 1
+			continue
+		}
+		break
+	}
+	if i == len(head) {
+		return "futhark", nil
+	}
+	c := head[i]
+	switch {
+	case c == 'b' && i+1 < len(head) && head[i+1] == 2:
+		return "futhark", nil
+	case c == '[' || c == '-' || c == '+' || c == '"' || (c >= '0' && c <= '9'),
+		bytes.HasPrefix(head[i:], []byte("true")), bytes.HasPrefix(head[i:], []byte("false")),
+		bytes.HasPrefix(head[i:], []byte("empty(")), bytes.HasPrefix(head[i:], []byte("f16.")),
+		bytes.HasPrefix(head[i:], []byte("f32.")), bytes.HasPrefix(head[i:], []byte("f64.")):
 		return "futhark", nil
 	}
 	return "", errors.New("cannot tell the format from the file's bytes (DAPHNE files need the .dbdf extension or --format daphne, SciDB files --scidb-format '(...)'); use --format")

@@ -205,43 +205,6 @@ func (p *payload) gatherColMajor(dst []byte, first int64, shape []int64) error {
 	return nil
 }
 
-// readBitsColMajor reads elements [first, first+n) of a column-major
-// BitArray payload (64-bit words, element i at bit i&63 of word i>>6) in
-// logical row-major order, one byte 0/1 per element.
-func (p *payload) readBitsColMajor(dst []byte, first int64, shape []int64) error {
-	r, err := p.mapped()
-	if err != nil {
-		return err
-	}
-	n := int64(len(dst))
-	idx, pos, strides := startOdometer(shape, first)
-	src := r.Bytes()
-	var gerr error
-	lastPage := int64(-1)
-	ferr := r.Guard(func() {
-		for k := int64(0); k < n; k++ {
-			b := pos >> 3
-			if p.bigEndian {
-				b = (pos>>6)*8 + 7 - (pos&63)>>3
-			}
-			if pos < 0 || b >= int64(len(src)) {
-				gerr = fmt.Errorf("bit %d outside the payload", pos)
-				return
-			}
-			dst[k] = (src[b] >> (pos & 7)) & 1
-			if pg := b >> 12; pg != lastPage {
-				lastPage = pg
-				p.dropBehind(4096)
-			}
-			pos = stepOdometer(shape, idx, strides, pos)
-		}
-	})
-	if ferr != nil {
-		return ferr
-	}
-	return gerr
-}
-
 // colMajorIsRowMajor reports whether both orders list the elements the same
 // way: at most one dimension is larger than 1.
 func colMajorIsRowMajor(shape []int64) bool {
