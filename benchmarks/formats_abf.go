@@ -2,16 +2,21 @@ package benchmarks
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func init() {
 	formatMeasures["abf_view_scan_f64"] = (*suite).abfViewScan
 	formatMeasures["abf_stream_write"] = (*suite).abfWrite
+	formatMeasures["abf_create_fill_view"] = (*suite).abfCreateFill
+	formatMeasures["abf_edit_sync"] = (*suite).abfEditSync
 	formatMeasures["abf_open_1"] = func(s *suite) (float64, int64, error) { return s.abfOpenAt(0) }
 	formatMeasures["abf_open_1000"] = func(s *suite) (float64, int64, error) { return s.abfOpenAt(1) }
 	formatMeasures["abf_open_100000"] = func(s *suite) (float64, int64, error) { return s.abfOpenAt(2) }
@@ -61,12 +66,73 @@ func (s *suite) abfViewScan() (float64, int64, error) {
 	return s.scanGBps("abf_view_scan_f64", scanABF, p, 8, nil)
 }
 
-// abfWrite creates an ABF file of the suite's data with abf.Write, which
-// writes the caller's slice to the file with one pwrite, and closes it,
-// which fsyncs. (Conversions write through the streaming writer instead;
-// BenchmarkWritePaired in package abf compares that with write(2).)
+// abfWrite creates an ABF file of the suite's data with the streaming
+// writer (File.WriteStream, fed in chunks of format.StreamBytes, as a
+// conversion feeds it) and closes it, which fsyncs.
 func (s *suite) abfWrite() (float64, int64, error) {
-	return s.writeRate("write.abf", int64(len(s.src))*8, func(p string) error { return writeABF(p, s.src) })
+	b := asBytes(s.src)
+	return s.writeRate("write.abf", int64(len(b)), func(p string) error {
+		f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
+		if err != nil {
+			return err
+		}
+		err = f.WriteStream(abfKey, layout.F64, []int64{int64(len(s.src))}, func(w io.Writer) error {
+			for off := 0; off < len(b); off += format.StreamBytes {
+				if _, err := w.Write(b[off:min(off+format.StreamBytes, len(b))]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	})
+}
+
+// abfCreateFill creates an ABF file with abf.Create, fills the view it
+// returns and closes the file, which syncs.
+func (s *suite) abfCreateFill() (float64, int64, error) {
+	return s.writeRate("write.abf", int64(len(s.src))*8, func(p string) error {
+		f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w+"})
+		if err != nil {
+			return err
+		}
+		xs, err := abf.Create[float64](f, abfKey, []int64{int64(len(s.src))})
+		if err != nil {
+			f.Close()
+			return err
+		}
+		copy(xs, s.src)
+		return f.Close()
+	})
+}
+
+// abfEditSync changes one element of an ABF file with abf.Set and makes
+// it durable with File.Sync, each repetition at another random element,
+// beside pwrite + fdatasync.
+func (s *suite) abfEditSync() (float64, int64, error) {
+	p := s.path("edit.abf")
+	if err := writeABF(p, s.src); err != nil {
+		return 0, 0, err
+	}
+	defer os.Remove(p)
+	f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "r+"})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	idx := randomIndexes(s.o.latReps, s.elems())
+	set := func(k int, v float64) error {
+		if err := abf.Set(f, abfKey, []int64{int64(idx[k])}, v); err != nil {
+			return err
+		}
+		return f.Sync()
+	}
+	us, err := s.editPaired(func(k int) error { return set(k, value(idx[k])+1) }, func(k int) error { return set(k, value(idx[k])) })
+	return us, 8, err
 }
 
 // writeABFRecords creates an ABF file of n one-element f64 arrays.

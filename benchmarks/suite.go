@@ -76,7 +76,8 @@ func catalogue() []spec {
 		{name: "futhark_text_print", title: "Futhark text print of an f64 array", unit: MBps, ceiling: "strconv_format", goal: 250, goalOf: "value", pkg: "futhark"},
 		{name: "strconv_format", title: "strconv.AppendFloat of the same numbers (baseline)", unit: MBps, ceiling: "futhark_text_print", peer: true, measure: (*suite).strconvFormat},
 		{name: "create_fill_view", title: "create a file, Grow, map, PopulateWrite, fill a View[float64], Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, measure: (*suite).createFillView},
-		{name: "abf_stream_write", title: "create an ABF file of one f64 array with the streaming writer (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "abf"},
+		{name: "abf_stream_write", title: "create an ABF file of one f64 array with the streaming writer, File.WriteStream (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "abf"},
+		{name: "abf_create_fill_view", title: "create an ABF file of one f64 array with abf.Create, fill its view, Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "abf"},
 		{name: "zarr_create_fill_view", title: "zarr.Create of a v2 store, fill every chunk through its writable view, Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "zarr"},
 	}
 	for _, to := range convertTargets {
@@ -86,6 +87,7 @@ func catalogue() []spec {
 	c = append(c, []spec{
 		{name: "edit_sync", title: "one element changed with File.WriteAt + File.SyncData (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, measure: (*suite).editSync},
 		{name: "edit_view_sync", title: "one element changed through a read-write view + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", measure: (*suite).editViewSync},
+		{name: "abf_edit_sync", title: "one element of an ABF array changed with abf.Set + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, pkg: "abf"},
 		{name: "zarr_edit_sync", title: "one element of an uncompressed Zarr store changed with zarr.Set + Store.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, pkg: "zarr"},
 		{name: "pwrite_fdatasync", title: "one 8-byte pwrite(2) + fdatasync (median latency)", unit: Micros, ceiling: "edit_sync", peer: true, measure: (*suite).pwriteSync},
 		{name: "abf_open_1", title: "open an ABF file of 1 record and list it", unit: Micros, pkg: "abf"},
@@ -122,9 +124,10 @@ type suite struct {
 	numpy *numpyResult
 	// abfOpen holds the open latencies by record count, for the slope.
 	abfOpen map[int]float64
-	// pwriteUs is pwrite_fdatasync's median, measured beside the edit
-	// figures (0 until one ran).
-	pwriteUs float64
+	// pwriteUs is pwrite_fdatasync's median, the lowest measured beside
+	// the edit figures (0 until one ran); pairedUs the one measured beside
+	// the current figure.
+	pwriteUs, pairedUs float64
 	// convSrc holds the conversions' source file, by format.
 	convSrc map[string]string
 	// cpSrc is the file cp_sync copies: the conversion's source while a
@@ -214,7 +217,7 @@ func (s *suite) figure(sp spec) Figure {
 	}
 	s.o.progress("%-26s measuring…", sp.name)
 	runtime.GC()
-	s.pair = s.pairWith(sp.ceiling)
+	s.pair, s.pairedUs = s.pairWith(sp.ceiling), 0
 	v, n, err := sp.measure(s)
 	s.pair = nil
 	f.Bytes = n
@@ -231,6 +234,12 @@ func (s *suite) figure(sp spec) Figure {
 	default:
 		f.Value = ptr(v)
 		s.o.progress("%-26s %s %s", sp.name, fmtNum(f.Value), unitLabel(sp.unit))
+		if s.pairedUs > 0 && !sp.peer && v > 0 {
+			// An edit: its ratio is against the pwrite + fdatasync
+			// latency measured beside it.
+			f.Ratio = ptr(s.pairedUs / v)
+			f.Note = fmt.Sprintf("pwrite + fdatasync beside it: %s µs", fmtNum(&s.pairedUs))
+		}
 		if sp.cache && s.o.llc > 0 && n < 2*s.o.llc {
 			f.Meaningful = false
 			f.Note = fmt.Sprintf("ratio not meaningful: %s of data, less than twice the %s last-level cache (use a larger --size)", human(n), human(s.o.llc))
