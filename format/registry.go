@@ -45,6 +45,11 @@ type Format struct {
 	Encode func(w io.Writer, src Source, o *Options) error
 	// Params are the format's own options, read through Options.Params.
 	Params []Param
+	// CheckParams, if set, checks the values of the format's options
+	// before anything is read or written (an unknown version, a bad
+	// alignment, options that exclude each other), so that a command line
+	// can report them as usage errors.
+	CheckParams func(params map[string]string, write bool) error
 }
 
 // Param declares one of a format's own options.
@@ -65,6 +70,8 @@ type Param struct {
 	// format (SciDB files carry no header, so --scidb-format names both
 	// the format and its cells).
 	Implies bool
+	// Required: files of the format cannot be read without this option.
+	Required bool
 }
 
 // SniffLen is how many leading bytes Detect reads for Sniff.

@@ -208,7 +208,7 @@ func IsTable(src Source) bool {
 // <name> is taken as that column's nulls (-1 where a value is present),
 // the form in which nullable columns travel through array formats.
 func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error) error {
-	if ts, ok := src.(TableScanner); ok {
+	if ts, ok := src.(TableScanner); ok && hasColumns(src) {
 		return ts.ScanTable(batch, fn)
 	}
 	if !IsTable(src) {
@@ -284,7 +284,7 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 // it.
 func TableColumns(src Source) []Record {
 	recs := src.Records()
-	if _, ok := src.(TableScanner); ok {
+	if _, ok := src.(TableScanner); ok && hasColumns(src) {
 		var out []Record
 		for _, r := range recs {
 			if r.Kind == KindColumn {
@@ -303,6 +303,12 @@ func TableColumns(src Source) []Record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// hasColumns reports whether src's records are table columns.
+func hasColumns(src Source) bool {
+	recs := src.Records()
+	return len(recs) > 0 && recs[0].Kind == KindColumn
 }
 
 // Describe names a record for error messages: `record "x" (f64[2][3])`.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -151,8 +150,11 @@ func TestErrorsNameTheFileOnce(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(r.stderr, odd))
 }
 
-func TestSniff(t *testing.T) {
-	for _, c := range []struct {
+// The registry tells the formats apart by their first bytes when the name
+// does not say.
+func TestDetectFromBytes(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
 		head, want string
 	}{
 		{"", "abf"},
@@ -171,13 +173,14 @@ func TestSniff(t *testing.T) {
 		{"\x01\x01\x02", ""},
 		{"hello", ""},
 	} {
-		got, err := sniff([]byte(c.head))
+		p := writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.bin", i)), c.head)
+		got, err := format.Detect(p, nil)
 		if c.want == "" {
-			assert.Error(t, err, "%q", c.head)
+			assert.ErrorIs(t, err, format.ErrUnknownFormat, "%q", c.head)
 			continue
 		}
 		require.NoError(t, err, "%q", c.head)
-		assert.Equal(t, c.want, got, "%q", c.head)
+		assert.Equal(t, c.want, got.Name, "%q", c.head)
 	}
 }
 
@@ -271,7 +274,7 @@ func TestConvertCSVAndFailureLeavesNothing(t *testing.T) {
 	assert.Equal(t, []string{"in.csv", "out.csv"}, names)
 }
 
-func TestParseIndexAndEncodeValue(t *testing.T) {
+func TestParseIndex(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want []int64
@@ -286,35 +289,4 @@ func TestParseIndexAndEncodeValue(t *testing.T) {
 		require.NoError(t, err, c.in)
 		assert.Equal(t, c.want, got, c.in)
 	}
-	le := binary.LittleEndian
-	for _, c := range []struct {
-		t    layout.Type
-		in   string
-		want []byte
-	}{
-		{layout.I32, "42i32", []byte{42, 0, 0, 0}},
-		{layout.I8, "-1", []byte{0xff}},
-		{layout.U16, "0x102", []byte{2, 1}},
-		{layout.F64, "1.5", []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}},
-		{layout.F32, "-f32.inf", []byte{0, 0, 0x80, 0xff}},
-		{layout.F16, "1.0f16", []byte{0, 0x3c}},
-		{layout.Bool, "true", []byte{1}},
-		{layout.JuliaChar, "ζ", []byte{0, 0, 0xb6, 0xce}},
-		{layout.JuliaChar, "97", []byte{0, 0, 0, 0x61}},
-		{layout.I128, "-2", []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-	} {
-		got, err := encodeValue(c.t, c.in, le)
-		require.NoError(t, err, "%s %s", c.t, c.in)
-		assert.Equal(t, c.want, got, "%s %s", c.t, c.in)
-	}
-	for _, c := range []struct {
-		t  layout.Type
-		in string
-	}{{layout.I8, "128"}, {layout.U8, "-1"}, {layout.Bool, "1"}, {layout.F64, "x"}, {layout.JuliaChar, "ab"}, {layout.I32, "1i64"}} {
-		_, err := encodeValue(c.t, c.in, le)
-		assert.Error(t, err, "%s %s", c.t, c.in)
-	}
-	got, err := encodeValue(layout.I32, "258", binary.BigEndian)
-	require.NoError(t, err)
-	assert.Equal(t, []byte{0, 0, 1, 2}, got)
 }
