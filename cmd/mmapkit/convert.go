@@ -29,6 +29,10 @@ non-null column, a complex array into DAPHNE) is an error naming the record.
 
 The output is written beside OUT under a temporary name and renamed into place once complete and
 synced: a failed conversion leaves OUT as it was, and a replaced file keeps its permission bits.
+OUT may be a symbolic link: the file it points to is replaced and the link keeps working.
+Devices, FIFOs and directories are refused as OUT; "-" writes formats that can be streamed
+(Futhark values, CSV; --to is needed) to standard output. Inputs must be regular files (or
+stores): pipes and /proc files are refused, copy them to a file first.
 
 The formats and their options:
 ` + formatList(),
@@ -52,11 +56,16 @@ The formats and their options:
 				if target, ok = format.Lookup(to); !ok {
 					return usageErr("convert: unknown output format %q (want one of %s)", to, strings.Join(format.Names(), ", "))
 				}
+			} else if out == "-" {
+				return usageErr("convert: writing to standard output (-) needs --to")
 			} else {
 				var ok bool
 				if target, ok = format.ForName(out); !ok {
 					return usageErr("convert: cannot tell the output format from %q; use --to", out)
 				}
+			}
+			if out == "-" && target.Encode == nil {
+				return usageErr("convert: %s files cannot be streamed to standard output", target.Name)
 			}
 			if target.Write == nil {
 				return usageErr("convert: %s files cannot be written", target.Name)
@@ -124,6 +133,13 @@ func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, r
 		if src, err = format.Rename(src, rename); err != nil {
 			return usageErr("convert: --names: %v", err)
 		}
+	}
+	if out == "-" {
+		fm, _ := format.Lookup(outOpts.Format)
+		if err := fm.Encode(e.stdout, src, outOpts); err != nil {
+			return convertErr(in, out, err)
+		}
+		return fileErr(in, f.Close())
 	}
 	if err := format.Write(out, src, outOpts); err != nil {
 		return convertErr(in, out, err)
