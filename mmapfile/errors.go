@@ -39,6 +39,10 @@ var (
 	ErrMapped = errors.New("a live mapping covers the range being truncated")
 	// ErrTooLarge: a range too large for this platform's address space.
 	ErrTooLarge = errors.New("range too large for this platform's address space")
+	// ErrNotRegular: the path names a directory, FIFO, device, socket or a
+	// file of a pseudo file system such as /proc, whose size does not
+	// describe its contents; such files cannot be mapped or replaced.
+	ErrNotRegular = errors.New("not a regular file")
 )
 
 // Error is the error type of this package: which file, which byte offset of

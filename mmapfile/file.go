@@ -51,7 +51,20 @@ type Options struct {
 	Lock     LockMode    // see LockMode
 	Wait     bool        // wait for a held lock instead of failing with ErrLocked
 	Advice   Advice      // advice applied to every new mapping
-	Populate bool        // fault every page of each new mapping in at map time
+	// Populate faults every page of each new mapping in at map time, for
+	// reading: on a writable mapping it does not dirty pages (see
+	// Region.PopulateWrite for a region about to be filled).
+	Populate bool
+
+	// File, if set, is an already open file to use instead of opening the
+	// path again, so that what a caller examined (fstat, the first bytes)
+	// is what gets mapped even if the path is replaced meanwhile (NewFile
+	// is the same call). It must have been opened for reading and, for
+	// ReadWrite, for writing; Create is ignored, Truncate and the lock
+	// options apply. On success the File owns it and closes it on Close;
+	// on error it stays open and the caller's. An Options with File set
+	// serves one open only: do not pass it on to open another path.
+	File *os.File
 }
 
 // File is an open file whose contents can be mapped.
@@ -63,6 +76,9 @@ type File struct {
 	opts     Options
 	closed   bool
 	regions  map[*Region]struct{}
+	// syncedSize is the size the last Sync left durable (or the size at
+	// open): while the size stays, Sync need not commit metadata.
+	syncedSize int64
 }
 
 // Open opens name read-only, with no lock.
@@ -76,11 +92,24 @@ func Create(name string) (*File, error) {
 
 // OpenFile opens name in the given mode. A ReadWrite open takes an exclusive
 // advisory lock unless opt says otherwise; when another holder has it the
-// open fails with ErrLocked, or waits if opt.Wait is set.
+// open fails with ErrLocked, or waits if opt.Wait is set. A lock is taken
+// on the file that name names when the lock is granted: if the path was
+// replaced (renamed over) while the open waited, the new file is opened
+// and locked instead, so that edits never go to a file no longer there.
+//
+// Only regular files can be opened: a directory, FIFO, device, socket or a
+// file of /proc, /sys and similar pseudo file systems is refused with an
+// error wrapping ErrNotRegular. Symbolic links are followed.
 func OpenFile(name string, mode Mode, opt *Options) (*File, error) {
 	var o Options
 	if opt != nil {
 		o = *opt
+	}
+	if o.File != nil {
+		if name == "" {
+			name = o.File.Name()
+		}
+		return adopt(o.File, name, mode, o)
 	}
 	flag := os.O_RDONLY
 	if mode == ReadWrite {
@@ -95,8 +124,71 @@ func OpenFile(name string, mode Mode, opt *Options) (*File, error) {
 	if perm == 0 {
 		perm = 0o644
 	}
-	osf, err := os.OpenFile(name, flag, perm)
+	// Refuse what is not a regular file before opening it: opening a FIFO
+	// blocks, and opening some devices has effects of its own.
+	if fi, err := os.Stat(name); err == nil {
+		if err := checkRegular(name, fi, nil); err != nil {
+			return nil, err
+		}
+	}
+	for try := 0; ; try++ {
+		osf, err := os.OpenFile(name, flag, perm)
+		if err != nil {
+			return nil, err
+		}
+		f, err := setUp(osf, name, mode, o, true)
+		if err == errReplaced {
+			osf.Close()
+			if try < 100 {
+				continue
+			}
+			return nil, &Error{File: name, Offset: -1, Op: "lock", Err: err}
+		}
+		if err != nil {
+			osf.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+}
+
+// errReplaced: the path was replaced while the open waited for its lock.
+var errReplaced = errors.New("replaced while waiting for the lock")
+
+// NewFile maps the already open file f, as OpenFile with Options.File
+// does: what the caller examined is what gets mapped, even if f's path was
+// replaced since. f must have been opened for reading and, for ReadWrite,
+// for writing. On success the File owns f and closes it on Close; on error
+// f stays open and the caller's.
+func NewFile(f *os.File, mode Mode, opt *Options) (*File, error) {
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	return adopt(f, f.Name(), mode, o)
+}
+
+func adopt(osf *os.File, name string, mode Mode, o Options) (*File, error) {
+	if mode != ReadWrite && o.Truncate {
+		return nil, &Error{File: name, Offset: -1, Op: "open", Err: errors.New("Truncate needs ReadWrite")}
+	}
+	if mode == ReadWrite {
+		if w, err := openForWriting(osf); err == nil && !w {
+			return nil, &Error{File: name, Offset: -1, Op: "open", Err: fmt.Errorf("the descriptor is open read-only: %w", ErrNotWritable)}
+		}
+	}
+	return setUp(osf, name, mode, o, false)
+}
+
+// setUp checks that osf is a regular file, takes the lock the options ask
+// for and truncates if asked. byName says osf was opened by name here: then
+// a path replaced while the lock was awaited gives errReplaced.
+func setUp(osf *os.File, name string, mode Mode, o Options, byName bool) (*File, error) {
+	fi, err := osf.Stat()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(name, fi, osf); err != nil {
 		return nil, err
 	}
 	lock := o.Lock
@@ -108,19 +200,60 @@ func OpenFile(name string, mode Mode, opt *Options) (*File, error) {
 	}
 	if lock == LockShared || lock == LockExclusive {
 		if err := lockFile(osf, lock == LockExclusive, o.Wait); err != nil {
-			osf.Close()
 			return nil, &Error{File: name, Offset: -1, Op: "lock", Err: err}
+		}
+		if byName {
+			now, err := os.Stat(name)
+			if err != nil || !os.SameFile(now, fi) {
+				return nil, errReplaced
+			}
 		}
 	}
 	// Truncate only after the lock is ours, so that a second writer's open
 	// cannot clobber the first writer's file.
+	size := fi.Size()
 	if mode == ReadWrite && o.Truncate {
 		if err := osf.Truncate(0); err != nil {
-			osf.Close()
+			if !byName && (lock == LockShared || lock == LockExclusive) {
+				// The caller keeps the descriptor, not the lock.
+				_ = unlockFile(osf)
+			}
 			return nil, err
 		}
+		size = -1 // a truncation to make durable
 	}
-	return &File{f: osf, name: name, writable: mode == ReadWrite, opts: o, regions: map[*Region]struct{}{}}, nil
+	return &File{f: osf, name: name, writable: mode == ReadWrite, opts: o, regions: map[*Region]struct{}{}, syncedSize: size}, nil
+}
+
+// checkRegular refuses what cannot be mapped: anything but a regular file,
+// and regular-looking files of pseudo file systems (osf, when given, is
+// asked for its file system).
+func checkRegular(name string, fi os.FileInfo, osf *os.File) error {
+	what := ""
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		if osf != nil {
+			if fs := pseudoFS(osf); fs != "" {
+				what = "a file of " + fs
+			}
+		}
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		what = "a character device"
+	case m&os.ModeDevice != 0:
+		what = "a block device"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	default:
+		what = "of type " + m.Type().String()
+	}
+	if what == "" {
+		return nil
+	}
+	return &Error{File: name, Offset: -1, Op: "open", Err: fmt.Errorf("%s: %w", what, ErrNotRegular)}
 }
 
 // Name returns the name the file was opened with.
@@ -322,20 +455,46 @@ func (f *File) checkWritable(op string) error {
 	return nil
 }
 
-// Sync flushes every writable region to the file (msync) and then the file
-// itself (fsync), so that data written through mappings and with WriteAt,
-// and the file's size, are durable. On Linux the fsync alone does both:
-// it writes back the mapped pages too, as msync(MS_SYNC) would.
+// Sync makes every change made through the File durable — data written
+// through its mappings and with WriteAt, and the file's size: when Sync
+// returns they survive a crash of the machine or a power loss. Only the
+// pages that changed are written.
+//
+// On Linux one system call does it (the page cache holds the mapped pages
+// too): fdatasync while the file's size is what the last Sync (or the
+// open) left, which skips the journal commit that the modification time
+// alone would cost — after a power loss the time may be older than the
+// data — and fsync when the size changed. Elsewhere each writable region
+// is flushed (msync, FlushViewOfFile) and the file fsynced.
 func (f *File) Sync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return f.errf(-1, "sync", ErrClosed)
 	}
-	return f.syncLocked()
+	return f.syncLocked(false)
 }
 
-func (f *File) syncLocked() error {
+// SyncData is Sync without the metadata: the data and the size are made
+// durable (fdatasync on Linux, fsync elsewhere), the timestamps not
+// necessarily. It is what an in-place edit needs.
+func (f *File) SyncData() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.errf(-1, "sync", ErrClosed)
+	}
+	return f.syncLocked(true)
+}
+
+// syncDataCall and syncAllCall are fdatasync and fsync; variables so that
+// tests can see which one a Sync chose.
+var (
+	syncDataCall = fdatasync
+	syncAllCall  = (*os.File).Sync
+)
+
+func (f *File) syncLocked(dataOnly bool) error {
 	if !f.writable {
 		return nil
 	}
@@ -347,8 +506,21 @@ func (f *File) syncLocked() error {
 			}
 		}
 	}
-	if err := f.f.Sync(); err != nil && first == nil {
-		first = err
+	size, err := fileSize(f.f)
+	if err != nil {
+		size = -1
+	}
+	if dataOnly || (size >= 0 && size == f.syncedSize) {
+		err = syncDataCall(f.f)
+	} else {
+		err = syncAllCall(f.f)
+	}
+	if err != nil {
+		if first == nil {
+			first = f.errf(-1, "sync", err)
+		}
+	} else if first == nil {
+		f.syncedSize = size
 	}
 	return first
 }
@@ -362,7 +534,7 @@ func (f *File) Close() error {
 	if f.closed {
 		return f.errf(-1, "close", ErrClosed)
 	}
-	first := f.syncLocked()
+	first := f.syncLocked(false)
 	for r := range f.regions {
 		if err := r.unmapLocked(); err != nil && first == nil {
 			first = err

@@ -1,11 +1,16 @@
 package mmapfile
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/edsrzf/mmap-go"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 )
 
 // Region is one mapping of a byte range of a File.
@@ -60,9 +65,10 @@ func (r *Region) check(off, n int64, op string) (int, int, error) {
 	return int(off), int(end), nil
 }
 
-// ReadAt copies len(p) bytes from region offset off into p. A fault while
-// copying (the file was truncated by another process) is an error wrapping
-// ErrFault, not a crash. It implements io.ReaderAt on the region.
+// ReadAt copies len(p) bytes from region offset off into p. A range that
+// is no longer in the file (another process truncated it) is an error
+// wrapping ErrFault that names the first offset missing, not a crash and
+// not zeros. It implements io.ReaderAt on the region.
 func (r *Region) ReadAt(p []byte, off int64) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -70,15 +76,67 @@ func (r *Region) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := r.guardLocked(func() { copy(p, r.data[lo:hi]) }); err != nil {
+	inFile := true
+	if err := r.guardLocked(func() {
+		copy(p, r.data[lo:hi])
+		inFile = len(p) == 0 || p[len(p)-1] != 0 || r.nonZeroAfter(hi)
+	}); err != nil {
 		return 0, err
+	}
+	if !inFile {
+		if err := r.checkEnd(lo, hi); err != nil {
+			return 0, err
+		}
 	}
 	return len(p), nil
 }
 
+// A copy from a file truncated under its mapping faults in the pages wholly
+// past the new end, but the page the end falls in stays mapped and reads
+// as zeros past it. So a copy that ended in a non-zero byte ended inside
+// the file; one that ended in a zero did too if a later byte of the same
+// page is not zero. Only when both fail is the file's size asked (fstat,
+// about half a microsecond): for a read that ends in zeros up to a page
+// boundary, or in a page of zeros.
+
+// zeroPage is one page of zeros to compare with.
+var zeroPage = make([]byte, os.Getpagesize())
+
+// nonZeroAfter reports whether a byte after region byte hi-1, in the same
+// page and within the mapping, is not zero. r.mu must be held; it reads the
+// mapping, so run it guarded.
+func (r *Region) nonZeroAfter(hi int) bool {
+	delta := len(r.raw) - len(r.data)
+	ps := len(zeroPage)
+	a := hi + delta
+	pageEnd := min((a-1)/ps*ps+ps, len(r.raw))
+	return a < pageEnd && !bytes.Equal(r.raw[a:pageEnd], zeroPage[:pageEnd-a])
+}
+
+// checkEnd fails with ErrFault if region bytes [lo, hi) are no longer all
+// in the file. r.mu must be held.
+func (r *Region) checkEnd(lo, hi int) error {
+	size, err := fileSize(r.f.f)
+	if err != nil {
+		return r.errf(r.off+int64(lo), "fstat", err)
+	}
+	if end := r.off + int64(hi); size < end {
+		first := max(size, r.off+int64(lo))
+		return r.errf(first, "access", fmt.Errorf("the file now ends at %d: %w", size, ErrFault))
+	}
+	return nil
+}
+
 // WriteAt copies p into the region at region offset off. It fails with
 // ErrNotWritable on a read-only region (instead of the SIGSEGV a direct write
-// would raise) and with ErrFault if the pages are gone.
+// would raise) and with ErrFault if the range is no longer in the file
+// (another process truncated it): nothing is written then.
+//
+// The bytes go through the file descriptor (pwrite), not a store into the
+// mapping: every mapping of the file sees them at once, and Sync writes
+// only the blocks they touched. That makes WriteAt the cheap way to change
+// a few elements and sync: a store through a view dirties its whole page,
+// which the kernel may hold as one large folio of up to a few megabytes.
 func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -88,6 +146,30 @@ func (r *Region) WriteAt(p []byte, off int64) (int, error) {
 	lo, hi, err := r.check(off, int64(len(p)), "write")
 	if err != nil {
 		return 0, err
+	}
+	// Bytes written past the end of a truncated file, in the page the end
+	// falls in, would be lost without a fault: check first, as ReadAt does
+	// after its copy (the bytes there now are what it would have read).
+	// If the check itself faults, the copy below faults too and reports
+	// the first page that does.
+	inFile := true
+	faulted := r.guardLocked(func() {
+		inFile = lo == hi || r.data[hi-1] != 0 || r.nonZeroAfter(hi)
+	}) != nil
+	if !faulted && !inFile {
+		if err := r.checkEnd(lo, hi); err != nil {
+			return 0, err
+		}
+	}
+	if !faulted {
+		// Through the descriptor: the mapping sees the bytes at once
+		// (one page cache), and only the file blocks written become
+		// dirty, where a store into the mapping dirties the whole page
+		// — with large folios up to megabytes — for Sync to write.
+		if _, err := r.f.f.WriteAt(p, r.off+int64(lo)); err != nil {
+			return 0, r.errf(r.off+int64(lo), "write", err)
+		}
+		return len(p), nil
 	}
 	if err := r.guardLocked(func() { copy(r.data[lo:hi], p) }); err != nil {
 		return 0, err
@@ -195,6 +277,48 @@ func (r *Region) populate() error {
 // populateSink keeps the page-touching loop from being optimised away.
 var populateSink byte
 
+// PopulateWrite prepares a writable region that is about to be written
+// whole, such as the payload of a file just created and grown: it asks
+// for large pages (transparent huge pages, where the kernel has them for
+// the file system, so that one fault maps 2 MiB instead of 4 KiB), then
+// makes every page present and writable now, in one system call
+// (MADV_POPULATE_WRITE on Linux 5.14 and later; elsewhere by touching each
+// page with an atomic add of zero, which leaves the data as it was). A page
+// that cannot be provided (the file was truncated under the region) is an
+// error wrapping ErrFault, not a SIGBUS later.
+//
+// It marks every page of the region dirty, in units as large as the pages
+// it got: Sync then writes the whole region. Do not call it before sparse
+// edits of an existing file.
+func (r *Region) PopulateWrite() error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return r.errf(r.off, "populate", ErrClosed)
+	}
+	if !r.writable {
+		return r.errf(r.off, "populate", ErrNotWritable)
+	}
+	if len(r.raw) == 0 {
+		return nil
+	}
+	_ = advise(r.raw, AdviceHugePage)
+	err := populateWrite(r.raw)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, errors.ErrUnsupported) {
+		return r.errf(r.off, "populate", err)
+	}
+	// Touch each page for writing without changing it.
+	ps := os.Getpagesize()
+	return r.guardLocked(func() {
+		for i := 0; i < len(r.raw); i += ps {
+			atomic.AddUint32(&unsafeslice.Cast[uint32](r.raw[i : i+4])[0], 0)
+		}
+	})
+}
+
 // Unmap releases the region. Slices of it must not be used afterwards.
 // Unmapping twice returns ErrClosed.
 func (r *Region) Unmap() error {
@@ -215,10 +339,13 @@ func (r *Region) unmapLocked() error {
 	}
 	var err error
 	if len(r.raw) > 0 {
-		if r.writable {
+		// Where fsync does not write back mapped pages, they are flushed
+		// before the view goes; on Linux the page cache keeps them dirty
+		// after munmap and the next File.Sync or Close writes them.
+		if r.writable && !fsyncCoversMappings {
 			err = r.raw.Flush()
 		}
-		if e := r.raw.Unmap(); e != nil && err == nil {
+		if e := retire(r.raw); e != nil && err == nil {
 			err = e
 		}
 	}

@@ -4,12 +4,82 @@ package mmapfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
 func hugePageAdvice() (int, bool) { return unix.MADV_HUGEPAGE, true }
+
+// pseudoFS names the file system of f if it is one whose files report
+// sizes that do not describe their contents (/proc, /sys, …), else "".
+func pseudoFS(f *os.File) string {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
+		return ""
+	}
+	switch uint32(st.Type) { // magic numbers are 32 bits; Type is signed on some platforms
+	case unix.PROC_SUPER_MAGIC:
+		return "proc"
+	case unix.SYSFS_MAGIC:
+		return "sysfs"
+	case unix.DEBUGFS_MAGIC:
+		return "debugfs"
+	case unix.TRACEFS_MAGIC:
+		return "tracefs"
+	case unix.SECURITYFS_MAGIC:
+		return "securityfs"
+	case unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC:
+		return "cgroupfs"
+	case 0x62656570: // CONFIGFS_MAGIC, which x/sys lacks
+		return "configfs"
+	case unix.EFIVARFS_MAGIC:
+		return "efivarfs"
+	case unix.PSTOREFS_MAGIC:
+		return "pstore"
+	case unix.BPF_FS_MAGIC:
+		return "bpffs"
+	}
+	return ""
+}
+
+// populateWriteCall is madvise(MADV_POPULATE_WRITE); a variable so that
+// tests can take the fallback.
+var populateWriteCall = func(raw []byte) error { return unix.Madvise(raw, unix.MADV_POPULATE_WRITE) }
+
+// populateWrite faults raw in writable in one call. Kernels before 5.14 do
+// not know the advice (EINVAL): ErrUnsupported, and the caller touches the
+// pages instead.
+func populateWrite(raw []byte) error {
+	for {
+		err := populateWriteCall(raw)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EINVAL):
+			return errors.ErrUnsupported
+		case errors.Is(err, unix.EFAULT), errors.Is(err, unix.EHWPOISON):
+			return fmt.Errorf("%v: %w", err, ErrFault)
+		}
+		return err
+	}
+}
+
+// fdatasync makes f's data durable, and its size, but not its timestamps.
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// mapNoReserve keeps a reservation out of the kernel's commit accounting.
+const mapNoReserve = unix.MAP_NORESERVE
 
 // preallocate reserves [off, off+n) with fallocate, so that a full disk is
 // reported now. File systems without fallocate report ErrUnsupported and

@@ -5,6 +5,8 @@ package mmapfile
 import (
 	"errors"
 	"os"
+
+	"github.com/edsrzf/mmap-go"
 )
 
 func granularity() int { return os.Getpagesize() }
@@ -28,3 +30,27 @@ func (f *File) DropCache() error { return errors.ErrUnsupported }
 // fsyncCoversMappings: here File.Sync flushes mapped views (msync,
 // FlushViewOfFile) before syncing the file.
 const fsyncCoversMappings = false
+
+// reserveOver only unmaps here: there is no way to reserve the range.
+func reserveOver(m mmap.MMap) (bool, error) { return false, m.Unmap() }
+
+func releaseReservation(m mmap.MMap) error { return nil }
+
+func unlockFile(f *os.File) error { return errors.ErrUnsupported }
+
+func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupported }
+
+func pseudoFS(f *os.File) string { return "" }
+
+func fileSize(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+func populateWrite(raw []byte) error { return errors.ErrUnsupported }
+
+// fdatasync is a full sync here.
+func fdatasync(f *os.File) error { return f.Sync() }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"os"
 
+	"github.com/edsrzf/mmap-go"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 )
 
 func granularity() int { return os.Getpagesize() }
@@ -60,4 +63,41 @@ func advise(raw []byte, a Advice) error {
 		return errors.ErrUnsupported
 	}
 	return unix.Madvise(raw, adv)
+}
+
+// reserveOver replaces the mapping m, in one mmap call, by an anonymous
+// inaccessible mapping of the same range: no window in which another
+// mapping could take the address. If that fails, m is unmapped.
+func reserveOver(m mmap.MMap) (bool, error) {
+	at := unsafeslice.Pointer(m)
+	p, err := unix.MmapPtr(-1, 0, at, uintptr(len(m)), unix.PROT_NONE,
+		unix.MAP_FIXED|unix.MAP_PRIVATE|unix.MAP_ANON|mapNoReserve)
+	if err != nil || p != at {
+		return false, m.Unmap()
+	}
+	return true, nil
+}
+
+// releaseReservation unmaps a reservation made by reserveOver. The runtime
+// package's record of m's mapping is still there, so m.Unmap finds it.
+func releaseReservation(m mmap.MMap) error { return m.Unmap() }
+
+func unlockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// openForWriting reports whether f's descriptor was opened for writing.
+func openForWriting(f *os.File) (bool, error) {
+	fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+	if err != nil {
+		return false, err
+	}
+	return fl&unix.O_ACCMODE != unix.O_RDONLY, nil
+}
+
+// fileSize is f's current size, from fstat without allocating.
+func fileSize(f *os.File) (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return 0, err
+	}
+	return st.Size, nil
 }

@@ -13,7 +13,11 @@
 //   - a writer killed with SIGKILL at a random moment loses nothing it had
 //     reported as written, and no partial record is ever read back;
 //   - readers of read-only mappings scan safely from many goroutines while the
-//     same process appends, and a second process cannot take a write lock.
+//     same process appends, and a second process cannot take a write lock;
+//   - a view used after its file was closed faults (the child dies of
+//     SIGSEGV) instead of writing the file mapped next at the same address;
+//   - a whole-file replacement (atomicfile) refuses a file another process
+//     holds read-write, whose later edit would otherwise be lost.
 //
 // Child processes are this test binary re-executed with
 // MMAPKIT_RELIABILITY_CHILD naming what to do. The crash tests run a few

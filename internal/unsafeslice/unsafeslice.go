@@ -76,3 +76,13 @@ func AddrOf[T any](s []T) uintptr {
 	}
 	return uintptr(unsafe.Pointer(unsafe.SliceData(s)))
 }
+
+// Pointer returns the address of b's first byte as an unsafe.Pointer (nil
+// for an empty slice), for system calls that take one, such as mmap placing
+// a reservation exactly over an existing mapping.
+func Pointer(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(b))
+}

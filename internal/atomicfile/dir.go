@@ -1,0 +1,159 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// Dir is a temporary directory that replaces a directory tree (a Zarr
+// store) on Commit: write the new tree into Path, then Commit. See the
+// package documentation for how the old tree is replaced.
+type Dir struct {
+	target   string // as given
+	resolved string // symbolic links followed
+	tmp      string
+
+	mu   sync.Mutex
+	done bool
+}
+
+// CreateDir makes a temporary directory beside path that will replace the
+// directory at path (or create it). A replaced directory's permission bits
+// are kept; a new one gets o.Perm (DefaultDirPerm if zero) less the umask.
+// A path that names something other than a directory is an error.
+func CreateDir(path string, o *Options) (*Dir, error) {
+	perm := DefaultDirPerm
+	if o != nil && o.Perm != 0 {
+		perm = o.Perm
+	}
+	resolved, fi, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi != nil && !fi.IsDir() {
+		return nil, &fs.PathError{Op: "atomicfile", Path: path, Err: syscall.ENOTDIR}
+	}
+	for try := 0; ; try++ {
+		tmp := tempName(resolved, "tmp")
+		err := os.Mkdir(tmp, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fi != nil {
+			if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
+				os.Remove(tmp)
+				return nil, err
+			}
+		}
+		d := &Dir{target: path, resolved: resolved, tmp: tmp}
+		register(d)
+		return d, nil
+	}
+}
+
+// Path is the temporary directory to write the new tree into.
+func (d *Dir) Path() string { return d.tmp }
+
+// Target returns the path that Commit replaces, as given to CreateDir.
+func (d *Dir) Target() string { return d.target }
+
+// Commit syncs every file and directory of the new tree and puts it in the
+// target's place; the old tree is removed. On error the temporary tree is
+// removed and the target is as it was.
+func (d *Dir) Commit() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return errors.New("atomicfile: " + d.target + ": already committed or aborted")
+	}
+	d.done = true
+	unregister(d)
+	err := syncTree(d.tmp)
+	if err == nil {
+		err = d.replace()
+	}
+	if err != nil {
+		os.RemoveAll(d.tmp)
+		return fmt.Errorf("atomicfile: %s: %w", d.target, err)
+	}
+	return nil
+}
+
+// exchangeCall is exchange; a variable so that tests can take the
+// two-rename path.
+var exchangeCall = exchange
+
+// replace puts the synced tree d.tmp at d.resolved.
+func (d *Dir) replace() error {
+	parent := filepath.Dir(d.resolved)
+	if _, err := os.Lstat(d.resolved); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(d.tmp, d.resolved); err != nil {
+			return err
+		}
+		syncDir(parent)
+		return nil
+	}
+	// Exchange the two in one step where the OS can: d.tmp then names the
+	// old tree.
+	if err := exchangeCall(d.tmp, d.resolved); err == nil {
+		syncDir(parent)
+		return os.RemoveAll(d.tmp)
+	}
+	old := tempName(d.resolved, "old")
+	if err := os.Rename(d.resolved, old); err != nil {
+		return err
+	}
+	if err := os.Rename(d.tmp, d.resolved); err != nil {
+		if rerr := os.Rename(old, d.resolved); rerr != nil {
+			return errors.Join(err, fmt.Errorf("the old tree is at %s: %w", old, rerr))
+		}
+		return err
+	}
+	syncDir(parent)
+	return os.RemoveAll(old)
+}
+
+// syncTree fsyncs every regular file and directory under root.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !de.IsDir() && !de.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if de.IsDir() && err != nil {
+			err = nil // directories cannot be synced everywhere
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// Abort removes the temporary tree, leaving the target alone. After Commit
+// it does nothing.
+func (d *Dir) Abort() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return
+	}
+	d.done = true
+	unregister(d)
+	os.RemoveAll(d.tmp)
+}

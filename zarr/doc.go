@@ -1,0 +1,68 @@
+// Package zarr reads and writes Zarr stores, version 2 and version 3: the
+// chunked arrays in directories that dask, xarray and Ray process in
+// parallel across a cluster.
+//
+// An uncompressed Zarr chunk is a raw block of its array — on disk exactly
+// what a typed slice holds — so this package hands every such chunk out as
+// a []T that aliases the chunk file's mapping (View), read-only or
+// read-write, with no copy. Copying reads of any region gather across
+// chunks (Read, ReadRegion), decompressing zlib, gzip, zstd and lz4 chunks
+// straight into the destination where it holds them whole, on every core,
+// and fill chunks that are missing with the array's fill value. Blosc has
+// no well-kept pure-Go implementation: its chunks are an error that names
+// it.
+//
+//	s, err := zarr.Open("data.zarr", nil)
+//	a, err := s.Array("/temp")
+//	for i := range a.Grid()[0] {
+//		chunk, err := zarr.View[float64](a, i, 0) // the chunk file's pages
+//		...
+//	}
+//	region, err := zarr.Read[float64](a, []int64{0, 0}, []int64{10, 20})
+//	s.Close() // chunk must not be used after this line
+//
+// Arrays are named as zarr-python names them: "/" for a store whose root is
+// an array, "/group/name" inside groups, visited depth first in name order.
+// Version 3 stores may shard their chunks (sharding_indexed): an inner
+// chunk stored raw is a view of its shard's mapping, and its shard's index
+// is checked (crc32c, every range inside the file, none overlapping) before
+// any of it is used.
+//
+// Write turns any format.Source into a store: by default version 3, chunks
+// of about 8 MiB chosen from each array's shape, raw little-endian bytes
+// (or the source's byte order), the source's storage order kept (a
+// column-major array becomes order "F" or a transpose codec, with no
+// transposing), dimension names for xarray and consolidated metadata.
+// Create makes a store of empty arrays to fill through writable views. Set
+// edits one element in place: through a read-write mapping of its chunk
+// file, or by re-encoding a compressed chunk to a file that replaces it.
+//
+// # What is safe
+//
+//   - A Store may be used from any number of goroutines. A store opened
+//     read-write is locked against other writers (an advisory lock on its
+//     root metadata document); Set and chunk creation are serialised.
+//   - Every field of the metadata, every chunk's size and every shard index
+//     is checked before it is used: bad input is a *FormatError naming the
+//     store, the key of the file inside it and the byte offset, never a
+//     panic or a huge allocation. Keys that leave the store ("..", absolute
+//     paths, symlinks out of it) are refused.
+//   - Write and Create build the store in a temporary directory beside the
+//     target, chunk files first and metadata last, and replace the target
+//     only when the store is complete (in one atomic exchange on Linux). A
+//     re-encoded chunk goes to a temporary file renamed over the old one.
+//
+// # What is not safe
+//
+//   - Slices returned by View point into mappings: after Close, any use
+//     crashes the process; if another process truncates a chunk file, reading
+//     its slice raises SIGBUS. Copying reads are guarded; slices cannot be.
+//   - Writing through a view of a read-only store crashes the process (the
+//     pages are read-only). A view does not see a chunk that another writer
+//     replaced with a new file (zarr-python always does, for example): it
+//     keeps showing the old file until the store is closed and reopened.
+//   - Each viewed chunk keeps one file open until Close.
+//   - Views and Set change raw chunks in place: a reader of the same chunk in
+//     another process sees the change at once, element by element, not as a
+//     whole.
+package zarr

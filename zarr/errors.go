@@ -1,0 +1,76 @@
+package zarr
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Sentinel errors, for errors.Is. The conditions every format shares are
+// mmapfile's sentinels, re-exported here so that one errors.Is test works
+// for every format.
+var (
+	ErrTruncated    = mmapfile.ErrTruncated
+	ErrMisaligned   = mmapfile.ErrMisaligned
+	ErrTypeMismatch = mmapfile.ErrTypeMismatch
+	ErrNotWritable  = mmapfile.ErrNotWritable
+	ErrClosed       = mmapfile.ErrClosed
+	ErrByteOrder    = mmapfile.ErrByteOrder
+	ErrOutOfRange   = mmapfile.ErrOutOfRange
+	ErrInvalidBool  = mmapfile.ErrInvalidBool
+	ErrFault        = mmapfile.ErrFault
+	ErrLocked       = mmapfile.ErrLocked
+
+	// ErrUnsupported wraps errors.ErrUnsupported: a codec, data type or
+	// feature of the store that this package does not implement. The
+	// error's message names it.
+	ErrUnsupported = fmt.Errorf("zarr: %w", errors.ErrUnsupported)
+	// ErrInvalid: metadata that breaks the Zarr specification (a negative
+	// shape, a zero chunk size, a dtype that does not parse, a key that
+	// leaves the store).
+	ErrInvalid = errors.New("invalid metadata")
+	// ErrChecksum: a crc32c checksum does not match the bytes it covers.
+	ErrChecksum = errors.New("crc32c checksum mismatch")
+	// ErrMissingChunk: a view of a chunk that has no file (it reads as the
+	// fill value through the copying calls).
+	ErrMissingChunk = errors.New("chunk is missing (reads as the fill value)")
+	// ErrNotFound: no array of that name in the store.
+	ErrNotFound = errors.New("no such array")
+	// ErrCorrupt: a chunk whose bytes do not decode to one chunk (too
+	// short, too long, inflating past its size, a shard index pointing
+	// outside its file or at overlapping ranges).
+	ErrCorrupt = errors.New("chunk does not decode to one chunk")
+)
+
+// FormatError reports a problem with a store's contents, or a request the
+// store cannot satisfy, naming the store, the key of the file inside it
+// and the byte offset in that file.
+type FormatError struct {
+	File   string // the store's path as opened
+	Key    string // the key of the file in the store ("temp/c/0/1", ".zarray"); "" for the store itself
+	Offset int64  // byte offset in that file; -1 if none
+	Msg    string // what is wrong, naming the array where known
+	Err    error  // a sentinel of this package or an underlying error; may be nil
+}
+
+func (e *FormatError) Error() string {
+	s := "zarr: "
+	if e.File != "" {
+		s += e.File + ": "
+	}
+	if e.Key != "" {
+		s += e.Key + ": "
+	}
+	if e.Offset >= 0 {
+		s += fmt.Sprintf("offset %d: ", e.Offset)
+	}
+	s += e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *FormatError) Unwrap() error { return e.Err }

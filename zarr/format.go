@@ -1,0 +1,92 @@
+package zarr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+var (
+	_ format.File   = (*Store)(nil)
+	_ format.Setter = (*Store)(nil)
+)
+
+func init() {
+	format.Register(format.Format{
+		Name:        "zarr",
+		Description: "Zarr v2 and v3 stores: chunked arrays in directories, as dask and xarray read them",
+		Extensions:  []string{".zarr"},
+		Dir:         true,
+		SniffDir:    isStore,
+		Open: func(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
+			return OpenFile(path, mode, options(o))
+		},
+		Write: func(path string, src format.Source, o *format.Options) error {
+			opts := options(o)
+			if opts == nil {
+				opts = &Options{}
+			}
+			if err := writeParams(opts, o); err != nil {
+				return &FormatError{File: path, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
+			}
+			return Write(path, src, opts)
+		},
+		Params: []format.Param{
+			{Name: "zarr-version", Usage: "Zarr version of the store written: 2 or 3 (default 3)", Write: true},
+			{Name: "chunks", Usage: "chunk shape of the arrays written, such as 512,1024 (default: chunks of about 8 MiB chosen from each array's shape)", Write: true},
+			{Name: "shards", Usage: "version 3: gather chunks into shard files of this shape, such as 4096,4096", Write: true},
+			{Name: "compress", Usage: "none|zlib|gzip|zstd[:LEVEL] (default none: chunks that map as typed slices)", Write: true},
+		},
+	})
+}
+
+// options turns the format-neutral options into this package's.
+func options(o *format.Options) *Options {
+	if o == nil {
+		return nil
+	}
+	return &Options{Options: o.Options, Lenient: o.Lenient}
+}
+
+// writeParams reads the writing parameters.
+func writeParams(opts *Options, o *format.Options) error {
+	if v := o.Param("zarr-version"); v != "" {
+		switch v {
+		case "2", "3":
+			opts.Version, _ = strconv.Atoi(v)
+		default:
+			return fmt.Errorf("zarr-version %q is not 2 or 3", v)
+		}
+	}
+	var err error
+	if opts.Chunks, err = parseShape("chunks", o.Param("chunks")); err != nil {
+		return err
+	}
+	if opts.Shards, err = parseShape("shards", o.Param("shards")); err != nil {
+		return err
+	}
+	opts.Compress = o.Param("compress")
+	if _, err := parseCompress(opts.Compress); err != nil {
+		return err
+	}
+	return nil
+}
+
+// parseShape parses "512,1024".
+func parseShape(what, s string) ([]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("%s %q: %q is not a positive integer", what, s, p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

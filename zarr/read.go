@@ -1,0 +1,462 @@
+package zarr
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// maxDecoded bounds the size of a compressed chunk decoded into a buffer
+// of its own (chunks read whole into the destination need none).
+const maxDecoded = 1 << 32
+
+// worker holds one goroutine's buffers for reading chunks.
+type worker struct {
+	enc, scratch []byte
+}
+
+// where is the stored location of one unit.
+type where struct {
+	key     string
+	off, n  int64
+	missing bool
+}
+
+// locateUnit finds the bytes of unit u.
+func (a *Array) locateUnit(u []int64) (where, error) {
+	m := a.m
+	key, inner := m.locate(u)
+	if inner < 0 {
+		size, ok, err := a.s.statKey(key)
+		return where{key: key, n: size, missing: !ok}, err
+	}
+	si, err := a.s.shardIndexOf(m, key)
+	if err != nil || si == nil {
+		return where{key: key, missing: true}, err
+	}
+	off, nb := si.ent[2*inner], si.ent[2*inner+1]
+	if off == empty {
+		return where{key: key, missing: true}, nil
+	}
+	return where{key: key, off: int64(off), n: int64(nb)}, nil
+}
+
+// readBox copies the box [start, start+count) of the array into dst, laid
+// out in order, elements in the stored byte order. Chunks are read in
+// parallel; each compressed chunk that dst holds whole and in its own
+// layout is decompressed straight into dst.
+func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) error {
+	m := a.m
+	k := len(m.shape)
+	lo, span := make([]int64, k), make([]int64, k)
+	total := int64(1)
+	for i := range k {
+		if count[i] == 0 {
+			return nil
+		}
+		lo[i] = start[i] / m.unit[i]
+		span[i] = (start[i]+count[i]-1)/m.unit[i] - lo[i] + 1
+		total *= span[i]
+	}
+	dstr := orderStrides(count, order)
+	one := func(j int64, w *worker) error {
+		u := make([]int64, k)
+		for i := k - 1; i >= 0; i-- {
+			u[i] = lo[i] + j%span[i]
+			j /= span[i]
+		}
+		return a.readUnit(u, dst, start, count, dstr, w)
+	}
+	workers := int64(runtime.GOMAXPROCS(0))
+	if len(dst) < 1<<20 {
+		workers = 1
+	}
+	return parallel(total, workers, &a.s.states, one)
+}
+
+// readUnit copies the part of unit u inside the box into dst.
+func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *worker) error {
+	m := a.m
+	k := len(u)
+	size := int64(m.dt.typ.Size())
+	sstr := permStrides(m.unit, m.perm)
+	cnt := make([]int64, k)
+	var soff, doff int64
+	for i := range k {
+		us := u[i] * m.unit[i]
+		lo, hi := max(us, start[i]), min(us+m.unit[i], start[i]+count[i])
+		cnt[i] = hi - lo
+		soff += (lo - us) * sstr[i]
+		doff += (lo - start[i]) * dstr[i]
+	}
+	p := makePlan(cnt, sstr, dstr, int(size))
+	ub := m.unitBytes()
+	whole := p.contiguous() && p.elems()*size == ub // dst holds the unit as stored
+	loc, err := a.locateUnit(u)
+	if err != nil {
+		return err
+	}
+	if loc.missing {
+		p.fill(dst, doff, m.fill)
+		return nil
+	}
+	if len(m.chain) == 0 {
+		if loc.n != ub {
+			return a.sizeErr(loc, ub)
+		}
+		if whole {
+			return a.s.readAt(loc.key, dst[doff*size:doff*size+ub], loc.off)
+		}
+		return a.s.withBytes(loc.key, loc.off, ub, w, func(b []byte) { p.copy(dst, doff, b, soff) })
+	}
+	if loc.n > ub+ub/64+1<<20 {
+		return a.s.errf(loc.key, loc.off, ErrCorrupt, "array %q: an encoded chunk of %d bytes is larger than any encoding of its %d bytes", m.name, loc.n, ub)
+	}
+	w.enc = grow(w.enc, loc.n)
+	if err := a.s.readAt(loc.key, w.enc, loc.off); err != nil {
+		return err
+	}
+	if whole {
+		if err := decodeChain(m.chain, dst[doff*size:doff*size+ub], w.enc); err != nil {
+			return a.decodeErr(loc, err)
+		}
+		return nil
+	}
+	if ub > maxDecoded {
+		return a.s.errf(loc.key, loc.off, ErrUnsupported, "array %q: a compressed chunk of %d bytes is larger than the %d bytes decoded here apart from the destination", m.name, ub, int64(maxDecoded))
+	}
+	// A chunk read in part is kept decoded for a while: consecutive
+	// linear reads (a conversion's) cut across the same chunks.
+	ck := cacheKey{loc.key, loc.off}
+	if b := a.s.cache.get(ck); b != nil {
+		p.copy(dst, doff, b, soff)
+		return nil
+	}
+	b := grow(nil, ub)
+	if err := decodeChain(m.chain, b, w.enc); err != nil {
+		return a.decodeErr(loc, err)
+	}
+	a.s.cache.put(ck, b)
+	p.copy(dst, doff, b, soff)
+	return nil
+}
+
+// cacheKey names a unit's stored bytes: its file and offset.
+type cacheKey struct {
+	key string
+	off int64
+}
+
+// unitCache keeps recently decoded chunks, least recently used dropped
+// first, up to a number of bytes.
+type unitCache struct {
+	mu    sync.Mutex
+	used  int64
+	tick  int64
+	units map[cacheKey]*cached
+}
+
+type cached struct {
+	b    []byte
+	used int64
+}
+
+// cacheBytes bounds the decoded chunks a store keeps.
+const cacheBytes = 64 << 20
+
+func (c *unitCache) get(k cacheKey) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.units[k]; ok {
+		c.tick++
+		e.used = c.tick
+		return e.b
+	}
+	return nil
+}
+
+func (c *unitCache) put(k cacheKey, b []byte) {
+	if int64(len(b)) > cacheBytes/4 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.units == nil {
+		c.units = map[cacheKey]*cached{}
+	}
+	if _, ok := c.units[k]; ok {
+		return
+	}
+	for c.used+int64(len(b)) > cacheBytes {
+		var old cacheKey
+		oldest := int64(-1)
+		for k, e := range c.units {
+			if oldest < 0 || e.used < oldest {
+				old, oldest = k, e.used
+			}
+		}
+		c.used -= int64(len(c.units[old].b))
+		delete(c.units, old)
+	}
+	c.tick++
+	c.units[k] = &cached{b: b, used: c.tick}
+	c.used += int64(len(b))
+}
+
+// drop forgets the chunks of the file key.
+func (c *unitCache) drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.units {
+		if k.key == key {
+			c.used -= int64(len(e.b))
+			delete(c.units, k)
+		}
+	}
+}
+
+// grow returns b resized to n bytes, aligned for any element type.
+func grow(b []byte, n int64) []byte {
+	if int64(cap(b)) >= n {
+		return b[:n]
+	}
+	return unsafeslice.Bytes(make([]uint64, (n+7)/8))[:n]
+}
+
+func (a *Array) sizeErr(loc where, ub int64) error {
+	if loc.n < ub {
+		return a.s.errf(loc.key, loc.off+loc.n, ErrTruncated, "array %q: chunk of %d bytes, an uncompressed chunk has %d", a.m.name, loc.n, ub)
+	}
+	return a.s.errf(loc.key, loc.off+ub, ErrCorrupt, "array %q: chunk of %d bytes, %d past the %d of an uncompressed chunk", a.m.name, loc.n, loc.n-ub, ub)
+}
+
+func (a *Array) decodeErr(loc where, err error) error {
+	return a.s.errf(loc.key, loc.off, err, "array %q: chunk", a.m.name)
+}
+
+// readAt reads len(b) bytes of the file key at off.
+func (s *Store) readAt(key string, b []byte, off int64) error {
+	f, err := s.fsys.Open(key)
+	if err != nil {
+		return s.keyErr(key, err)
+	}
+	defer f.Close()
+	var n int
+	if ra, ok := f.(io.ReaderAt); ok {
+		n, err = ra.ReadAt(b, off)
+	} else if sk, ok := f.(io.Seeker); ok {
+		if _, err = sk.Seek(off, io.SeekStart); err == nil {
+			n, err = io.ReadFull(f, b)
+		}
+	} else {
+		if _, err = io.CopyN(io.Discard, f, off); err == nil {
+			n, err = io.ReadFull(f, b)
+		}
+	}
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
+		return s.errf(key, off+int64(n), ErrTruncated, "file ends %d bytes into the %d read there", n, len(b))
+	}
+	return s.errf(key, off, err, "cannot be read")
+}
+
+// withBytes calls fn with bytes [off, off+n) of the file key: a mapping of
+// them where the store is a directory (faults in it become errors), else
+// a copy.
+func (s *Store) withBytes(key string, off, n int64, w *worker, fn func(b []byte)) error {
+	s.mu.Lock()
+	mp := s.maps[key]
+	s.mu.Unlock()
+	if mp != nil {
+		b := mp.r.Bytes()
+		if off+n > int64(len(b)) {
+			return s.errf(key, int64(len(b)), ErrTruncated, "mapping of %d bytes, want [%d, %d)", len(b), off, off+n)
+		}
+		return s.guard(key, mp.r, func() { fn(b[off : off+n]) })
+	}
+	if s.root == nil {
+		w.scratch = grow(w.scratch, n)
+		if err := s.readAt(key, w.scratch, off); err != nil {
+			return err
+		}
+		fn(w.scratch)
+		return nil
+	}
+	f, err := s.mapFile(key, false)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := f.Map(off, n)
+	if err != nil {
+		return s.errf(key, off, err, "cannot be mapped")
+	}
+	return s.guard(key, r, func() { fn(r.Bytes()) })
+}
+
+// guard runs fn over a mapping of key, turning a fault into an error
+// naming the key.
+func (s *Store) guard(key string, r *mmapfile.Region, fn func()) error {
+	if err := r.Guard(fn); err != nil {
+		return s.errf(key, -1, err, "fault while reading the mapping (the file was truncated?)")
+	}
+	return nil
+}
+
+// mapFile opens the file key for mapping, after making sure that it lies
+// inside the store (no symlink out of it).
+func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
+	if s.root == nil {
+		return nil, s.errf(key, -1, ErrUnsupported, "a store opened with NewReader is not mapped: use Read")
+	}
+	inside, err := s.root.Open(key)
+	if err != nil {
+		return nil, s.keyErr(key, err)
+	}
+	defer inside.Close()
+	fi, err := inside.Stat()
+	if err != nil {
+		return nil, s.keyErr(key, err)
+	}
+	mode := mmapfile.ReadOnly
+	if writable {
+		mode = mmapfile.ReadWrite
+	}
+	mo := s.opts.Options
+	mo.Create, mo.Truncate, mo.Lock = false, false, mmapfile.LockNone
+	f, err := mmapfile.OpenFile(s.path(key), mode, &mo)
+	if err != nil {
+		return nil, s.errf(key, -1, err, "cannot be opened")
+	}
+	if fi2, err := f.OSFile().Stat(); err != nil || !os.SameFile(fi, fi2) {
+		f.Close()
+		return nil, s.errf(key, -1, ErrInvalid, "changed while it was opened (a symlink out of the store?)")
+	}
+	return f, nil
+}
+
+// Read copies the region [start, start+count) of the array into a new
+// slice, in row-major order and the host's byte order. Missing chunks read
+// as the fill value. T must be the array's element type.
+func Read[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
+	if t := layout.TypeOf[T](); t != a.m.dt.typ {
+		return nil, a.s.errf(a.m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+	}
+	n, err := a.checkBox(start, count)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, n)
+	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadRegion copies the region [start, start+count) of the array into
+// dst, which it fills exactly: listed in order (RowMajor: the last index
+// varies fastest) and in byte order bo. Chunks are read in parallel, each
+// decompressed straight into dst where dst holds it whole; missing chunks
+// read as the fill value.
+func (a *Array) ReadRegion(dst []byte, start, count []int64, order layout.Order, bo binary.ByteOrder) error {
+	if err := a.s.checkOpen(); err != nil {
+		return err
+	}
+	n, err := a.checkBox(start, count)
+	if err != nil {
+		return err
+	}
+	t := a.m.dt.typ
+	if int64(len(dst)) != n*int64(t.Size()) {
+		return a.s.errf(a.m.metaKey, -1, ErrOutOfRange, "array %q: %d bytes for a region of %d %s elements", a.m.name, len(dst), n, t)
+	}
+	if err := a.readBox(dst, start, count, order); err != nil {
+		return err
+	}
+	return a.finish(dst, bo)
+}
+
+// finish turns bytes in the stored byte order into bo and checks bools.
+func (a *Array) finish(dst []byte, bo binary.ByteOrder) error {
+	t := a.m.dt.typ
+	mmapfile.SwapOrder(dst, t, a.m.byteOrder(), bo)
+	if t == layout.Bool {
+		if bad := mmapfile.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
+			return a.s.errf(a.m.metaKey, -1, ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
+		}
+	}
+	return nil
+}
+
+// ReadArray copies the elements [first, first+len(dst)/size) of array i,
+// listed in order (RowMajor: logical row-major order), into dst in byte
+// order bo; see format.Source.
+func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if i < 0 || i >= len(s.arrays) {
+		return s.errf("", -1, ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+	}
+	a := s.arrays[i]
+	m := a.m
+	zero := make([]int64, len(m.shape))
+	total, err := a.checkBox(zero, m.shape)
+	if err != nil {
+		return err
+	}
+	size := int64(m.dt.typ.Size())
+	n := int64(len(dst)) / size
+	if int64(len(dst))%size != 0 {
+		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: %d bytes is not a whole number of %s elements", m.name, len(dst), m.dt.typ)
+	}
+	if end, ok := layout.Add(first, n); first < 0 || !ok || end > total {
+		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: elements [%d, %d+%d) outside [0, %d)", m.name, first, first, n, total)
+	}
+	q := append([]int64(nil), m.shape...)
+	if order == layout.ColMajor {
+		reverseInts(q)
+	}
+	var at int64
+	err = linearBoxes(q, first, first+n, func(start, count []int64) error {
+		if order == layout.ColMajor {
+			reverseInts(start)
+			reverseInts(count)
+		}
+		c, _ := layout.Count(count)
+		part := dst[at*size : (at+c)*size]
+		at += c
+		return a.readBox(part, start, count, order)
+	})
+	if err != nil {
+		return err
+	}
+	return a.finish(dst, bo)
+}
+
+func reverseInts(p []int64) {
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+}
+
+// path is the file name of key in the store's directory.
+func (s *Store) path(key string) string { return filepath.Join(s.dir, filepath.FromSlash(key)) }
+
+func (s *Store) checkOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.errf("", -1, ErrClosed, "store is closed")
+	}
+	return nil
+}

@@ -1,0 +1,533 @@
+package zarr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// hostBig: this machine is big-endian.
+var hostBig = mmapfile.HostOrder() == binary.ByteOrder(binary.BigEndian)
+
+// Options configure Open, OpenFile, NewReader, Create and Write. A nil
+// *Options means the defaults.
+type Options struct {
+	// Options are the mapping's options (advice, populate, lock, wait)
+	// for the chunk files this package maps, and the lock of a store
+	// opened read-write.
+	mmapfile.Options
+	// Lenient makes copying reads accept bool bytes other than 0 and 1
+	// (as true), as NumPy does. Views stay strict.
+	Lenient bool
+
+	// Version is the Zarr version Write and Create produce: 3 (the
+	// default, also for 0) or 2.
+	Version int
+	// Chunks is the chunk shape of the arrays written (of the arrays of
+	// its rank); nil chooses chunks of about 8 MiB from each array's
+	// shape. Dimensions larger than the array's are cut to it.
+	Chunks []int64
+	// Shards, for version 3, gathers chunks into shard files of this
+	// shape (a multiple of the chunk shape), with the sharding_indexed
+	// codec; nil writes one file per chunk.
+	Shards []int64
+	// Compress is "none" (the default: chunks that map as typed slices),
+	// "zlib", "gzip" or "zstd", optionally with a level ("zstd:3").
+	Compress string
+}
+
+// maxMetadata bounds the size of a metadata document read into memory.
+const maxMetadata = 64 << 20
+
+// Store is an open Zarr store: a hierarchy of groups and arrays in a
+// directory (or an fs.FS). Its arrays are its records, in the order
+// zarr-python visits them. A Store is safe for concurrent use.
+type Store struct {
+	name     string
+	dir      string   // the directory, "" for NewReader
+	root     *os.Root // confines every access to the store; nil for NewReader
+	fsys     fs.FS
+	version  int
+	writable bool
+	opts     Options
+
+	arrays []*Array
+	recs   []format.Record
+	lock   *mmapfile.File // the root metadata document, locked while read-write
+
+	wmu    sync.Mutex // serialises Set and chunk creation
+	mu     sync.Mutex
+	maps   map[string]*mapping // chunk and shard files mapped for views and edits
+	shards map[string]*shardIndex
+	closed bool
+	states sync.Pool // *worker
+	cache  unitCache
+}
+
+// Open opens the store at path read-only.
+func Open(path string, o *Options) (*Store, error) { return OpenFile(path, mmapfile.ReadOnly, o) }
+
+// OpenFile opens the store at path read-only or read-write. A read-write
+// store is locked against other writers (an advisory lock on its root
+// metadata document) and can be changed in place with Set and writable
+// views.
+func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
+	s := &Store{name: path, dir: path, writable: mode == mmapfile.ReadWrite}
+	if o != nil {
+		s.opts = *o
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, s.errf("", -1, ErrInvalid, "not a directory: a Zarr store is a directory")
+	}
+	if s.root, err = os.OpenRoot(path); err != nil {
+		return nil, err
+	}
+	s.fsys = s.root.FS()
+	if err := s.load(); err != nil {
+		s.root.Close()
+		return nil, err
+	}
+	lock := s.opts.Lock
+	if lock == mmapfile.LockDefault && s.writable {
+		lock = mmapfile.LockExclusive
+	}
+	if lock == mmapfile.LockShared || lock == mmapfile.LockExclusive {
+		key := s.rootKey()
+		if _, err := s.root.Stat(key); err != nil {
+			s.root.Close()
+			return nil, err
+		}
+		s.lock, err = mmapfile.OpenFile(filepath.Join(path, key), mmapfile.ReadOnly, &mmapfile.Options{Lock: lock, Wait: s.opts.Wait})
+		if err != nil {
+			s.root.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// NewReader opens a store held in any file system — an in-memory one, an
+// archive, a remote store behind fs.FS — read-only. Its chunks are
+// fetched, never mapped: views fail and reads copy.
+func NewReader(fsys fs.FS, o *Options) (*Store, error) {
+	s := &Store{fsys: fsys}
+	if o != nil {
+		s.opts = *o
+	}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// rootKey is the key of the root metadata document.
+func (s *Store) rootKey() string {
+	if s.version == 3 {
+		return "zarr.json"
+	}
+	if len(s.arrays) == 1 && s.arrays[0].m.path == "" {
+		return ".zarray"
+	}
+	return ".zgroup"
+}
+
+// errf builds a FormatError about the file key of the store.
+func (s *Store) errf(key string, off int64, err error, format string, a ...any) error {
+	return &FormatError{File: s.name, Key: key, Offset: off, Msg: fmt.Sprintf(format, a...), Err: err}
+}
+
+// readMeta reads a metadata document; ok is false if it does not exist.
+func (s *Store) readMeta(key string) ([]byte, bool, error) {
+	f, err := s.fsys.Open(key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.keyErr(key, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, s.keyErr(key, err)
+	}
+	if fi.IsDir() {
+		return nil, false, nil
+	}
+	if fi.Size() > maxMetadata {
+		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document of %d bytes is larger than %d", fi.Size(), maxMetadata)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxMetadata+1))
+	if err != nil {
+		return nil, false, s.keyErr(key, err)
+	}
+	if len(b) > maxMetadata {
+		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document larger than %d bytes", maxMetadata)
+	}
+	return b, true, nil
+}
+
+// keyErr names the key in an error of the file system (a symlink out of
+// the store, a permission).
+func (s *Store) keyErr(key string, err error) error {
+	msg := "cannot be read"
+	if strings.Contains(err.Error(), "escapes") {
+		msg = "leaves the store (a symlink or path outside it)"
+		err = fmt.Errorf("%v: %w", err, ErrInvalid)
+	}
+	return s.errf(key, -1, err, "%s", msg)
+}
+
+// checkKey refuses a key that is not a plain relative path inside the
+// store (absolute, "..", empty parts).
+func (s *Store) checkKey(where, key string) error {
+	if key == "" || !fs.ValidPath(key) || strings.Contains(key, `\`) {
+		return s.errf(where, -1, ErrInvalid, "key %q is not a path inside the store", key)
+	}
+	return nil
+}
+
+// load reads the hierarchy.
+func (s *Store) load() error {
+	if doc, ok, err := s.readMeta("zarr.json"); err != nil {
+		return err
+	} else if ok {
+		s.version = 3
+		return s.loadV3(doc)
+	}
+	s.version = 2
+	if doc, ok, err := s.readMeta(".zarray"); err != nil {
+		return err
+	} else if ok {
+		attrs, err := s.readAttrs(".zattrs")
+		if err != nil {
+			return err
+		}
+		return s.addV2("", ".zarray", doc, attrs)
+	}
+	if _, ok, err := s.readMeta(".zgroup"); err != nil {
+		return err
+	} else if !ok {
+		return s.errf("", -1, ErrInvalid, "no .zarray, .zgroup or zarr.json: not a Zarr store")
+	}
+	if doc, ok, err := s.readMeta(".zmetadata"); err != nil {
+		return err
+	} else if ok {
+		return s.loadConsolidatedV2(doc)
+	}
+	var paths []string
+	if err := s.walk("", func(p string) (bool, error) {
+		if _, ok, err := s.readMeta(join(p, ".zarray")); err != nil || ok {
+			if ok {
+				paths = append(paths, p)
+			}
+			return false, err
+		}
+		_, ok, err := s.readMeta(join(p, ".zgroup"))
+		return ok, err
+	}); err != nil {
+		return err
+	}
+	for _, p := range paths {
+		key := join(p, ".zarray")
+		doc, _, err := s.readMeta(key)
+		if err != nil {
+			return err
+		}
+		attrs, err := s.readAttrs(join(p, ".zattrs"))
+		if err != nil {
+			return err
+		}
+		if err := s.addV2(p, key, doc, attrs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walk visits the sub-directories of the group at prefix, depth first in
+// name order (as zarr-python visits a hierarchy): visit says whether a
+// directory is a group to descend into.
+func (s *Store) walk(prefix string, visit func(p string) (bool, error)) error {
+	dir := prefix
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := fs.ReadDir(s.fsys, dir)
+	if err != nil {
+		return s.keyErr(dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "__") {
+			continue
+		}
+		p := join(prefix, name)
+		if !e.IsDir() {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			fi, err := fs.Stat(s.fsys, p)
+			if err != nil {
+				return s.keyErr(p, err)
+			}
+			if !fi.IsDir() {
+				continue
+			}
+		}
+		group, err := visit(p)
+		if err != nil {
+			return err
+		}
+		if group {
+			if err := s.walk(p, visit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
+}
+
+// readAttrs reads a .zattrs document, or nil if there is none.
+func (s *Store) readAttrs(key string) (map[string]any, error) {
+	doc, ok, err := s.readMeta(key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var attrs map[string]any
+	if off, err := decodeJSON(doc, &attrs); err != nil {
+		return nil, s.errf(key, off, ErrInvalid, "%v", err)
+	}
+	return attrs, nil
+}
+
+// addV2 adds the array at path p from its .zarray document.
+func (s *Store) addV2(p, key string, doc []byte, attrs map[string]any) error {
+	m, merr := parseV2(doc, attrs)
+	if merr != nil {
+		return s.errf(key, merr.off, merr.err, "%s", merr.msg)
+	}
+	return s.add(m, p, key)
+}
+
+func (s *Store) add(m *meta, p, key string) error {
+	m.path, m.metaKey = p, key
+	m.name = "/" + p
+	s.arrays = append(s.arrays, &Array{s: s, m: m})
+	s.recs = append(s.recs, record(m))
+	return nil
+}
+
+// loadConsolidatedV2 reads the arrays listed in .zmetadata.
+func (s *Store) loadConsolidatedV2(doc []byte) error {
+	var z struct {
+		Metadata map[string]json.RawMessage `json:"metadata"`
+		Format   json.RawMessage            `json:"zarr_consolidated_format"`
+	}
+	if off, err := decodeJSON(doc, &z); err != nil {
+		return s.errf(".zmetadata", off, ErrInvalid, "%v", err)
+	}
+	if string(bytes.TrimSpace(z.Format)) != "1" {
+		return s.errf(".zmetadata", -1, ErrInvalid, "zarr_consolidated_format is %s, not 1", clip(z.Format))
+	}
+	var paths []string
+	for k := range z.Metadata {
+		if err := s.checkKey(".zmetadata", k); err != nil {
+			return err
+		}
+		if p, ok := strings.CutSuffix(k, ".zarray"); ok && (p == "" || strings.HasSuffix(p, "/")) {
+			p = strings.TrimSuffix(p, "/")
+			if p == "" {
+				return s.errf(".zmetadata", -1, ErrInvalid, "lists a root array in a group")
+			}
+			paths = append(paths, p)
+		}
+	}
+	sortPaths(paths)
+	for _, p := range paths {
+		inGroup := true
+		for q := path.Dir(p); q != "."; q = path.Dir(q) {
+			_, ok := z.Metadata[q+"/.zgroup"]
+			inGroup = inGroup && ok
+		}
+		if !inGroup {
+			continue // zarr-python does not see arrays outside groups
+		}
+		var attrs map[string]any
+		if a, ok := z.Metadata[p+"/.zattrs"]; ok {
+			if _, err := decodeJSON(a, &attrs); err != nil {
+				return s.errf(".zmetadata", -1, ErrInvalid, "%s/.zattrs: %v", p, err)
+			}
+		}
+		m, merr := parseV2(z.Metadata[p+"/.zarray"], attrs)
+		if merr != nil {
+			return s.errf(".zmetadata", -1, merr.err, "%s/.zarray: %s", p, merr.msg)
+		}
+		if err := s.add(m, p, p+"/.zarray"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortPaths sorts array paths in the order of a depth-first visit with
+// each group's members in name order.
+func sortPaths(paths []string) {
+	slices.SortFunc(paths, func(a, b string) int {
+		return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
+	})
+}
+
+// loadV3 reads a version 3 hierarchy from its root zarr.json.
+func (s *Store) loadV3(doc []byte) error {
+	z, merr := parseNodeV3(doc)
+	if merr != nil {
+		return s.errf("zarr.json", merr.off, merr.err, "%s", merr.msg)
+	}
+	if z.NodeType == "array" {
+		return s.addV3("", "zarr.json", z)
+	}
+	if c := bytes.TrimSpace(z.Consolidated); len(c) > 0 && string(c) != "null" {
+		var cm struct {
+			Kind     string                     `json:"kind"`
+			Metadata map[string]json.RawMessage `json:"metadata"`
+		}
+		if off, err := decodeJSON(c, &cm); err != nil || cm.Kind != "inline" {
+			return s.errf("zarr.json", off, ErrInvalid, "consolidated_metadata is not {\"kind\": \"inline\", \"metadata\": {…}}")
+		}
+		var paths []string
+		nodes := map[string]*zarrJSONDoc{}
+		for k, v := range cm.Metadata {
+			if err := s.checkKey("zarr.json", k); err != nil {
+				return err
+			}
+			n, merr := parseNodeV3(v)
+			if merr != nil {
+				return s.errf("zarr.json", -1, merr.err, "consolidated_metadata %q: %s", k, merr.msg)
+			}
+			nodes[k] = n
+			if n.NodeType == "array" {
+				paths = append(paths, k)
+			}
+		}
+		sortPaths(paths)
+		for _, p := range paths {
+			if err := s.addV3(p, p+"/zarr.json", nodes[p]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return s.walk("", func(p string) (bool, error) {
+		key := join(p, "zarr.json")
+		doc, ok, err := s.readMeta(key)
+		if err != nil || !ok {
+			return false, err
+		}
+		n, merr := parseNodeV3(doc)
+		if merr != nil {
+			return false, s.errf(key, merr.off, merr.err, "%s", merr.msg)
+		}
+		if n.NodeType == "group" {
+			return true, nil
+		}
+		return false, s.addV3(p, key, n)
+	})
+}
+
+func (s *Store) addV3(p, key string, z *zarrJSONDoc) error {
+	m, merr := parseV3(z)
+	if merr != nil {
+		return s.errf(key, merr.off, merr.err, "%s", merr.msg)
+	}
+	return s.add(m, p, key)
+}
+
+// record describes an array as a format.Record.
+func record(m *meta) format.Record {
+	r := format.Record{
+		Array: layout.Array{Name: m.name, Type: m.dt.typ, Shape: m.shape, BigEndian: m.dt.big, Offset: -1},
+		Kind:  format.KindArray, TypeName: m.dt.name,
+		Extra: map[string]any{"chunks": m.unit},
+	}
+	if m.colMajor() {
+		r.Order = layout.ColMajor
+	}
+	if m.dt.typ.Valid() {
+		r.Size, _ = layout.ByteSize(m.dt.typ, m.shape)
+	} else {
+		r.Kind = format.KindOpaque
+	}
+	if m.shard != nil {
+		r.Extra["shards"] = m.grid
+	}
+	if m.version == 2 {
+		c := m.compressor
+		if len(bytes.TrimSpace(c)) == 0 {
+			c = json.RawMessage("null")
+		}
+		r.Extra["compressor"] = c
+	} else {
+		r.Extra["codecs"] = m.codecs
+	}
+	if len(bytes.TrimSpace(m.fillJSON)) > 0 {
+		r.Extra["fill_value"] = m.fillJSON
+	}
+	if m.dims != nil {
+		r.Extra["dimension_names"] = m.dims
+	}
+	if len(m.attrs) > 0 {
+		r.Extra["attributes"] = m.attrs
+	}
+	return r
+}
+
+// Arrays lists the store's arrays, in the order zarr-python visits them.
+func (s *Store) Arrays() []*Array { return slices.Clone(s.arrays) }
+
+// Array returns the array named name ("/temp"; the leading "/" may be
+// left out).
+func (s *Store) Array(name string) (*Array, error) {
+	i, err := format.Find(s, name)
+	if err != nil {
+		return nil, s.errf("", -1, ErrNotFound, "%q", name)
+	}
+	return s.arrays[i], nil
+}
+
+// Records describes the arrays as format records: Offset -1 (the payload
+// is many files), Extra with "chunks", "shards" (sharded arrays),
+// "compressor" (v2) or "codecs" (v3), "fill_value", "dimension_names"
+// and "attributes".
+func (s *Store) Records() []format.Record { return s.recs }
+
+// Format returns "zarr".
+func (s *Store) Format() string { return "zarr" }
+
+// Version returns the store's Zarr version, "2" or "3".
+func (s *Store) Version() string { return strconv.Itoa(s.version) }

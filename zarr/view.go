@@ -1,0 +1,396 @@
+package zarr
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// mapping is a chunk or shard file mapped whole, for views and edits.
+type mapping struct {
+	f *mmapfile.File
+	r *mmapfile.Region
+}
+
+// mapped returns the store's mapping of the file key, made on first use:
+// read-write in a store opened read-write.
+func (s *Store) mapped(key string) (*mapping, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, s.errf(key, -1, ErrClosed, "store is closed")
+	}
+	if mp, ok := s.maps[key]; ok {
+		return mp, nil
+	}
+	f, err := s.mapFile(key, s.writable)
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.MapAll()
+	if err != nil {
+		f.Close()
+		return nil, s.errf(key, -1, err, "cannot be mapped")
+	}
+	if s.maps == nil {
+		s.maps = map[string]*mapping{}
+	}
+	mp := &mapping{f: f, r: r}
+	s.maps[key] = mp
+	return mp, nil
+}
+
+// View returns chunk idx of the array as a slice that aliases the chunk
+// file's mapping: no copy is made. The slice holds the whole chunk (at the
+// array's edges too, where the part past the edge is padding), listed in
+// the array's Order. In a store opened read-write, writing the slice
+// writes the file, and a missing chunk is first created, filled with the
+// fill value.
+//
+// View fails — naming the copying call to use instead — for a chunk that
+// is compressed (ErrUnsupported), stored in another byte order
+// (ErrByteOrder) or another permutation of its axes (ErrUnsupported),
+// misaligned in its shard (ErrMisaligned), or missing in a read-only
+// store (ErrMissingChunk): Read and ReadRegion copy any of them.
+//
+// The slice is valid until the store is closed; using it afterwards
+// crashes the process, and so does reading it after another process
+// truncated the file (SIGBUS), as for any mapping.
+func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
+	s, m := a.s, a.m
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := a.checkChunk(idx); err != nil {
+		return nil, err
+	}
+	if t := layout.TypeOf[T](); t != m.dt.typ {
+		return nil, s.errf(m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", m.name, m.dt.typeName(), t)
+	}
+	key, _ := m.locate(idx)
+	if len(m.chain) > 0 {
+		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunk %v is compressed (%v): use Read or ReadRegion, which decompress", m.name, idx, a.Codecs())
+	}
+	if !m.rowMajor() && !m.colMajor() {
+		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
+	}
+	if m.dt.typ.Size() > 1 && m.dt.big != hostBig {
+		return nil, s.errf(key, -1, ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
+	}
+	loc, err := a.locateUnit(idx)
+	if err != nil {
+		return nil, err
+	}
+	if loc.missing {
+		if !s.writable {
+			return nil, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
+		}
+		s.wmu.Lock()
+		if loc, err = a.locateUnit(idx); err == nil && loc.missing {
+			if err = a.rewriteUnit(idx, nil, -1); err == nil {
+				loc, err = a.locateUnit(idx)
+			}
+		}
+		s.wmu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	ub := m.unitBytes()
+	if loc.n != ub {
+		return nil, a.sizeErr(loc, ub)
+	}
+	mp, err := s.mapped(loc.key)
+	if err != nil {
+		return nil, err
+	}
+	n := ub / int64(m.dt.typ.Size())
+	v, err := mmapfile.View[T](mp.r, loc.off, int(n), m.byteOrder())
+	if err != nil {
+		var me *mmapfile.Error
+		off := loc.off
+		if errors.As(err, &me) {
+			off = me.Offset
+		}
+		return nil, s.errf(loc.key, off, err, "array %q: chunk %v cannot be viewed: use Read or ReadRegion", m.name, idx)
+	}
+	return v, nil
+}
+
+// Set changes the element of the array at idx (0-based, in the array's
+// logical row-major indexing) to v, in place: through a read-write
+// mapping of its chunk file when chunks are stored raw; by decoding,
+// changing and re-encoding the chunk (its shard) to a new file that
+// replaces the old one when they are compressed; a missing chunk is
+// created from the fill value. The store must be open read-write.
+func Set[T layout.Elem](a *Array, v T, idx ...int64) error {
+	if t := layout.TypeOf[T](); t != a.m.dt.typ {
+		return a.s.errf(a.m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+	}
+	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
+	mmapfile.SwapOrder(b, a.m.dt.typ, mmapfile.HostOrder(), a.m.byteOrder())
+	return a.setBytes(idx, b)
+}
+
+// SetText changes one element of array i; see format.Setter. value is a
+// literal of the array's type ("42", "-1.5e3", "0x1f", "nan", "true",
+// "1+2i").
+func (s *Store) SetText(i int, idx []int64, value string) error {
+	if i < 0 || i >= len(s.arrays) {
+		return s.errf("", -1, ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+	}
+	a := s.arrays[i]
+	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
+	if err != nil {
+		return s.errf(a.m.metaKey, -1, ErrInvalid, "array %q: %v", a.m.name, err)
+	}
+	return a.setBytes(idx, b)
+}
+
+// setBytes writes one element, b in the stored byte order, at idx.
+func (a *Array) setBytes(idx []int64, b []byte) error {
+	s, m := a.s, a.m
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if !s.writable {
+		return s.errf(m.metaKey, -1, ErrNotWritable, "array %q: the store is open read-only", m.name)
+	}
+	if _, err := layout.Index(m.shape, layout.RowMajor, idx...); err != nil {
+		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: %v", m.name, err)
+	}
+	size := int64(m.dt.typ.Size())
+	sstr := permStrides(m.unit, m.perm)
+	u := make([]int64, len(idx))
+	var pos int64
+	for i := range idx {
+		u[i] = idx[i] / m.unit[i]
+		pos += (idx[i] - u[i]*m.unit[i]) * sstr[i]
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	loc, err := a.locateUnit(u)
+	if err != nil {
+		return err
+	}
+	if !loc.missing && len(m.chain) == 0 {
+		ub := m.unitBytes()
+		if loc.n != ub {
+			return a.sizeErr(loc, ub)
+		}
+		mp, err := s.mapped(loc.key)
+		if err != nil {
+			return err
+		}
+		if _, err := mp.r.WriteAt(b, loc.off+pos*size); err != nil {
+			return s.errf(loc.key, loc.off+pos*size, err, "array %q: element %v cannot be written", m.name, idx)
+		}
+		return nil
+	}
+	return a.rewriteUnit(u, b, pos)
+}
+
+// rewriteUnit writes unit u anew: its current values (the fill value if
+// it is missing) with element pos set to b (pos < 0: none), encoded, to a
+// new file that replaces its chunk file or shard.
+func (a *Array) rewriteUnit(u []int64, b []byte, pos int64) error {
+	s, m := a.s, a.m
+	ub := m.unitBytes()
+	if ub > maxDecoded {
+		return s.errf(m.metaKey, -1, ErrUnsupported, "array %q: a chunk of %d bytes is too large to rewrite here", m.name, ub)
+	}
+	buf := grow(nil, ub)
+	full := makePlan(m.unit, rowStrides(m.unit), rowStrides(m.unit), m.dt.typ.Size())
+	loc, err := a.locateUnit(u)
+	if err != nil {
+		return err
+	}
+	if loc.missing {
+		full.fill(buf, 0, m.fill)
+	} else {
+		w := &worker{}
+		if err := a.readUnitRaw(loc, buf, w); err != nil {
+			return err
+		}
+	}
+	if pos >= 0 {
+		size := int64(m.dt.typ.Size())
+		copy(buf[pos*size:], b)
+	}
+	enc, err := encodeChain(m.chain, nil, buf)
+	if err != nil {
+		return s.errf(loc.key, -1, err, "array %q: chunk cannot be encoded", m.name)
+	}
+	key, inner := m.locate(u)
+	if inner < 0 {
+		return s.writeKey(key, enc)
+	}
+	return a.rewriteShard(key, inner, enc)
+}
+
+// readUnitRaw decodes the stored unit at loc into buf (the unit's bytes
+// as stored: its own layout and byte order).
+func (a *Array) readUnitRaw(loc where, buf []byte, w *worker) error {
+	m := a.m
+	ub := int64(len(buf))
+	if len(m.chain) == 0 {
+		if loc.n != ub {
+			return a.sizeErr(loc, ub)
+		}
+		return a.s.readAt(loc.key, buf, loc.off)
+	}
+	if loc.n > ub+ub/64+1<<20 {
+		return a.s.errf(loc.key, loc.off, ErrCorrupt, "array %q: an encoded chunk of %d bytes is larger than any encoding of its %d bytes", m.name, loc.n, ub)
+	}
+	w.enc = grow(w.enc, loc.n)
+	if err := a.s.readAt(loc.key, w.enc, loc.off); err != nil {
+		return err
+	}
+	if err := decodeChain(m.chain, buf, w.enc); err != nil {
+		return a.decodeErr(loc, err)
+	}
+	return nil
+}
+
+// rewriteShard writes the shard key anew with inner chunk inner replaced
+// by enc, keeping its other inner chunks as they are encoded.
+func (a *Array) rewriteShard(key string, inner int64, enc []byte) error {
+	s, m := a.s, a.m
+	spec := m.shard
+	si, err := s.shardIndexOf(m, key)
+	if err != nil {
+		return err
+	}
+	chunks := make([][]byte, spec.n)
+	if si != nil {
+		order := make([]int64, 0, spec.n)
+		for i := range spec.n {
+			if si.ent[2*i] != empty && i != inner {
+				order = append(order, i)
+			}
+		}
+		sort.Slice(order, func(x, y int) bool { return si.ent[2*order[x]] < si.ent[2*order[y]] })
+		for _, i := range order {
+			b := make([]byte, si.ent[2*i+1])
+			if err := s.readAt(key, b, int64(si.ent[2*i])); err != nil {
+				return err
+			}
+			chunks[i] = b
+		}
+	}
+	chunks[inner] = enc
+	return s.writeKey(key, encodeShard(spec, chunks, len(m.chain) == 0))
+}
+
+// encodeShard lays out a shard file: the inner chunks in C order (nil
+// ones empty) and their index, with its crc32c, at the start or the end.
+// Raw inner chunks, all of one size, start at a multiple of 16 bytes (past
+// an index at the start) and follow one another, so that each maps as a
+// typed slice.
+func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
+	il := spec.indexLen()
+	var bo binary.ByteOrder = binary.LittleEndian
+	if spec.big {
+		bo = binary.BigEndian
+	}
+	idx := make([]byte, il)
+	base := int64(0)
+	if spec.atStart {
+		base = il
+		if raw {
+			base = (il + 15) / 16 * 16
+		}
+	}
+	var body []byte
+	for i, c := range chunks {
+		if c == nil {
+			bo.PutUint64(idx[16*i:], empty)
+			bo.PutUint64(idx[16*i+8:], empty)
+			continue
+		}
+		bo.PutUint64(idx[16*i:], uint64(base+int64(len(body))))
+		bo.PutUint64(idx[16*i+8:], uint64(len(c)))
+		body = append(body, c...)
+	}
+	if spec.crc {
+		binary.LittleEndian.PutUint32(idx[spec.n*16:], crc32c(idx[:spec.n*16]))
+	}
+	if spec.atStart {
+		return append(append(idx, make([]byte, base-il)...), body...)
+	}
+	return append(body, idx...)
+}
+
+// writeKey replaces the file key with data: written to a temporary file
+// beside it and renamed over it, inside the store.
+func (s *Store) writeKey(key string, data []byte) error {
+	if s.root == nil {
+		return s.errf(key, -1, ErrNotWritable, "a store opened with NewReader cannot be written")
+	}
+	if dir := path.Dir(key); dir != "." {
+		if err := s.root.MkdirAll(dir, 0o755); err != nil {
+			return s.keyErr(dir, err)
+		}
+	}
+	if fi, err := s.root.Lstat(key); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return s.errf(key, -1, ErrInvalid, "is a symlink: not replaced")
+	}
+	err := atomicfile.Write(s.path(key), s.opts.Perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+	if err != nil {
+		return s.errf(key, -1, err, "cannot be written")
+	}
+	return s.forget(key)
+}
+
+// Sync makes the changes made through writable views and Set durable.
+func (s *Store) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.errf("", -1, ErrClosed, "store is closed")
+	}
+	for key, mp := range s.maps {
+		if err := mp.f.Sync(); err != nil {
+			return s.errf(key, -1, err, "cannot be synced")
+		}
+	}
+	return nil
+}
+
+// Close syncs a read-write store and releases its mappings, lock and
+// directory. Every slice View returned is invalid afterwards. Closing
+// twice returns an error wrapping ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.errf("", -1, ErrClosed, "store is closed")
+	}
+	s.closed = true
+	var first error
+	for key, mp := range s.maps {
+		if err := mp.f.Close(); err != nil && first == nil {
+			first = s.errf(key, -1, err, "cannot be closed")
+		}
+	}
+	s.maps = nil
+	if s.lock != nil {
+		if err := s.lock.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if s.root != nil {
+		s.root.Close()
+	}
+	return first
+}
