@@ -9,4 +9,5 @@ import (
 	_ "github.com/mmapkit/mmapkit/daphne"
 	_ "github.com/mmapkit/mmapkit/futhark"
 	_ "github.com/mmapkit/mmapkit/scidb"
+	_ "github.com/mmapkit/mmapkit/zarr"
 )
