@@ -101,7 +101,7 @@ func BenchmarkFutharkUnalignedDecode(b *testing.B) {
 	dst := make([]float64, size/8)
 	b.SetBytes(size)
 	for b.Loop() {
-		if _, err := futhark.ReadAt(f, 0, 0, dst); err != nil {
+		if err := futhark.ReadAt(f, 0, 0, dst); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -122,7 +122,7 @@ func BenchmarkFutharkTextParse(b *testing.B) {
 	text := appendFutharkText(nil, xs)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		f, err := futhark.NewReader(text, nil)
+		f, err := futhark.NewReader(bytes.NewReader(text), int64(len(text)), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func writeFutharkArray(path string, t layout.Type, n int64, align int) (err erro
 			err = cerr
 		}
 	}()
-	enc := futhark.NewWriter(f, 0, &futhark.WriteOptions{Align: align})
+	enc := futhark.NewWriter(f, 0, &futhark.Options{Align: align})
 	if err := enc.BeginBinary(t, []int64{n}); err != nil {
 		return err
 	}
@@ -104,13 +104,7 @@ func (s *suite) futharkUnalignedDecode() (float64, int64, error) {
 		return 0, 0, fmt.Errorf("%s: payload is aligned; the figure needs an unaligned one", p)
 	}
 	dst := make([]float64, n)
-	read := func() error {
-		k, err := futhark.ReadAt(f, 0, 0, dst)
-		if err == nil && int64(k) != n {
-			err = fmt.Errorf("futhark.ReadAt copied %d of %d elements", k, n)
-		}
-		return err
-	}
+	read := func() error { return futhark.ReadAt(f, 0, 0, dst) }
 	if err := read(); err != nil { // warm, and check the values once
 		return 0, 0, err
 	}
@@ -132,7 +126,7 @@ func (s *suite) futharkTextParse() (float64, int64, error) {
 	d, err := s.best(func() (time.Duration, error) {
 		var got []float64
 		d, err := timed(func() error {
-			f, err := futhark.NewReader(text, nil)
+			f, err := futhark.NewReader(bytes.NewReader(text), int64(len(text)), nil)
 			if err != nil {
 				return err
 			}

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -41,7 +43,7 @@ func textBenchElems(b *testing.B) int {
 func writeF32File(b *testing.B, n int64, align int) string {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), "f32.data")
-	err := WriteFile(p, &WriteOptions{Align: align}, func(e *Encoder) error {
+	err := WriteFile(p, &Options{Align: align}, func(e *Encoder) error {
 		if err := e.BeginBinary(layout.F32, []int64{n}); err != nil {
 			return err
 		}
@@ -138,7 +140,7 @@ func BenchmarkBinaryF32(b *testing.B) {
 		b.SetBytes(size)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if _, err := ReadAt(f, 0, 0, dst); err != nil {
+			if err := ReadAt(f, 0, 0, dst); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -189,13 +191,22 @@ func textArray(b *testing.B, t layout.Type, n int) (Value, []byte) {
 func benchTextParse(b *testing.B, t layout.Type) {
 	n := textBenchElems(b)
 	_, txt := textArray(b, t, n)
-	// index: the validating scan of NewReader/Open (type and shape, no
-	// elements stored); decode: one parse producing the payload, what Read
-	// of a text value and the Decoder do.
+	// index: the validating scan of Open, which keeps the decoded values
+	// (up to 64 MiB); reader: NewReader's, a Decoder over an io.ReaderAt;
+	// decode: one parse producing the payload, what Read of a text value
+	// not kept does.
 	b.Run("index", func(b *testing.B) {
 		b.SetBytes(int64(len(txt)))
 		for i := 0; i < b.N; i++ {
-			if _, err := NewReader(txt, nil); err != nil {
+			if _, err := memFile(txt, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reader", func(b *testing.B) {
+		b.SetBytes(int64(len(txt)))
+		for i := 0; i < b.N; i++ {
+			if _, err := newReader(txt, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -203,7 +214,7 @@ func benchTextParse(b *testing.B, t layout.Type) {
 	b.Run("decode", func(b *testing.B) {
 		b.SetBytes(int64(len(txt)))
 		for i := 0; i < b.N; i++ {
-			if _, err := decodeText(txt, 0, len(txt), ReadOptions{}, int64(n*4)); err != nil {
+			if _, err := decodeText(txt, 0, len(txt), Options{}, int64(n*4)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -290,3 +301,92 @@ func BenchmarkTextParseF32(b *testing.B) { benchTextParse(b, layout.F32) }
 func BenchmarkTextParseI32(b *testing.B) { benchTextParse(b, layout.I32) }
 func BenchmarkTextPrintF32(b *testing.B) { benchTextPrint(b, layout.F32) }
 func BenchmarkTextPrintI32(b *testing.B) { benchTextPrint(b, layout.I32) }
+
+// BenchmarkFormatWrite measures the format's writer against write(2): a
+// [n]f32 value (256 MiB, or MMAPKIT_BENCH_SIZE if smaller) streamed from a
+// mapped Futhark file into a new one by format.Write (temporary file,
+// fsync, rename), and the same bytes written from memory in 8 MiB write(2)
+// calls, then fsync and rename. The two alternate, so both see the same
+// load; "ratio" is the writer's throughput over write(2)'s. The nosync
+// pair leaves out the fsync (the Encode path, to a file): it shows what
+// the writer costs on top of the writes themselves.
+func BenchmarkFormatWrite(b *testing.B) {
+	size := min(benchSize(b), 256<<20) / 4 * 4
+	src := writeF32File(b, size/4, AlignNone)
+	ff, err := format.Open(src, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ff.Close()
+	bytes, err := format.ReadAll(ff, 0, layout.RowMajor, binary.LittleEndian)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fut, _ := format.Lookup("futhark")
+	dir := b.TempDir()
+	write2 := func(sync bool) error {
+		p := filepath.Join(dir, "w2.tmp") // what the writer does with its target
+		if !sync {
+			p = filepath.Join(dir, "w2.fut")
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		for off := 0; off < len(bytes); off += format.StreamBytes {
+			if _, err := f.Write(bytes[off:min(len(bytes), off+format.StreamBytes)]); err != nil {
+				return err
+			}
+		}
+		if sync {
+			if err := f.Sync(); err != nil {
+				return err
+			}
+		}
+		if err := f.Close(); err != nil || !sync {
+			return err
+		}
+		return os.Rename(p, filepath.Join(dir, "w2.fut"))
+	}
+	ours := func(sync bool) error {
+		if sync {
+			return format.Write(filepath.Join(dir, "f.fut"), ff, nil)
+		}
+		f, err := os.Create(filepath.Join(dir, "e.fut"))
+		if err != nil {
+			return err
+		}
+		if err := fut.Encode(f, ff, nil); err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	for _, sync := range []bool{true, false} {
+		name := "fsync"
+		if !sync {
+			name = "nosync"
+		}
+		b.Run(name, func(b *testing.B) {
+			var tw, to time.Duration
+			timed := func(fn func(bool) error) time.Duration {
+				t0 := time.Now()
+				if err := fn(sync); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 { // alternate which goes first
+					tw += timed(write2)
+					to += timed(ours)
+				} else {
+					to += timed(ours)
+					tw += timed(write2)
+				}
+			}
+			b.ReportMetric(float64(size)*float64(b.N)/tw.Seconds()/1e6, "write2-MB/s")
+			b.ReportMetric(float64(size)*float64(b.N)/to.Seconds()/1e6, "writer-MB/s")
+			b.ReportMetric(tw.Seconds()/to.Seconds(), "ratio")
+		})
+	}
+}

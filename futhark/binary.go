@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // binHeader is a decoded binary value header.
@@ -17,14 +18,14 @@ type binHeader struct {
 
 // parseBinHeader decodes the header at d[0:] (d starts with 'b'). base is
 // the file offset of d[0], for errors. It needs the whole header in d;
-// when d is too short it reports ErrTruncated with need set to the header
+// when d is too short it reports mmapfile.ErrTruncated with need set to the header
 // length known so far.
 func parseBinHeader(d []byte, base int64) (h binHeader, need int, err error) {
 	bad := func(off int, sen error, format string, args ...any) error {
 		return &FormatError{Offset: base + int64(off), Msg: fmt.Sprintf(format, args...), Err: sen}
 	}
 	if len(d) < 3 {
-		return h, 3, bad(len(d), ErrTruncated, "binary header cut short")
+		return h, 3, bad(len(d), mmapfile.ErrTruncated, "binary header cut short")
 	}
 	if d[1] != 2 {
 		return h, 0, bad(1, ErrVersion, "binary format version %d, only version 2 is supported", d[1])
@@ -35,14 +36,14 @@ func parseBinHeader(d []byte, base int64) (h binHeader, need int, err error) {
 	rank := int(d[2])
 	h.hlen = 7 + 8*rank
 	if len(d) < 7 {
-		return h, h.hlen, bad(len(d), ErrTruncated, "binary header cut short")
+		return h, h.hlen, bad(len(d), mmapfile.ErrTruncated, "binary header cut short")
 	}
 	h.typ = typeFromBinary(d[3:7])
 	if h.typ == layout.Invalid {
-		return h, 0, bad(3, ErrType, "unknown binary type %q", d[3:7])
+		return h, 0, bad(3, ErrUnknownType, "unknown binary type %q", d[3:7])
 	}
 	if len(d) < h.hlen {
-		return h, h.hlen, bad(len(d), ErrTruncated, "binary dimensions cut short")
+		return h, h.hlen, bad(len(d), mmapfile.ErrTruncated, "binary dimensions cut short")
 	}
 	h.shape = make([]int64, rank)
 	n := int64(1)

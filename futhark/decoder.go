@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Header describes the value a Decoder is positioned at.
@@ -30,7 +31,7 @@ func (h Header) PayloadSize() int64 { n, _ := layout.ByteSize(h.Type, h.Shape); 
 // error in it, a Decoder returns the values before the error first.
 type Decoder struct {
 	r    io.Reader
-	opts ReadOptions
+	opts Options
 	buf  []byte
 	pos  int
 	base int64 // stream offset of buf[0]
@@ -45,14 +46,22 @@ type Decoder struct {
 	left      int64 // binary payload bytes still unread
 	text      []byte
 	textPos   int
+	textEnd   int64 // stream offset after the last token of the text value
 	err       error // sticky format error
+
+	// For File's index of an io.ReaderAt: skipTo seeks over payloads, and
+	// text values are decoded only while they fit in keep bytes.
+	indexing bool
+	keep     int
+	fillHint int // read at least this much at a time
 }
 
 // NewDecoder returns a Decoder reading r with default options.
 func NewDecoder(r io.Reader) *Decoder { return NewDecoderOptions(r, nil) }
 
-// NewDecoderOptions returns a Decoder reading r with options o.
-func NewDecoderOptions(r io.Reader, o *ReadOptions) *Decoder {
+// NewDecoderOptions returns a Decoder reading r with options o (Lenient,
+// StrictIntegers; the others are for files).
+func NewDecoderOptions(r io.Reader, o *Options) *Decoder {
 	return &Decoder{r: r, opts: o.get(), line: 1, col: 1}
 }
 
@@ -82,7 +91,7 @@ func (d *Decoder) fill() {
 		d.buf = d.buf[:n]
 		d.pos = 0
 	}
-	want := max(len(d.buf), 64<<10)
+	want := max(len(d.buf), 64<<10, d.fillHint)
 	if cap(d.buf)-len(d.buf) < want {
 		nb := make([]byte, len(d.buf), len(d.buf)+want)
 		copy(nb, d.buf)
@@ -141,7 +150,7 @@ func (d *Decoder) Next() (Header, error) {
 			if err == nil {
 				break
 			}
-			if errors.Is(err, ErrTruncated) && !d.eof && need > len(d.buf)-d.pos {
+			if errors.Is(err, mmapfile.ErrTruncated) && !d.eof && need > len(d.buf)-d.pos {
 				d.fill()
 				continue
 			}
@@ -155,7 +164,10 @@ func (d *Decoder) Next() (Header, error) {
 	}
 	for {
 		win := windowEnd(d.buf, d.pos)
-		p := &textParser{d: d.buf, end: win, i: d.pos, emit: true, legacy: d.opts.Legacy, strict: d.opts.StrictIntegers}
+		p := &textParser{d: d.buf, end: win, i: d.pos, emit: true, flags: scanFlags(d.opts)}
+		if d.indexing {
+			p.emit, p.keep = d.keep > 0, max(d.keep, 1)
+		}
 		ok := p.parse()
 		near := p.i
 		if !ok {
@@ -176,10 +188,33 @@ func (d *Decoder) Next() (Header, error) {
 		}
 		d.cur = Header{Type: p.typ, Shape: append([]int64{}, p.dims[:p.rank]...), Offset: start}
 		d.text, d.textPos = p.out, 0
+		if !p.emit {
+			d.text = nil
+		}
+		d.textEnd = d.base + int64(p.tokEnd)
 		d.pos = p.i
 		d.inValue, d.afterText = true, true
 		return d.cur, nil
 	}
+}
+
+// skipTo moves to stream offset off, past the payload of the current
+// binary value, seeking where the reader can.
+func (d *Decoder) skipTo(off int64) error {
+	d.inValue, d.left = false, 0
+	if off <= d.base+int64(len(d.buf)) {
+		d.pos = int(off - d.base)
+		return nil
+	}
+	if s, ok := d.r.(io.Seeker); ok {
+		if _, err := s.Seek(off, io.SeekStart); err != nil {
+			return d.fail(err)
+		}
+		d.base, d.buf, d.pos, d.eof = off, d.buf[:0], 0, false
+		return nil
+	}
+	d.inValue, d.left = true, off-d.base-int64(d.pos)
+	return d.skipRest()
 }
 
 func (d *Decoder) fail(err error) error {
@@ -281,7 +316,7 @@ func (d *Decoder) Read(p []byte) (int, error) {
 	}
 	d.left -= int64(n)
 	if n == 0 && d.left > 0 {
-		return 0, d.fail(d.errAt(d.Offset(), ErrTruncated, "binary payload of "+TypeString(d.cur.Type, d.cur.Shape)+" cut short"))
+		return 0, d.fail(d.errAt(d.Offset(), mmapfile.ErrTruncated, "binary payload of "+TypeString(d.cur.Type, d.cur.Shape)+" cut short"))
 	}
 	if d.left == 0 {
 		d.inValue = false

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -104,7 +105,7 @@ func TestDecoderValueAndErrors(t *testing.T) {
 	_, err = d.Value()
 	var fe *FormatError
 	require.ErrorAs(t, err, &fe)
-	assert.True(t, errors.Is(err, ErrTruncated))
+	assert.True(t, errors.Is(err, mmapfile.ErrTruncated))
 	assert.Equal(t, int64(len(in)), fe.Offset)
 	assert.Equal(t, 4, fe.Line)
 	assert.Equal(t, 6, fe.Col)
@@ -114,7 +115,7 @@ func TestDecoderValueAndErrors(t *testing.T) {
 	huge := []byte("b\x02\x01 f64\xff\xff\xff\xff\xff\xff\xff\x0f")
 	d = NewDecoder(bytes.NewReader(huge))
 	_, err = d.Value()
-	require.ErrorIs(t, err, ErrTruncated)
+	require.ErrorIs(t, err, mmapfile.ErrTruncated)
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, int64(len(huge)), fe.Offset)
 }
@@ -173,8 +174,8 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); re
 func TestSniff(t *testing.T) {
 	for in, want := range map[string]bool{
 		"b\x02\x01 f32\x05": true, "b\x02\x01 x32": false, "b\x01": false, "-- c\n  [1, 2,": true, "1i32": true,
-		"[[1,2],[3]]": false, "": false, "-- only": false, "\x89PNG\r\n": false, "name,value\n1,2": false,
-		"empty([0]i32)": true,
+		"[[1,2],[3]]": false, "": false, " \n\t": false, "-- only": true, "  -- a\n-- b": true, "\x89PNG\r\n": false, "name,value\n1,2": false,
+		"empty([0]i32)": true, "1,2\n3,4": false, "1 2": true, "[1] b\x02": true, "7\n": true,
 	} {
 		assert.Equal(t, want, Sniff([]byte(in)), "%q", in)
 	}
@@ -190,7 +191,7 @@ func TestDecoderLineAfterBinary(t *testing.T) {
 		}
 		var fe *FormatError
 		require.ErrorAs(t, err, &fe)
-		f, ferr := NewReader([]byte(in), nil)
+		f, ferr := newReader([]byte(in), nil)
 		require.Nil(t, f)
 		var fe2 *FormatError
 		require.ErrorAs(t, ferr, &fe2)

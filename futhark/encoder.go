@@ -1,15 +1,15 @@
 package futhark
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/mmapkit/mmapkit/layout"
 )
 
-// Alignment values for WriteOptions.Align.
+// Alignment values for Options.Align.
 const (
 	// AlignNone writes binary values back to back, as futhark-data does.
 	AlignNone = 0
@@ -19,15 +19,6 @@ const (
 	// Align64 pads so that each payload starts at a multiple of 64 bytes.
 	Align64 = 64
 )
-
-// WriteOptions configures an Encoder. A nil *WriteOptions means the
-// defaults: output byte-identical to futhark-data.
-type WriteOptions struct {
-	// Align pads binary values with spaces before their 'b' so that the
-	// payload starts at a multiple of the alignment: AlignElement, or a
-	// power of two up to 4096 (Align64 is the usual one). Zero: no padding.
-	Align int
-}
 
 const flushAt = 64 << 10
 
@@ -59,8 +50,9 @@ type Encoder struct {
 func NewEncoder(w io.Writer) *Encoder { return NewWriter(w, 0, nil) }
 
 // NewWriter returns an Encoder writing to w whose first byte lands at file
-// offset offset (alignment counts from there).
-func NewWriter(w io.Writer, offset int64, o *WriteOptions) *Encoder {
+// offset offset (alignment counts from there), padding binary values as
+// o.Align says. A nil o means no padding.
+func NewWriter(w io.Writer, offset int64, o *Options) *Encoder {
 	e := &Encoder{w: w, off: offset}
 	if o != nil {
 		e.align = o.Align
@@ -101,9 +93,21 @@ func (e *Encoder) Flush() error {
 	return e.err
 }
 
+// finish flushes and reports a value left unfinished, which would leave
+// the output cut inside it.
+func (e *Encoder) finish() error {
+	if err := e.Flush(); err != nil {
+		return err
+	}
+	if e.mode != 0 {
+		return fmt.Errorf("futhark: a %s value was begun but %d of its elements were not written: %w", TypeString(e.typ, e.shape), e.left, ErrState)
+	}
+	return nil
+}
+
 func checkShape(t layout.Type, shape []int64) (int64, error) {
 	if !IsPrimType(t) {
-		return 0, fmt.Errorf("futhark: %v is not a Futhark element type: %w", t, ErrType)
+		return 0, fmt.Errorf("futhark: %v is not a Futhark element type: %w", t, errors.ErrUnsupported)
 	}
 	if len(shape) > MaxRank {
 		return 0, fmt.Errorf("futhark: rank %d above %d: %w", len(shape), MaxRank, ErrRank)
@@ -159,6 +163,7 @@ func (e *Encoder) BeginBinary(t layout.Type, shape []int64) error {
 	var hb [7 + 8*MaxRank]byte
 	e.write(appendBinHeader(hb[:0], t, shape))
 	e.mode, e.typ, e.left = 'b', t, n
+	e.shape = append(e.shape[:0], shape...)
 	return e.endIfDone()
 }
 
@@ -397,169 +402,22 @@ func (e *Encoder) EncodeType(t layout.Type, shape []int64) error {
 	return e.err
 }
 
-// AppendElem appends the canonical text of one element of type t, given
-// as its little-endian bytes, with its type suffix: 1i32, 255u8, true,
-// 1.0e-2f64, f32.nan, -f16.inf.
-func AppendElem(dst []byte, t layout.Type, le []byte) []byte {
-	return appendRow(dst, t, le[:t.Size()])
-}
-
-// FormatElem returns AppendElem's text as a string.
-func FormatElem(t layout.Type, le []byte) string { return string(AppendElem(nil, t, le)) }
-
-func le16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
-func le64(b []byte) uint64 { return uint64(le32(b)) | uint64(le32(b[4:]))<<32 }
-
-// appendRow prints consecutive elements separated by ", ".
+// appendRow prints consecutive little-endian elements separated by ", ",
+// each by layout.AppendText.
 func appendRow(b []byte, t layout.Type, le []byte) []byte {
 	size := t.Size()
-	first := true
-	sep := func() {
-		if !first {
+	var tmp [8]byte
+	for i := 0; i < len(le); i += size {
+		if i > 0 {
 			b = append(b, ',', ' ')
 		}
-		first = false
-	}
-	switch t {
-	case layout.I8:
-		for _, c := range le {
-			sep()
-			b = strconv.AppendInt(b, int64(int8(c)), 10)
-			b = append(b, 'i', '8')
+		el := le[i : i+size]
+		if !hostLittle && size > 1 {
+			copy(tmp[:], el)
+			layout.SwapBytes(tmp[:size], size)
+			el = tmp[:size]
 		}
-	case layout.U8:
-		for _, c := range le {
-			sep()
-			b = strconv.AppendUint(b, uint64(c), 10)
-			b = append(b, 'u', '8')
-		}
-	case layout.I16, layout.U16:
-		for i := 0; i < len(le); i += size {
-			sep()
-			v := le16(le[i:])
-			if t == layout.I16 {
-				b = strconv.AppendInt(b, int64(int16(v)), 10)
-				b = append(b, 'i', '1', '6')
-			} else {
-				b = strconv.AppendUint(b, uint64(v), 10)
-				b = append(b, 'u', '1', '6')
-			}
-		}
-	case layout.I32:
-		for i := 0; i+4 <= len(le); i += 4 {
-			if i > 0 {
-				b = append(b, ',', ' ')
-			}
-			b = appendI32(b, int32(le32(le[i:])))
-			b = append(b, 'i', '3', '2')
-		}
-	case layout.U32:
-		for i := 0; i < len(le); i += size {
-			sep()
-			b = strconv.AppendUint(b, uint64(le32(le[i:])), 10)
-			b = append(b, 'u', '3', '2')
-		}
-	case layout.I64:
-		for i := 0; i < len(le); i += size {
-			sep()
-			b = strconv.AppendInt(b, int64(le64(le[i:])), 10)
-			b = append(b, 'i', '6', '4')
-		}
-	case layout.U64:
-		for i := 0; i < len(le); i += size {
-			sep()
-			b = strconv.AppendUint(b, le64(le[i:]), 10)
-			b = append(b, 'u', '6', '4')
-		}
-	case layout.Bool:
-		for _, c := range le {
-			sep()
-			if c != 0 {
-				b = append(b, "true"...)
-			} else {
-				b = append(b, "false"...)
-			}
-		}
-	case layout.F16:
-		for i := 0; i < len(le); i += size {
-			sep()
-			h := layout.Float16(le16(le[i:]))
-			switch {
-			case h.IsNaN():
-				b = append(b, "f16.nan"...)
-			case h == 0x7c00:
-				b = append(b, "f16.inf"...)
-			case h == 0xfc00:
-				b = append(b, "-f16.inf"...)
-			default:
-				b = appendShow(b, uint64(math.Float32bits(h.Float32())), 32)
-				b = append(b, 'f', '1', '6')
-			}
-		}
-	case layout.F32:
-		for i := 0; i+4 <= len(le); i += 4 {
-			if i > 0 {
-				b = append(b, ',', ' ')
-			}
-			v := le32(le[i:])
-			if v&0x7f800000 == 0x7f800000 {
-				switch {
-				case v&0x7fffff != 0:
-					b = append(b, "f32.nan"...)
-				case v>>31 == 0:
-					b = append(b, "f32.inf"...)
-				default:
-					b = append(b, "-f32.inf"...)
-				}
-				continue
-			}
-			b = appendShow(b, uint64(v), 32)
-			b = append(b, 'f', '3', '2')
-		}
-	case layout.F64:
-		for i := 0; i < len(le); i += size {
-			sep()
-			v := le64(le[i:])
-			if v&0x7ff0000000000000 == 0x7ff0000000000000 {
-				switch {
-				case v&(1<<52-1) != 0:
-					b = append(b, "f64.nan"...)
-				case v>>63 == 0:
-					b = append(b, "f64.inf"...)
-				default:
-					b = append(b, "-f64.inf"...)
-				}
-				continue
-			}
-			b = appendShow(b, v, 64)
-			b = append(b, 'f', '6', '4')
-		}
+		b = layout.AppendText(b, t, el)
 	}
 	return b
-}
-
-// appendI32 is strconv.AppendInt specialised for the hot i32 path.
-func appendI32(b []byte, v int32) []byte {
-	u := uint32(v)
-	if v < 0 {
-		b = append(b, '-')
-		u = uint32(-int64(v))
-	}
-	if u < 10 {
-		return append(b, byte('0'+u))
-	}
-	var tmp [10]byte
-	i := len(tmp)
-	for u >= 10 {
-		i--
-		q := u / 10
-		tmp[i] = byte('0' + u - q*10)
-		u = q
-	}
-	i--
-	tmp[i] = byte('0' + u)
-	return append(b, tmp[i:]...)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
+	"io"
 	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -13,258 +13,422 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// File is an indexed input of Futhark values: a mapped file (Open,
-// OpenFile) or bytes in memory (NewReader). Its methods are safe for
-// concurrent use; SetElement writers must not race with readers of the
-// same element.
+// File is an indexed input of Futhark values: a file mapped once (Open,
+// OpenFile, Create) or any io.ReaderAt (NewReader). Its methods are safe
+// for concurrent use by any number of goroutines, Close and the appends
+// included: those wait for the reads under way, and reads after Close fail
+// with mmapfile.ErrClosed. A slice from View or Payload aliases the
+// mapping and dies at Close or at an append (see the package
+// documentation). Set and SetElement writers must not race with readers of
+// the same element.
 type File struct {
-	name    string
-	mf      *mmapfile.File
-	region  *mmapfile.Region
-	data    []byte
-	entries []Entry
-	opts    ReadOptions
+	name string
+	opts Options
 
-	closed   bool
-	tailErr  error
-	mu       sync.Mutex // guards the decoded-text cache
-	kept     [][]byte   // text payloads decoded while indexing, by entry; nil: not kept
+	mu     sync.RWMutex // shared by reads, exclusive for Close and appends
+	closed bool
+	mf     *mmapfile.File   // nil for NewReader
+	region *mmapfile.Region // the whole file, mapped once; nil for NewReader
+	src    io.ReaderAt      // where payloads are read from: region, or NewReader's reader
+	size   int64
+	idx    index
+	damage error
+
+	cacheMu  sync.Mutex // the last text value decoded after indexing
 	cacheIdx int
-	cache    Value
+	cache    []byte
+
+	fmtState // what the format-neutral interface keeps (format.go)
 }
 
-// Open maps the file at path read-only and indexes every value in it
-// without decoding binary payloads. Text values must be parsed to be
+// Open maps the file at path read-only, once, and indexes every value in
+// it without decoding binary payloads. Text values must be parsed to be
 // validated, so their decoded payloads are kept for later reads, up to
-// 64 MiB per File; larger ones are decoded again when read. Bad input
-// gives a *FormatError and no File.
-func Open(path string, o *ReadOptions) (*File, error) {
+// 64 MiB per File; larger ones are decoded again when read. Bad input gives
+// a *FormatError and no File, unless Options.Salvage keeps the values
+// before it.
+func Open(path string, o *Options) (*File, error) {
 	return OpenFile(path, mmapfile.ReadOnly, o)
 }
 
-// OpenFile is Open with a mode: mmapfile.ReadWrite maps the file writable
-// (taking mmapfile's exclusive lock) so that SetElement can change binary
-// elements in place.
-func OpenFile(path string, mode mmapfile.Mode, o *ReadOptions) (*File, error) {
-	mf, err := mmapfile.OpenFile(path, mode, nil)
+// OpenFile is Open with a mode. mmapfile.ReadWrite maps the file writable
+// and takes mmapfile's exclusive lock, so that Set and SetElement change
+// binary elements in place and Append, AppendFunc and AppendArray add
+// values; with Options.Create a missing file is created empty (no values).
+// A writing open repairs a torn tail: when the input ends inside its last
+// value (a crash during an append), the file is cut after the value before
+// it and Damage says what was removed. Other bad input fails a writing
+// open, unless Options.Salvage is set: then the file is cut after the last
+// good value too, so that appends continue from there.
+func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
+	opts := o.get()
+	mf, err := mmapfile.OpenFile(path, mode, &opts.Options)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mf.MapAll()
+	f := &File{name: path, opts: opts, mf: mf, cacheIdx: -1}
+	if err := f.load(mode == mmapfile.ReadWrite); err != nil {
+		mf.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// load maps the whole file and indexes it; repair cuts a torn tail.
+func (f *File) load(repair bool) error {
+	r, err := f.mf.MapAll()
 	if err != nil {
-		mf.Close()
-		return nil, err
+		return err
 	}
-	f := &File{name: path, mf: mf, region: r, opts: o.get(), cacheIdx: -1}
-	var entries []Entry
-	if gerr := r.Guard(func() { entries, f.kept, err = index(r.Bytes(), f.opts) }); gerr != nil {
-		mf.Close()
-		return nil, gerr
+	var ierr error
+	if gerr := r.Guard(func() { ierr = f.idx.scanBytes(r.Bytes(), 0, f.opts) }); gerr != nil {
+		r.Unmap()
+		return f.ioErr(-1, "indexing the file", gerr)
 	}
-	if err = f.salvage(withFile(err, path)); err != nil {
-		mf.Close()
-		return nil, err
-	}
-	f.data, f.entries = r.Bytes(), entries
-	return f, nil
-}
-
-// NewReader indexes the values in data, which the File then reads from
-// (views alias data).
-func NewReader(data []byte, o *ReadOptions) (*File, error) {
-	f := &File{data: data, opts: o.get(), cacheIdx: -1}
-	entries, kept, err := index(data, f.opts)
-	if err = f.salvage(err); err != nil {
-		return nil, err
-	}
-	f.entries, f.kept = entries, kept
-	return f, nil
-}
-
-// salvage keeps an indexing error as the tail error under Lenient.
-func (f *File) salvage(err error) error {
-	var fe *FormatError
-	if err != nil && f.opts.Lenient && errors.As(err, &fe) {
-		f.tailErr = err
+	f.region, f.src, f.size = r, r, int64(r.Len())
+	if ierr == nil {
 		return nil
 	}
-	return err
-}
-
-// TailError returns the error that ended indexing under
-// ReadOptions.Lenient (the values before it are in Entries), or nil.
-func (f *File) TailError() error { return f.tailErr }
-
-func withFile(err error, name string) error {
-	var fe *FormatError
-	if errors.As(err, &fe) && fe.File == "" {
-		fe.File = name
+	ierr = withFile(ierr, f.name)
+	switch {
+	case repair && (errors.Is(ierr, mmapfile.ErrTruncated) || f.opts.Salvage):
+		var cut int64
+		if f.idx.n > 0 {
+			cut = f.idx.at(f.idx.n - 1).end
+		}
+		old := f.size
+		f.region, f.src = nil, nil
+		if err := r.Unmap(); err != nil {
+			return err
+		}
+		if err := f.mf.Truncate(cut); err != nil {
+			return err
+		}
+		if r, err = f.mf.Map(0, cut); err != nil {
+			return err
+		}
+		f.region, f.src, f.size = r, r, cut
+		f.damage = &FormatError{File: f.name, Offset: cut, Err: ierr,
+			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value; the file now ends after value %d", old-cut, f.idx.n-1)}
+		return nil
+	case f.opts.Salvage:
+		f.damage = ierr
+		return nil
 	}
-	return err
+	f.region, f.src = nil, nil
+	r.Unmap()
+	return ierr
 }
 
-// Close unmaps and closes the file. Views die here.
+// NewReader indexes the values in the size bytes of r, which the File then
+// reads from: binary payloads are skipped while indexing (seeking over
+// them) and copied with ReadAt when read; text values are decoded as Open
+// decodes them. Nothing is mapped, so View and Payload are not available.
+// Errors name the input if r has a Name method (an *os.File does).
+func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
+	f := &File{opts: o.get(), src: r, size: size, cacheIdx: -1}
+	if n, ok := r.(interface{ Name() string }); ok {
+		f.name = n.Name()
+	}
+	if size < 0 {
+		return nil, f.err(-1, mmapfile.ErrOutOfRange, "negative input size %d", size)
+	}
+	err := f.idx.scanReader(r, size, f.opts)
+	if err == nil {
+		return f, nil
+	}
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		return nil, f.ioErr(-1, "indexing the input", err)
+	}
+	if fe.Line > 0 {
+		// The Decoder counts lines only in what it read; count them all.
+		if lc, lerr := lineCols(r, []int64{fe.Offset}); lerr == nil {
+			fe.Line, fe.Col = lc[0][0], lc[0][1]
+		}
+	}
+	err = withFile(err, f.name)
+	if f.opts.Salvage {
+		f.damage = err
+		return f, nil
+	}
+	return nil, err
+}
+
+// Damage returns what was wrong with the input where Options.Salvage kept
+// the values before it, or what a writing open cut away (see OpenFile), or
+// nil.
+func (f *File) Damage() error { return f.damage }
+
+// Close unmaps and closes the file; a writable one is synced first. Views
+// die here. Closing twice returns an error wrapping mmapfile.ErrClosed.
 func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return f.err(-1, mmapfile.ErrClosed, "closed twice")
+	}
+	f.closed = true
+	f.region, f.src = nil, nil
+	f.resetFormat()
+	f.cacheMu.Lock()
+	f.cacheIdx, f.cache = -1, nil
+	f.cacheMu.Unlock()
 	if f.mf == nil {
 		return nil
 	}
 	mf := f.mf
-	f.closed = true
-	f.mf, f.region, f.data = nil, nil, nil
-	return mf.Close()
+	f.mf = nil
+	if err := mf.Close(); err != nil {
+		return f.ioErr(-1, "closing", err)
+	}
+	return nil
 }
 
-// Name returns the path the File was opened with ("" for NewReader).
+// Name returns the file's path, or the name of NewReader's input if it has
+// one.
 func (f *File) Name() string { return f.name }
 
 // Size returns the input's size in bytes.
-func (f *File) Size() int64 { return int64(len(f.data)) }
+func (f *File) Size() int64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.size
+}
 
-// Entries returns the index: one Entry per value, in input order. The
-// slice is shared; do not modify it.
-func (f *File) Entries() []Entry { return f.entries }
+// NumValues returns the number of values.
+func (f *File) NumValues() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.idx.n
+}
 
-// Arrays returns one layout descriptor per value, named "0", "1", …, in
-// row-major order. For binary values Offset is the payload offset and Size
-// the payload size; for text values (which have no payload in the file)
-// Offset is the value's Start and Size its length in bytes, End − Start.
-func (f *File) Arrays() []layout.Array {
-	out := make([]layout.Array, len(f.entries))
-	for i, e := range f.entries {
-		a := layout.Array{Name: strconv.Itoa(i), Type: e.Type, Shape: e.Shape, Order: layout.RowMajor, Offset: e.Data}
-		if e.Binary {
-			a.Size = e.PayloadSize()
-		} else {
-			a.Size = e.End - e.Start
+// Entries returns one Entry per value, in input order. It builds the list
+// on every call; the lines and columns of text values take one pass over
+// the bytes before the last of them.
+func (f *File) Entries() []Entry {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]Entry, f.idx.n)
+	var text []int
+	var offs []int64
+	for i := range out {
+		e := f.idx.at(i)
+		out[i] = Entry{Binary: e.bin, Type: e.typ, Shape: f.idx.shape(e), Start: e.start, End: e.end, Data: e.data()}
+		if !e.bin {
+			text = append(text, i)
+			offs = append(offs, e.start)
 		}
-		out[i] = a
+	}
+	if len(offs) > 0 && !f.closed {
+		if lc, err := lineCols(f.src, offs); err == nil {
+			for k, i := range text {
+				out[i].Line, out[i].Col = lc[k][0], lc[k][1]
+			}
+		}
 	}
 	return out
 }
 
-func (f *File) entry(i int) (Entry, error) {
-	if f.closed {
-		return Entry{}, fmt.Errorf("futhark: %s: %w", f.name, mmapfile.ErrClosed)
-	}
-	if i < 0 || i >= len(f.entries) {
-		return Entry{}, fmt.Errorf("futhark: %s: value %d out of range [0,%d)", f.name, i, len(f.entries))
-	}
-	return f.entries[i], nil
-}
-
-func (f *File) errAt(off int64, sen error, format string, args ...any) error {
+// err returns a *FormatError about this file.
+func (f *File) err(off int64, sen error, format string, args ...any) error {
 	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: sen}
 }
 
-// copyOut copies payload bytes [off, off+len(dst)) into dst, guarded
-// against faults when mapped.
-func (f *File) copyOut(dst []byte, off int64) error {
-	if f.region != nil {
-		_, err := f.region.ReadAt(dst, off)
-		return err
+// ioErr wraps an error of reading or mapping the file, at the file offset
+// it names if it names one.
+func (f *File) ioErr(off int64, what string, err error) error {
+	var me *mmapfile.Error
+	if errors.As(err, &me) && me.Offset >= 0 {
+		off = me.Offset
 	}
-	copy(dst, f.data[off:])
+	return &FormatError{File: f.name, Offset: off, Msg: what, Err: err}
+}
+
+// entry returns value i; f.mu must be held.
+func (f *File) entry(i int) (*entry, error) {
+	if f.closed {
+		return nil, f.err(-1, mmapfile.ErrClosed, "value %d: the file is closed", i)
+	}
+	if i < 0 || i >= f.idx.n {
+		return nil, f.err(-1, mmapfile.ErrOutOfRange, "value %d out of range [0,%d)", i, f.idx.n)
+	}
+	return f.idx.at(i), nil
+}
+
+// count is the number of elements of e.
+func (f *File) count(e *entry) int64 {
+	n, _ := layout.Count(f.idx.shape(e))
+	return n
+}
+
+// readBytes copies file bytes [off, off+len(dst)) into dst: from the
+// mapping, guarded against faults, or with ReadAt. A mapped file truncated
+// under the reader faults beyond its last page but reads as zeros inside
+// it, so a copy that ends in a zero byte is checked against the file's
+// current size. f.mu must be held.
+func (f *File) readBytes(dst []byte, off int64) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	n, err := f.src.ReadAt(dst, off)
+	if err == nil && n < len(dst) {
+		err = io.ErrUnexpectedEOF
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return f.err(off+int64(n), mmapfile.ErrTruncated, "the input ends inside a payload")
+	}
+	if err != nil {
+		return f.ioErr(off, "reading a payload", err)
+	}
+	if dst[len(dst)-1] == 0 && f.mf != nil {
+		return f.checkSize(off + int64(len(dst)))
+	}
 	return nil
+}
+
+// checkSize reports a file that has shrunk below end since it was mapped.
+func (f *File) checkSize(end int64) error {
+	size, err := f.mf.Size()
+	if err != nil {
+		return f.ioErr(-1, "checking the file's size", err)
+	}
+	if size < end {
+		return f.err(size, mmapfile.ErrFault, "the file was truncated to %d bytes while it was read (the mapping reads zeros past its end)", size)
+	}
+	return nil
+}
+
+// textPayload returns the decoded payload of text value i, shared: kept
+// from indexing, or decoded now (the last one is cached). f.mu must be
+// held.
+func (f *File) textPayload(i int, e *entry) ([]byte, error) {
+	if k := f.idx.keptOf(e); k != nil {
+		return k, nil
+	}
+	f.cacheMu.Lock()
+	defer f.cacheMu.Unlock()
+	if f.cacheIdx == i {
+		return f.cache, nil
+	}
+	hint, _ := layout.ByteSize(e.typ, f.idx.shape(e))
+	var v Value
+	var err error
+	if f.region != nil {
+		d := f.region.Bytes()
+		if gerr := f.region.Guard(func() { v, err = decodeText(d, int(e.start), int(e.end), f.opts, hint) }); gerr != nil {
+			return nil, f.ioErr(e.start, fmt.Sprintf("decoding value %d", i), gerr)
+		}
+	} else {
+		// The text and the few bytes of lookahead after it.
+		buf := make([]byte, min(f.size, e.end+16)-e.start)
+		if err := f.readBytes(buf, e.start); err != nil {
+			return nil, err
+		}
+		v, err = decodeText(buf, 0, int(e.end-e.start), f.opts, hint)
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Offset += e.start
+		}
+	}
+	if err != nil {
+		return nil, withFile(err, f.name)
+	}
+	f.cacheIdx, f.cache = i, v.Data
+	return v.Data, nil
 }
 
 // Value decodes value i into memory (a copy).
 func (f *File) Value(i int) (Value, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
 	e, err := f.entry(i)
 	if err != nil {
 		return Value{}, err
 	}
-	if !e.Binary {
-		v, err := f.textValue(i, e)
-		v.Data = bytes.Clone(v.Data) // the cache stays the File's
-		return v, err
-	}
-	data := make([]byte, e.PayloadSize())
-	if err := f.copyOut(data, e.Data); err != nil {
-		return Value{}, err
-	}
-	if e.Type == layout.Bool {
-		normBool(data)
-	}
-	return Value{Type: e.Type, Shape: append([]int64{}, e.Shape...), Data: data}, nil
-}
-
-func (f *File) textValue(i int, e Entry) (Value, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i < len(f.kept) && f.kept[i] != nil {
-		return Value{Type: e.Type, Shape: append([]int64{}, e.Shape...), Data: f.kept[i]}, nil
-	}
-	if f.cacheIdx == i {
-		return f.cache, nil
-	}
-	var v Value
-	var err error
-	decode := func() { v, err = decodeText(f.data, int(e.Start), int(e.End), f.opts, e.PayloadSize()) }
-	if f.region != nil {
-		if gerr := f.region.Guard(decode); gerr != nil {
-			return Value{}, gerr
-		}
-	} else {
-		decode()
-	}
-	if err != nil {
-		return Value{}, withFile(err, f.name)
-	}
-	f.cacheIdx, f.cache = i, v
-	return v, nil
-}
-
-func checkElem[T layout.Elem](e Entry, allowBool bool) error {
-	t := layout.TypeOf[T]()
-	if e.Type == layout.Bool && t == layout.Bool && !allowBool {
-		return fmt.Errorf("futhark: bool values are viewed as []uint8: %w", ErrElemType)
-	}
-	if t == e.Type || e.Type == layout.Bool && t == layout.U8 {
-		return nil
-	}
-	return fmt.Errorf("futhark: %v elements requested of a %s value: %w", t, e.TypeString(), ErrElemType)
-}
-
-// View returns the payload of binary value i as a []T aliasing the
-// mapping (or the NewReader bytes): no copy. T must be the value's type
-// (layout.Float16 for f16, uint8 for bool, whose bytes are returned raw).
-// It fails, naming the offset, for text values (ErrTextValue) and for
-// payloads not aligned for T (ErrMisaligned); use Read then. The slice
-// dies at Close; see the package documentation.
-func View[T layout.Elem](f *File, i int) ([]T, error) {
-	e, err := f.entry(i)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkElem[T](e, false); err != nil {
-		return nil, err
-	}
-	if !e.Binary {
-		return nil, f.errAt(e.Start, ErrTextValue, "value %d is text: decode it with Read", i)
-	}
-	n := e.Len()
-	size := int64(e.Type.Size())
-	if size > 1 && (e.Data%size != 0 || !hostLittle) {
-		return nil, f.errAt(e.Data, ErrMisaligned, "payload of %s at offset %d is not a multiple of %d", e.TypeString(), e.Data, size)
-	}
-	if n == 0 {
-		return []T{}, nil
-	}
-	if f.region != nil {
-		v, err := mmapfile.View[T](f.region, e.Data, int(n), binary.LittleEndian)
+	v := Value{Type: e.typ, Shape: append([]int64{}, f.idx.shape(e)...)}
+	if !e.bin {
+		p, err := f.textPayload(i, e)
 		if err != nil {
-			if errors.Is(err, mmapfile.ErrMisaligned) {
-				return nil, f.errAt(e.Data, ErrMisaligned, "payload of %s at offset %d is not aligned: %v", e.TypeString(), e.Data, err)
-			}
-			return nil, err
+			return Value{}, err
+		}
+		v.Data = bytes.Clone(p)
+		if v.Data == nil {
+			v.Data = []byte{}
 		}
 		return v, nil
 	}
-	b := f.data[e.Data : e.Data+n*size]
-	if !unsafeslice.Aligned[T](b) {
-		return nil, f.errAt(e.Data, ErrMisaligned, "payload of %s at offset %d is not aligned in memory", e.TypeString(), e.Data)
+	n, _ := layout.ByteSize(e.typ, v.Shape)
+	v.Data = make([]byte, n)
+	if err := f.readBytes(v.Data, e.data()); err != nil {
+		return Value{}, err
 	}
-	return unsafeslice.Cast[T](b), nil
+	if e.typ == layout.Bool {
+		normBool(v.Data)
+	}
+	return v, nil
+}
+
+// typed returns value i, checking that T may stand for its elements;
+// f.mu is held.
+func typed[T layout.Elem](f *File, i int, allowBool bool) (*entry, error) {
+	e, err := f.entry(i)
+	if err != nil {
+		return nil, err
+	}
+	return e, checkElem[T](f, i, e, allowBool)
+}
+
+// checkElem checks that T may stand for the elements of value i.
+func checkElem[T layout.Elem](f *File, i int, e *entry, allowBool bool) error {
+	t := layout.TypeOf[T]()
+	if e.typ == layout.Bool && t == layout.Bool && !allowBool {
+		return f.err(e.start, mmapfile.ErrTypeMismatch, "value %d is bool: a view gives its bytes as []uint8", i)
+	}
+	if t == e.typ || e.typ == layout.Bool && t == layout.U8 {
+		return nil
+	}
+	return f.err(e.start, mmapfile.ErrTypeMismatch, "value %d is %s, not %v", i, TypeString(e.typ, f.idx.shape(e)), t)
+}
+
+// View returns the payload of binary value i as a []T aliasing the
+// mapping: no copy. T must be the value's type (layout.Float16 for f16,
+// uint8 for bool, whose bytes are returned raw). It fails, naming the
+// offset, for text values (ErrTextValue), for payloads not aligned for T
+// (mmapfile.ErrMisaligned) and on big-endian machines
+// (mmapfile.ErrByteOrder): use Read or ReadAt then. A File made by
+// NewReader has no mapping to view. The slice dies at Close and at an
+// append; see the package documentation.
+func View[T layout.Elem](f *File, i int) ([]T, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	e, err := typed[T](f, i, false)
+	if err != nil {
+		return nil, err
+	}
+	if !e.bin {
+		return nil, f.err(e.start, ErrTextValue, "value %d is text: decode it with Read", i)
+	}
+	if f.region == nil {
+		return nil, f.err(e.start, errors.ErrUnsupported, "value %d: only a mapped file (Open) can be viewed: copy it with Read", i)
+	}
+	data, size := e.data(), int64(e.typ.Size())
+	if size > 1 && data%size != 0 {
+		return nil, f.err(data, mmapfile.ErrMisaligned, "payload of %s at offset %d is not a multiple of %d: copy it with Read",
+			TypeString(e.typ, f.idx.shape(e)), data, size)
+	}
+	if size > 1 && !hostLittle {
+		return nil, f.err(data, mmapfile.ErrByteOrder, "payloads are little-endian, this machine is not: copy it with Read")
+	}
+	n := f.count(e)
+	if n == 0 {
+		return []T{}, nil
+	}
+	v, err := mmapfile.View[T](f.region, data, int(n), binary.LittleEndian)
+	if err != nil {
+		return nil, f.ioErr(data, fmt.Sprintf("viewing value %d", i), err)
+	}
+	return v, nil
 }
 
 // Read returns a copy of value i's elements as a []T: one bulk copy of a
@@ -272,62 +436,85 @@ func View[T layout.Elem](f *File, i int) ([]T, error) {
 // (layout.Float16 for f16; bool or uint8 for bool, where []bool maps
 // nonzero bytes to true).
 func Read[T layout.Elem](f *File, i int) ([]T, error) {
-	e, err := f.entry(i)
+	f.mu.RLock()
+	e, err := typed[T](f, i, true)
+	var n int64
+	if err == nil {
+		n = f.count(e)
+	}
+	f.mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkElem[T](e, true); err != nil {
-		return nil, err
-	}
-	if !e.Binary {
-		v, err := f.textValue(i, e)
-		if err != nil {
-			return nil, err
-		}
-		return Elems[T](v)
-	}
-	out := make([]T, e.Len())
-	if _, err := ReadAt(f, i, 0, out); err != nil {
+	out := make([]T, n)
+	if err := ReadAt(f, i, 0, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// ReadAt copies elements of value i, from linear (row-major) element start
-// on, into dst, and returns how many it copied: min(len(dst), Len−start).
-// Binary payloads are copied straight from the mapping, so a huge value
-// can be read in bounded memory; text values are decoded once and cached.
-func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) (int, error) {
-	e, err := f.entry(i)
+// ReadAt copies elements [start, start+len(dst)) of value i, in row-major
+// order, into dst: it fills dst or returns an error (mmapfile.ErrOutOfRange
+// for a range outside the value). Binary payloads are copied straight from
+// the mapping, so a huge value can be read piece by piece in bounded
+// memory; text values are decoded once and cached.
+func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	e, err := typed[T](f, i, true)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if err := checkElem[T](e, true); err != nil {
-		return 0, err
+	n, k := f.count(e), int64(len(dst))
+	if end, ok := layout.Add(start, k); start < 0 || !ok || end > n {
+		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: elements [%d, %d+%d) outside [0, %d)", i, start, start, k, n)
 	}
-	n := e.Len()
-	if start < 0 || start > n {
-		return 0, fmt.Errorf("futhark: element %d out of range [0,%d]", start, n)
+	if k == 0 {
+		return nil
 	}
-	k := min(int64(len(dst)), n-start)
-	dst = dst[:k]
-	size := int64(e.Type.Size())
+	size := int64(e.typ.Size())
 	b := unsafeslice.Bytes(dst)
-	if !e.Binary {
-		v, err := f.textValue(i, e)
-		if err != nil {
-			return 0, err
+	if e.bin {
+		if err := f.readBytes(b, e.data()+start*size); err != nil {
+			return err
 		}
-		copy(b, v.Data[start*size:])
-	} else if err := f.copyOut(b, e.Data+start*size); err != nil {
-		return 0, err
+	} else {
+		p, err := f.textPayload(i, e)
+		if err != nil {
+			return err
+		}
+		copy(b, p[start*size:])
 	}
-	if e.Type == layout.Bool {
+	if e.typ == layout.Bool {
 		normBool(b)
 	} else if !hostLittle {
 		layout.SwapBytes(b, int(size))
 	}
-	return int(k), nil
+	return nil
+}
+
+// Set changes the element of binary value i at the row-major index idx
+// (one index per dimension; none for a scalar) to v, in place, through the
+// read-write mapping (OpenFile with mmapfile.ReadWrite). T must be the
+// value's type, or bool or uint8 (0 or 1) for bool. The change is visible
+// at once to every reader of the file and reaches the disk at Sync or
+// Close.
+func Set[T layout.Elem](f *File, i int, idx []int64, v T) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	e, err := typed[T](f, i, true)
+	if err != nil {
+		return err
+	}
+	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
+	if err != nil {
+		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: index %v: %v", i, idx, err)
+	}
+	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
+	if !hostLittle {
+		layout.SwapBytes(b, len(b))
+	}
+	return f.setElement(i, e, linear, b)
 }
 
 // SetElement overwrites element linear (row-major) of binary value i with
@@ -335,70 +522,100 @@ func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) (int, error) {
 // with mmapfile.ReadWrite). Aligned or not, the write is a guarded copy.
 // The change reaches the file at Sync or Close.
 func (f *File) SetElement(i int, linear int64, le []byte) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
 	e, err := f.entry(i)
 	if err != nil {
 		return err
 	}
-	if !e.Binary {
-		return f.errAt(e.Start, ErrTextValue, "value %d is text: it cannot be changed in place", i)
+	return f.setElement(i, e, linear, le)
+}
+
+func (f *File) setElement(i int, e *entry, linear int64, le []byte) error {
+	if !e.bin {
+		return f.err(e.start, errTextInPlace, "value %d is text: it cannot be changed in place", i)
 	}
 	if f.region == nil || !f.region.Writable() {
-		return fmt.Errorf("futhark: %s: %w", f.name, mmapfile.ErrNotWritable)
+		return f.err(e.start, mmapfile.ErrNotWritable, "value %d cannot be changed: open the file with mmapfile.ReadWrite", i)
 	}
-	size := e.Type.Size()
+	size := e.typ.Size()
 	if len(le) != size {
-		return fmt.Errorf("futhark: %s element needs %d bytes, got %d", e.Type, size, len(le))
+		return f.err(e.start, mmapfile.ErrTypeMismatch, "value %d: a %s element has %d bytes, not %d", i, e.typ, size, len(le))
 	}
-	if e.Type == layout.Bool && le[0] > 1 {
-		return fmt.Errorf("futhark: bool byte 0x%02x is neither 0 nor 1", le[0])
+	if e.typ == layout.Bool && le[0] > 1 {
+		return f.err(e.start, mmapfile.ErrInvalidBool, "value %d: bool byte 0x%02x", i, le[0])
 	}
-	if linear < 0 || linear >= e.Len() {
-		return fmt.Errorf("futhark: element %d out of range [0,%d)", linear, e.Len())
+	if n := f.count(e); linear < 0 || linear >= n {
+		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: element %d out of range [0,%d)", i, linear, n)
 	}
-	if _, err := f.region.WriteAt(le, e.Data+linear*int64(size)); err != nil {
-		return err
+	off := e.data() + linear*int64(size)
+	if _, err := f.region.WriteAt(le, off); err != nil {
+		return f.ioErr(off, fmt.Sprintf("writing value %d", i), err)
 	}
-	f.mu.Lock()
-	if f.cacheIdx == i {
-		f.cacheIdx = -1
-	}
-	f.mu.Unlock()
 	return nil
 }
 
-// Sync flushes in-place changes to the file.
+// Sync makes in-place changes and appends durable (fsync).
 func (f *File) Sync() error {
-	if f.region == nil {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return f.err(-1, mmapfile.ErrClosed, "sync of a closed file")
+	}
+	if f.mf == nil {
 		return nil
 	}
-	return f.region.Sync()
+	if err := f.mf.Sync(); err != nil {
+		return f.ioErr(-1, "syncing", err)
+	}
+	return nil
 }
 
 // Payload returns the raw payload bytes of binary value i (little-endian
-// elements, bool bytes as stored), aliasing the mapping or the NewReader
-// bytes with no alignment requirement. Like a View it dies at Close. Text
-// values have no payload (ErrTextValue).
+// elements, bool bytes as stored), aliasing the mapping with no alignment
+// requirement. Like a View it dies at Close or an append. Text values have
+// no payload (ErrTextValue), nor do Files made by NewReader.
 func (f *File) Payload(i int) ([]byte, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
 	e, err := f.entry(i)
 	if err != nil {
 		return nil, err
 	}
-	if !e.Binary {
-		return nil, f.errAt(e.Start, ErrTextValue, "value %d is text: decode it with Value", i)
+	if !e.bin {
+		return nil, f.err(e.start, ErrTextValue, "value %d is text: decode it with Value", i)
 	}
-	return f.data[e.Data:e.End:e.End], nil
+	if f.region == nil {
+		return nil, f.err(e.start, errors.ErrUnsupported, "value %d: only a mapped file (Open) has payloads to alias: copy it with Value", i)
+	}
+	return f.region.Bytes()[e.data():e.end:e.end], nil
 }
 
-// Encode writes value i to e, as binary or as text, streaming a binary
-// payload straight from the mapping in chunks (no copy of the whole
-// value). A mapped file truncated meanwhile may fault; see the package
-// documentation.
+// encodeChunk is how much of a binary payload Encode copies at a time.
+const encodeChunk = 1 << 20
+
+// Encode writes value i to e, as binary or as text, copying a binary
+// payload from the file in chunks (no copy of the whole value in memory).
+// A file truncated meanwhile gives an error wrapping mmapfile.ErrFault,
+// not a crash.
 func (f *File) Encode(e *Encoder, i int, binaryOut bool) error {
+	f.mu.RLock()
 	ent, err := f.entry(i)
+	var typ layout.Type
+	var shape []int64
+	var data, size int64
+	if err == nil {
+		typ, shape, data = ent.typ, append([]int64{}, f.idx.shape(ent)...), ent.data()
+		size, _ = layout.ByteSize(typ, shape)
+		if !ent.bin {
+			data = -1
+		}
+	}
+	f.mu.RUnlock()
 	if err != nil {
 		return err
 	}
-	if !ent.Binary {
+	if data < 0 {
 		v, err := f.Value(i)
 		if err != nil {
 			return err
@@ -409,24 +626,30 @@ func (f *File) Encode(e *Encoder, i int, binaryOut bool) error {
 		return e.EncodeText(v)
 	}
 	if binaryOut {
-		err = e.BeginBinary(ent.Type, ent.Shape)
+		err = e.BeginBinary(typ, shape)
 	} else {
-		err = e.BeginText(ent.Type, ent.Shape)
+		err = e.BeginText(typ, shape)
 	}
 	if err != nil {
 		return err
 	}
-	p, err := f.Payload(i)
-	if err != nil {
-		return err
-	}
-	chunk := (1 << 20) / ent.Type.Size() * ent.Type.Size()
-	for len(p) > 0 {
-		k := min(len(p), chunk)
-		if err := e.WriteElems(p[:k]); err != nil {
+	buf := make([]byte, min(size, encodeChunk/int64(typ.Size())*int64(typ.Size())))
+	for off := int64(0); off < size; {
+		chunk := buf[:min(int64(len(buf)), size-off)]
+		f.mu.RLock()
+		if f.closed {
+			err = f.err(-1, mmapfile.ErrClosed, "value %d: the file was closed while it was encoded", i)
+		} else {
+			err = f.readBytes(chunk, data+off)
+		}
+		f.mu.RUnlock()
+		if err != nil {
 			return err
 		}
-		p = p[k:]
+		if err := e.WriteElems(chunk); err != nil {
+			return err
+		}
+		off += int64(len(chunk))
 	}
 	return nil
 }

@@ -27,14 +27,14 @@ func TestAlignedSpecExample(t *testing.T) {
 	a := mustValue(t, nil, []int32{7})
 	b := mustValue(t, []int64{2}, []float64{1.5, 2.5})
 	var buf bytes.Buffer
-	e := NewWriter(&buf, 0, &WriteOptions{Align: AlignElement})
+	e := NewWriter(&buf, 0, &Options{Align: AlignElement})
 	require.NoError(t, e.EncodeBinary(a))
 	require.NoError(t, e.EncodeBinary(b))
 	want := "\x20" + "b\x02\x00 i32" + "\x07\x00\x00\x00" + "     " + "b\x02\x01 f64\x02\x00\x00\x00\x00\x00\x00\x00" +
 		"\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\x04\x40"
 	require.Equal(t, want, buf.String())
 	require.Len(t, buf.Bytes(), 48)
-	f, err := NewReader(buf.Bytes(), nil)
+	f, err := newReader(buf.Bytes(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(8), f.Entries()[0].Data)
 	assert.Equal(t, int64(32), f.Entries()[1].Data)
@@ -44,12 +44,12 @@ func TestAlignedSpecExample(t *testing.T) {
 	assert.Equal(t, strings.TrimLeft(strings.ReplaceAll(want, "     b", "b"), " "), string(bin), "re-encoding drops the padding")
 
 	buf.Reset()
-	e = NewWriter(&buf, 0, &WriteOptions{Align: Align64})
+	e = NewWriter(&buf, 0, &Options{Align: Align64})
 	require.NoError(t, e.EncodeBinary(a))
 	require.NoError(t, e.EncodeBinary(b))
 	require.Len(t, buf.Bytes(), 144)
 	assert.Equal(t, strings.Repeat(" ", 57), buf.String()[:57])
-	f, err = NewReader(buf.Bytes(), nil)
+	f, err = newReader(buf.Bytes(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(64), f.Entries()[0].Data)
 	assert.Equal(t, int64(128), f.Entries()[1].Data)
@@ -83,7 +83,7 @@ func TestAlignedFilesAllTypes(t *testing.T) {
 	for _, align := range []int{AlignElement, Align64, 16} {
 		p := filepath.Join(t.TempDir(), "x.data")
 		vals := allTypeValues(t)
-		require.NoError(t, WriteFile(p, &WriteOptions{Align: align}, func(e *Encoder) error {
+		require.NoError(t, WriteFile(p, &Options{Align: align}, func(e *Encoder) error {
 			require.NoError(t, e.EncodeText(vals[0])) // text first: padding counts it
 			for _, v := range vals {
 				if err := e.EncodeBinary(v); err != nil {
@@ -114,7 +114,7 @@ func TestAlignedFilesAllTypes(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []uint8{1, 0}, xb)
 		_, err = View[bool](f, 12)
-		assert.ErrorIs(t, err, ErrElemType)
+		assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 		u64, err := View[uint64](f, 8)
 		require.NoError(t, err)
 		assert.Equal(t, []uint64{1 << 63}, u64)
@@ -157,7 +157,7 @@ func TestRealBinaryOffsets(t *testing.T) {
 	_, err = View[int64](f, 0)
 	var fe *FormatError
 	require.ErrorAs(t, err, &fe)
-	assert.ErrorIs(t, err, ErrMisaligned)
+	assert.ErrorIs(t, err, mmapfile.ErrMisaligned)
 	assert.Equal(t, int64(15), fe.Offset)
 	assert.Contains(t, err.Error(), "reducebyindexminmax7.in: offset 15")
 	xs, err := Read[int64](f, 0)
@@ -166,39 +166,40 @@ func TestRealBinaryOffsets(t *testing.T) {
 	ys, err := Read[float32](f, 2)
 	require.NoError(t, err)
 	part := make([]float32, 40)
-	n, err := ReadAt(f, 2, 14960, part)
-	require.NoError(t, err)
-	assert.Equal(t, 40, n)
+	require.NoError(t, ReadAt(f, 2, 14960, part))
 	assert.Equal(t, ys[14960:], part)
+	err = ReadAt(f, 2, 14961, part)
+	assert.ErrorIs(t, err, mmapfile.ErrOutOfRange, "ReadAt fills dst or fails")
+	assert.Contains(t, err.Error(), "reducebyindexminmax7.in")
 	_, err = Read[float64](f, 2)
-	assert.ErrorIs(t, err, ErrElemType)
-	arrs := f.Arrays()
-	require.Len(t, arrs, 3)
-	assert.Equal(t, layout.Array{Name: "1", Type: layout.F32, Shape: []int64{100, 30}, Order: layout.RowMajor, Offset: 4038, Size: 12000}, arrs[1])
-	for _, a := range arrs {
-		require.NoError(t, a.Check(f.Size()))
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
+	recs := f.Records()
+	require.Len(t, recs, 3)
+	assert.Equal(t, layout.Array{Name: "1", Type: layout.F32, Shape: []int64{100, 30}, Order: layout.RowMajor, Offset: 4038, Size: 12000}, recs[1].Array)
+	for _, r := range recs {
+		require.NoError(t, r.Check(f.Size()))
+		assert.Equal(t, "binary", r.Extra["encoding"])
 	}
 }
 
 func TestTextEntriesAndArrays(t *testing.T) {
-	f, err := NewReader([]byte("-- head\n  [1, 2]  -- c\n\n 3.5f32"), nil)
+	f, err := newReader([]byte("-- head\n  [1, 2]  -- c\n\n 3.5f32"), nil)
 	require.NoError(t, err)
 	es := f.Entries()
 	require.Len(t, es, 2)
 	assert.Equal(t, Entry{Type: layout.I32, Shape: []int64{2}, Start: 10, End: 16, Data: 10, Line: 2, Col: 3}, es[0])
 	assert.Equal(t, Entry{Type: layout.F32, Shape: []int64{}, Start: 25, End: 31, Data: 25, Line: 4, Col: 2}, es[1])
-	arrs := f.Arrays()
-	assert.Equal(t, layout.Array{Name: "0", Type: layout.I32, Shape: []int64{2}, Offset: 10, Size: 6}, arrs[0])
+	recs := f.Records()
+	assert.Equal(t, layout.Array{Name: "0", Type: layout.I32, Shape: []int64{2}, Offset: 10, Size: 6}, recs[0].Array)
+	assert.Equal(t, "text", recs[0].Extra["encoding"])
 	xs, err := Read[int32](f, 0)
 	require.NoError(t, err)
 	assert.Equal(t, []int32{1, 2}, xs)
-	part := make([]int32, 5)
-	n, err := ReadAt(f, 0, 1, part)
-	require.NoError(t, err)
-	assert.Equal(t, 1, n)
+	part := make([]int32, 1)
+	require.NoError(t, ReadAt(f, 0, 1, part))
 	assert.Equal(t, int32(2), part[0])
-	_, err = ReadAt(f, 0, 3, part)
-	assert.Error(t, err)
+	assert.ErrorIs(t, ReadAt(f, 0, 1, make([]int32, 5)), mmapfile.ErrOutOfRange)
+	assert.ErrorIs(t, ReadAt(f, 0, 3, part), mmapfile.ErrOutOfRange)
 }
 
 func TestSetElement(t *testing.T) {
@@ -287,46 +288,53 @@ func TestEncoderStreaming(t *testing.T) {
 	assert.ErrorIs(t, err, ErrDims)
 	_, err = checkShape(layout.I64, []int64{1 << 61, 8})
 	assert.ErrorIs(t, err, ErrDims)
-	assert.Equal(t, "-128i8", FormatElem(layout.I8, []byte{0x80}))
-	assert.Equal(t, "-f16.inf", FormatElem(layout.F16, []byte{0, 0xfc}))
-	assert.Equal(t, "1.0e-2f64", FormatElem(layout.F64, []byte{0x7b, 0x14, 0xae, 0x47, 0xe1, 0x7a, 0x84, 0x3f}))
-	assert.Equal(t, "true", FormatElem(layout.Bool, []byte{7}))
 }
 
 func TestPayloadAndEncode(t *testing.T) {
 	in := "[1, 2] b\x02\x01bool\x02\x00\x00\x00\x00\x00\x00\x00\x00\x05"
-	f, err := NewReader([]byte(in), nil)
+	p := filepath.Join(t.TempDir(), "pe.data")
+	require.NoError(t, os.WriteFile(p, []byte(in), 0o644))
+	f, err := Open(p, nil)
 	require.NoError(t, err)
-	p, err := f.Payload(1)
+	defer f.Close()
+	pay, err := f.Payload(1)
 	require.NoError(t, err)
-	assert.Equal(t, []byte{0, 5}, p)
+	assert.Equal(t, []byte{0, 5}, pay)
 	_, err = f.Payload(0)
 	assert.ErrorIs(t, err, ErrTextValue)
-	var txt, bin bytes.Buffer
-	te, be := NewEncoder(&txt), NewEncoder(&bin)
-	for i := range f.Entries() {
-		require.NoError(t, f.Encode(te, i, false))
-		require.NoError(t, f.Encode(be, i, true))
+	g, err := newReader([]byte(in), nil)
+	require.NoError(t, err)
+	_, err = g.Payload(1)
+	assert.ErrorIs(t, err, errors.ErrUnsupported, "NewReader maps nothing")
+	_, err = View[uint8](g, 1)
+	assert.ErrorIs(t, err, errors.ErrUnsupported, "NewReader maps nothing")
+	for _, h := range []*File{f, g} {
+		var txt, bin bytes.Buffer
+		te, be := NewEncoder(&txt), NewEncoder(&bin)
+		for i := range h.Entries() {
+			require.NoError(t, h.Encode(te, i, false))
+			require.NoError(t, h.Encode(be, i, true))
+		}
+		assert.Equal(t, "[1i32, 2i32]\n[false, true]\n", txt.String())
+		assert.Equal(t, "b\x02\x01 i32\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00b\x02\x01bool\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01", bin.String())
 	}
-	assert.Equal(t, "[1i32, 2i32]\n[false, true]\n", txt.String())
-	assert.Equal(t, "b\x02\x01 i32\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00b\x02\x01bool\x02\x00\x00\x00\x00\x00\x00\x00\x00\x01", bin.String())
 }
 
 func TestLenientSalvage(t *testing.T) {
 	in := []byte("[1, 2] b\x02\x00 i32\x07\x00\x00\x00 b\x02\x01 f64\x05\x00\x00\x00\x00\x00\x00\x00\x01\x02")
-	_, err := NewReader(in, nil)
-	require.ErrorIs(t, err, ErrTruncated)
-	f, err := NewReader(in, &ReadOptions{Lenient: true})
+	_, err := newReader(in, nil)
+	require.ErrorIs(t, err, mmapfile.ErrTruncated)
+	f, err := newReader(in, &Options{Salvage: true})
 	require.NoError(t, err)
 	assert.Len(t, f.Entries(), 2)
-	assert.ErrorIs(t, f.TailError(), ErrTruncated)
+	assert.ErrorIs(t, f.Damage(), mmapfile.ErrTruncated)
 	p := filepath.Join(t.TempDir(), "torn.data")
 	require.NoError(t, os.WriteFile(p, in, 0o644))
-	g, err := Open(p, &ReadOptions{Lenient: true})
+	g, err := Open(p, &Options{Salvage: true})
 	require.NoError(t, err)
 	defer g.Close()
 	var fe *FormatError
-	require.ErrorAs(t, g.TailError(), &fe)
+	require.ErrorAs(t, g.Damage(), &fe)
 	assert.Equal(t, p, fe.File)
 	xs, err := Read[int32](g, 1)
 	require.NoError(t, err)
@@ -341,52 +349,49 @@ func TestTextKeptFromIndex(t *testing.T) {
 	defer func() { keepDecoded = old }()
 	keepDecoded = 16
 	in := []byte("[1,2,3] [4,5,6,7,8] b\x02\x01 i32\x01\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00 [9i64, 10i64] \"ab\"")
-	f, err := NewReader(in, nil)
-	require.NoError(t, err)
-	require.Len(t, f.kept, 5)
-	// What is kept counts with its capacity (append's slack included), so
-	// which small values fit depends on append's growth; the bound does not.
-	assert.Equal(t, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, f.kept[0], "the first value fits")
-	assert.Nil(t, f.kept[1], "20 bytes never fit in 16")
-	assert.Nil(t, f.kept[2], "binary values are never decoded while indexing")
-	held := 0
-	for _, k := range f.kept {
-		held += cap(k)
+	for name, open := range map[string]func([]byte, *Options) (*File, error){"mapped": memFile, "reader": newReader} {
+		f, err := open(in, nil)
+		require.NoError(t, err, name)
+		require.Equal(t, 5, f.idx.n)
+		// What is kept counts with its capacity (append's slack included), so
+		// which small values fit depends on append's growth; the bound does not.
+		assert.Equal(t, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, f.idx.keptOf(f.idx.at(0)), "%s: the first value fits", name)
+		assert.Nil(t, f.idx.keptOf(f.idx.at(1)), "%s: 20 bytes never fit in 16", name)
+		assert.Nil(t, f.idx.keptOf(f.idx.at(2)), "%s: binary values are never decoded while indexing", name)
+		assert.LessOrEqual(t, cap(f.idx.kept), keepDecoded, "%s: kept bytes stay within the budget", name)
+
+		for i, want := range [][]int32{{1, 2, 3}, {4, 5, 6, 7, 8}, {9}} {
+			got, err := Read[int32](f, i)
+			require.NoError(t, err, "value %d", i)
+			assert.Equal(t, want, got, "value %d", i)
+		}
+		got, err := Read[int64](f, 3)
+		require.NoError(t, err)
+		assert.Equal(t, []int64{9, 10}, got)
+		dst := make([]uint8, 2)
+		require.NoError(t, ReadAt(f, 4, 0, dst))
+		assert.Equal(t, "ab", string(dst))
+
+		v, err := f.Value(0)
+		require.NoError(t, err)
+		v.Data[0] = 99
+		again, err := Read[int32](f, 0)
+		require.NoError(t, err)
+		assert.Equal(t, []int32{1, 2, 3}, again, "changing a returned Value changes nothing kept")
+		v, err = f.Value(1)
+		require.NoError(t, err)
+		v.Data[0] = 99
+		again, err = Read[int32](f, 1)
+		require.NoError(t, err)
+		assert.Equal(t, []int32{4, 5, 6, 7, 8}, again, "nor the decoded-text cache")
+
+		// Salvaged indexing keeps entries and kept payloads aligned.
+		f, err = open([]byte("[1,2] [3,"), &Options{Salvage: true})
+		require.NoError(t, err)
+		require.Error(t, f.Damage())
+		require.Equal(t, 1, f.NumValues())
+		got32, err := Read[int32](f, 0)
+		require.NoError(t, err)
+		assert.Equal(t, []int32{1, 2}, got32)
 	}
-	assert.LessOrEqual(t, held, keepDecoded, "kept bytes stay within the budget")
-
-	for i, want := range [][]int32{{1, 2, 3}, {4, 5, 6, 7, 8}, {9}} {
-		got, err := Read[int32](f, i)
-		require.NoError(t, err, "value %d", i)
-		assert.Equal(t, want, got, "value %d", i)
-	}
-	got, err := Read[int64](f, 3)
-	require.NoError(t, err)
-	assert.Equal(t, []int64{9, 10}, got)
-	dst := make([]uint8, 2)
-	n, err := ReadAt(f, 4, 0, dst)
-	require.NoError(t, err)
-	assert.Equal(t, "ab", string(dst[:n]))
-
-	v, err := f.Value(0)
-	require.NoError(t, err)
-	v.Data[0] = 99
-	again, err := Read[int32](f, 0)
-	require.NoError(t, err)
-	assert.Equal(t, []int32{1, 2, 3}, again, "changing a returned Value changes nothing kept")
-	v, err = f.Value(1)
-	require.NoError(t, err)
-	v.Data[0] = 99
-	again, err = Read[int32](f, 1)
-	require.NoError(t, err)
-	assert.Equal(t, []int32{4, 5, 6, 7, 8}, again, "nor the decoded-text cache")
-
-	// Lenient indexing keeps entries and kept payloads aligned.
-	f, err = NewReader([]byte("[1,2] [3,"), &ReadOptions{Lenient: true})
-	require.NoError(t, err)
-	require.Error(t, f.TailError())
-	require.Len(t, f.Entries(), 1)
-	got32, err := Read[int32](f, 0)
-	require.NoError(t, err)
-	assert.Equal(t, []int32{1, 2}, got32)
 }

@@ -26,13 +26,37 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// convert reads all values of in and writes them as text, binary and types.
-func convert(t testing.TB, in []byte, o *ReadOptions) (txt, bin, types []byte, err error) {
+// memFile indexes in as Open indexes a mapped file, with no file.
+func memFile(in []byte, o *Options) (*File, error) {
+	f := &File{opts: o.get(), src: bytes.NewReader(in), size: int64(len(in)), cacheIdx: -1}
+	if err := f.idx.scanBytes(in, 0, f.opts); err != nil {
+		if f.opts.Salvage {
+			f.damage = err
+			return f, nil
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// newReader is NewReader of bytes in memory.
+func newReader(in []byte, o *Options) (*File, error) {
+	return NewReader(bytes.NewReader(in), int64(len(in)), o)
+}
+
+// convert reads all values of in as Open reads them and writes them as
+// text, binary and types.
+func convert(t testing.TB, in []byte, o *Options) (txt, bin, types []byte, err error) {
 	t.Helper()
-	f, err := NewReader(in, o)
+	f, err := memFile(in, o)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return encodeFile(t, f)
+}
+
+// encodeFile writes all values of f as text, binary and types.
+func encodeFile(t testing.TB, f *File) (txt, bin, types []byte, err error) {
 	var tb, bb, yb bytes.Buffer
 	te, be, ye := NewEncoder(&tb), NewEncoder(&bb), NewEncoder(&yb)
 	for i, e := range f.Entries() {

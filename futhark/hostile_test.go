@@ -17,6 +17,20 @@ import (
 func reencode(t testing.TB, in []byte) {
 	t.Helper()
 	txt, bin, _, err := convert(t, in, nil)
+	// NewReader, a Decoder over an io.ReaderAt that seeks over payloads,
+	// agrees with the index of a mapped file, errors included.
+	g, gerr := newReader(in, nil)
+	if err == nil && gerr == nil {
+		gtxt, gbin, _, gerr := encodeFile(t, g)
+		if gerr != nil || !bytes.Equal(txt, gtxt) || !bytes.Equal(bin, gbin) {
+			t.Fatalf("%q: NewReader reads differently: %v", in, gerr)
+		}
+	} else {
+		var fe, ge *FormatError
+		if !errors.As(err, &fe) || !errors.As(gerr, &ge) || *fe != *ge {
+			t.Fatalf("%q: mapped index and NewReader disagree: %v, %v", in, err, gerr)
+		}
+	}
 	if err != nil {
 		var fe *FormatError
 		if !errors.As(err, &fe) {
@@ -47,7 +61,7 @@ func TestTruncationEveryOffset(t *testing.T) {
 	dir := testdata(t)
 	for _, name := range []string{"all-types.bin", "all-types.txt", "futhark/tests/scatter/data/tiny.out.bin"} {
 		full := readFile(t, filepath.Join(dir, "generated", name))
-		f, err := NewReader(full, nil)
+		f, err := newReader(full, nil)
 		require.NoError(t, err)
 		inside := func(k int) bool {
 			for _, e := range f.Entries() {
@@ -59,7 +73,7 @@ func TestTruncationEveryOffset(t *testing.T) {
 		}
 		for k := 0; k <= len(full); k++ {
 			cut := full[:k]
-			_, err := NewReader(cut, nil)
+			_, err := newReader(cut, nil)
 			if inside(k) {
 				var fe *FormatError
 				require.ErrorAs(t, err, &fe, "%s cut at %d inside a binary value", name, k)
@@ -110,7 +124,7 @@ func TestHostileAllocations(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, err1 := NewReader(in, nil)
+		_, err1 := newReader(in, nil)
 		f, err2 := Open(p, nil)
 		d := NewDecoder(bytes.NewReader(in))
 		var err3 error

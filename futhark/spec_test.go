@@ -134,14 +134,14 @@ func TestSpecExamples(t *testing.T) {
 }
 
 func TestLegacyAndStrict(t *testing.T) {
-	txt, _, _, err := convert(t, []byte("nanf32 -nanf32 inff32 -inff64 [1.0f32, nanf32]"), &ReadOptions{Legacy: true})
+	txt, _, _, err := convert(t, []byte("nanf32 -nanf32 inff32 -inff64 [1.0f32, nanf32]"), &Options{Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, "f32.nan\nf32.nan\nf32.inf\n-f64.inf\n[1.0f32, f32.nan]\n", string(txt))
 	for _, in := range []string{"300u8", "-1u8", "128i8", "3000000000", "18446744073709551616u64", "[1u8, 256]"} {
-		_, _, _, err := convert(t, []byte(in), &ReadOptions{StrictIntegers: true})
+		_, _, _, err := convert(t, []byte(in), &Options{StrictIntegers: true})
 		assert.ErrorIs(t, err, ErrRange, in)
 	}
-	txt, _, _, err = convert(t, []byte("255u8 -128i8 -9223372036854775808i64 18446744073709551615u64 -0u8"), &ReadOptions{StrictIntegers: true})
+	txt, _, _, err = convert(t, []byte("255u8 -128i8 -9223372036854775808i64 18446744073709551615u64 -0u8"), &Options{StrictIntegers: true})
 	require.NoError(t, err)
 	assert.Equal(t, "255u8\n-128i8\n-9223372036854775808i64\n18446744073709551615u64\n0u8\n", string(txt))
 }
@@ -159,7 +159,7 @@ func TestNaNBits(t *testing.T) {
 }
 
 func TestErrorLocation(t *testing.T) {
-	_, err := NewReader([]byte("1 2\n  [1,\n 2 x]"), nil)
+	_, err := newReader([]byte("1 2\n  [1,\n 2 x]"), nil)
 	var fe *FormatError
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, int64(13), fe.Offset)
@@ -168,16 +168,16 @@ func TestErrorLocation(t *testing.T) {
 	assert.Equal(t, "futhark: offset 13 (line 3, column 4): unexpected 'x', expected ',' or ']'", fe.Error())
 	assert.ErrorIs(t, err, ErrSyntax)
 
-	_, err = NewReader([]byte("[[1,2],[3]]"), nil)
+	_, err = newReader([]byte("[[1,2],[3]]"), nil)
 	assert.ErrorIs(t, err, ErrIrregular)
-	_, err = NewReader([]byte(bin2i32+"b\x03\x00"), nil)
+	_, err = newReader([]byte(bin2i32+"b\x03\x00"), nil)
 	require.ErrorAs(t, err, &fe)
 	assert.ErrorIs(t, err, ErrVersion)
 	assert.Equal(t, int64(12), fe.Offset)
 	assert.Equal(t, 0, fe.Line)
-	_, err = NewReader([]byte("b\x02\x00 I32\x01\x00\x00\x00"), nil)
-	assert.ErrorIs(t, err, ErrType)
-	_, err = NewReader([]byte("b\x02\x01 i32\x00\x00\x00\x00\x00\x00\x00\x80"), nil)
+	_, err = newReader([]byte("b\x02\x00 I32\x01\x00\x00\x00"), nil)
+	assert.ErrorIs(t, err, ErrUnknownType)
+	_, err = newReader([]byte("b\x02\x01 i32\x00\x00\x00\x00\x00\x00\x00\x80"), nil)
 	require.ErrorIs(t, err, ErrDims)
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, int64(7), fe.Offset)
@@ -187,11 +187,11 @@ func TestNesting(t *testing.T) {
 	deep := func(n int) string {
 		return strings.Repeat("[", n) + "1" + strings.Repeat("]", n)
 	}
-	f, err := NewReader([]byte(deep(127)), nil)
+	f, err := newReader([]byte(deep(127)), nil)
 	require.NoError(t, err)
 	assert.Len(t, f.Entries()[0].Shape, 127)
-	_, err = NewReader([]byte(deep(128)), nil)
+	_, err = newReader([]byte(deep(128)), nil)
 	assert.ErrorIs(t, err, ErrRank)
-	_, err = NewReader([]byte(deep(100000)), nil)
+	_, err = newReader([]byte(deep(100000)), nil)
 	assert.ErrorIs(t, err, ErrRank)
 }

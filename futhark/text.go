@@ -2,12 +2,13 @@ package futhark
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Byte classes of the text format. futhark-data hands its text parser only
@@ -79,8 +80,7 @@ type textParser struct {
 	end    int
 	i      int
 	tokEnd int // end of the last token of the value, before trailing space
-	legacy bool
-	strict bool
+	flags  layout.ScanFlags
 	emit   bool
 	out    []byte
 	keep   int // with emit: stop emitting (and drop out) past this many bytes; 0: no limit
@@ -93,8 +93,31 @@ type textParser struct {
 	errOff int
 	errMsg string
 	errSen error
+}
 
-	num []byte // scratch for float digits
+// scanFlags are the literal scanner's flags for the read options:
+// futhark-data wraps integers (unless StrictIntegers) and rounds floats.
+func scanFlags(o Options) layout.ScanFlags {
+	f := layout.ScanRound
+	if !o.StrictIntegers {
+		f |= layout.ScanWrap
+	}
+	if o.Lenient {
+		f |= layout.ScanLegacy
+	}
+	return f
+}
+
+// scanErr records an error of the literal scanner, which read from at.
+func (p *textParser) scanErr(at int, err error) bool {
+	var te *layout.TextError
+	if !errors.As(err, &te) {
+		return p.fail(at, ErrSyntax, "%v", err)
+	}
+	if te.Err == layout.ErrRange {
+		return p.fail(at+te.Off, ErrRange, "%s", te.Msg)
+	}
+	return p.unexpected(at+te.Off, te.Want)
 }
 
 func (p *textParser) fail(off int, sen error, format string, args ...any) bool {
@@ -109,7 +132,7 @@ func (p *textParser) fail(off int, sen error, format string, args ...any) bool {
 func (p *textParser) unexpected(i int, what string) bool {
 	switch {
 	case i >= len(p.d):
-		return p.fail(i, ErrTruncated, "unexpected end of input, expected %s", what)
+		return p.fail(i, mmapfile.ErrTruncated, "unexpected end of input, expected %s", what)
 	case i >= p.end:
 		return p.fail(i, ErrSyntax, "byte 0x%02x cannot appear in text, expected %s", p.d[i], what)
 	}
@@ -171,10 +194,11 @@ func (p *textParser) value(depth int, est bool) (prim, ok bool) {
 		return false, p.empty(depth, est)
 	}
 	start := p.i
-	t, bits, ok := p.prim()
-	if !ok {
-		return false, false
+	t, bits, n, err := layout.ScanText(p.d[p.i:p.end], layout.Invalid, p.flags)
+	if err != nil {
+		return false, p.scanErr(start, err)
 	}
+	p.i += n
 	if est {
 		p.typ, p.rank = t, depth
 	} else if depth != p.rank || t != p.typ {
@@ -290,10 +314,11 @@ func (p *textParser) compound(start, depth int, est bool, t layout.Type, dims []
 // was a primitive: futhark-data ≥ 1.1.2.0 reads it with a parser for the
 // first element's type.
 func (p *textParser) typedPrim() bool {
-	bits, ok := p.typedNumber(p.typ)
-	if !ok {
-		return false
+	_, bits, n, err := layout.ScanText(p.d[p.i:p.end], p.typ, p.flags)
+	if err != nil {
+		return p.scanErr(p.i, err)
 	}
+	p.i += n
 	p.put(p.typ, bits)
 	p.tokEnd = p.i
 	p.i = p.skip(p.i)
@@ -330,10 +355,11 @@ func (p *textParser) empty(depth int, est bool) bool {
 		if n > MaxRank {
 			return p.fail(i, ErrRank, "rank above %d", MaxRank)
 		}
-		j, mag, over, neg, ok := p.intLiteral(i + 1)
-		if !ok {
-			return false
+		mag, neg, over, k, err := layout.ScanInt(p.d[i+1 : p.end])
+		if err != nil {
+			return p.scanErr(i+1, err)
 		}
+		j := i + 1 + k
 		if neg && mag != 0 || over || mag > math.MaxInt64 {
 			return p.fail(i+1, ErrDims, "dimension out of range")
 		}
@@ -495,547 +521,4 @@ func digitVal(c byte) int {
 		return int(c-'A') + 10
 	}
 	return 99
-}
-
-// digits scans a digit run of the given base with underscores after the
-// first digit, accumulating modulo 2^64; over reports a true value ≥ 2^64.
-func (p *textParser) digits(i, base int) (j int, v uint64, over bool, ok bool) {
-	d, end := p.d, p.end
-	if i >= end || digitVal(d[i]) >= base {
-		return i, 0, false, false
-	}
-	if base == 10 {
-		for ; i < end; i++ {
-			c := d[i]
-			if c-'0' <= 9 {
-				hi, lo := mulAdd(v, 10, uint64(c-'0'))
-				over = over || hi
-				v = lo
-			} else if c != '_' {
-				break
-			}
-		}
-		return i, v, over, true
-	}
-	for ; i < end; i++ {
-		c := d[i]
-		if dv := digitVal(c); dv < base {
-			hi, lo := mulAdd(v, uint64(base), uint64(dv))
-			over = over || hi
-			v = lo
-		} else if c != '_' {
-			break
-		}
-	}
-	return i, v, over, true
-}
-
-func mulAdd(v, m, a uint64) (bool, uint64) {
-	if v <= (math.MaxUint64-a)/m {
-		return false, v*m + a
-	}
-	return true, v*m + a
-}
-
-// intLiteral scans sign? ("0b" bdigits | "0x" xdigits | ddigits).
-func (p *textParser) intLiteral(i int) (j int, mag uint64, over, neg, ok bool) {
-	start := i
-	if i < p.end && (p.d[i] == '-' || p.d[i] == '+') {
-		neg = p.d[i] == '-'
-		i++
-	}
-	base := 10
-	if p.hasPrefix(i, "0b") {
-		base, i = 2, i+2
-	} else if p.hasPrefix(i, "0x") {
-		base, i = 16, i+2
-	}
-	j, mag, over, ok = p.digits(i, base)
-	if !ok {
-		return start, 0, false, false, p.unexpected(i, "digits")
-	}
-	return j, mag, over, neg, true
-}
-
-// intBits wraps a literal to type t as Haskell's fromInteger does, or
-// reports it out of range under StrictIntegers.
-func (p *textParser) intBits(start int, t layout.Type, mag uint64, over, neg bool) (uint64, bool) {
-	v := mag
-	if neg {
-		v = -mag
-	}
-	if p.strict {
-		bitsN := uint(t.Size() * 8)
-		var okr bool
-		switch {
-		case over:
-		case t.IsUnsigned():
-			okr = !neg && (bitsN == 64 || mag < 1<<bitsN) || neg && mag == 0
-		case neg:
-			okr = mag <= 1<<(bitsN-1)
-		default:
-			okr = mag < 1<<(bitsN-1)
-		}
-		if !okr {
-			return 0, p.fail(start, ErrRange, "integer literal out of range for %v", t)
-		}
-	}
-	if t.Size() < 8 {
-		v &= 1<<(uint(t.Size())*8) - 1
-	}
-	return v, true
-}
-
-var floatFollow = []string{"f16", "f32", "f64", ".", "e"}
-
-var intSuffixes = []layout.Type{layout.I8, layout.I16, layout.I32, layout.I64, layout.U8, layout.U16, layout.U32, layout.U64}
-
-// prim parses a primitive literal with futhark-data's default rules:
-// integer, then float, then true/false.
-func (p *textParser) prim() (layout.Type, uint64, bool) {
-	start := p.i
-	// Integer constant (under try: any failure falls through).
-	if j, mag, over, neg, ok := p.intLiteralQuiet(start); ok {
-		follow := false
-		for _, s := range floatFollow {
-			if p.hasPrefix(j, s) {
-				follow = true
-				break
-			}
-		}
-		if !follow {
-			t := layout.I32
-			for _, st := range intSuffixes {
-				name := st.String()
-				if p.hasPrefix(j, name) {
-					t, j = st, j+len(name)
-					break
-				}
-			}
-			bits, ok := p.intBits(start, t, mag, over, neg)
-			if !ok {
-				return 0, 0, false
-			}
-			p.i = j
-			return t, bits, true
-		}
-	}
-	if t, bits, j, ok := p.special(start, layout.Invalid); ok {
-		p.i = j
-		return t, bits, true
-	}
-	if c := p.d[start]; c == '-' || c == '+' || c-'0' <= 9 {
-		x, j, ok := p.number(start)
-		if !ok {
-			return 0, 0, false
-		}
-		t := layout.F64
-		for _, ft := range []layout.Type{layout.F16, layout.F32, layout.F64} {
-			if p.hasPrefix(j, ft.String()) {
-				t, j = ft, j+3
-				break
-			}
-		}
-		p.i = j
-		return t, floatBits(t, x), true
-	}
-	if p.hasPrefix(start, "true") {
-		p.i = start + 4
-		return layout.Bool, 1, true
-	}
-	if p.hasPrefix(start, "false") {
-		p.i = start + 5
-		return layout.Bool, 0, true
-	}
-	return 0, 0, p.unexpected(start, "a value")
-}
-
-// intLiteralQuiet is intLiteral without recording an error.
-func (p *textParser) intLiteralQuiet(i int) (int, uint64, bool, bool, bool) {
-	saved := p.errMsg
-	j, mag, over, neg, ok := p.intLiteral(i)
-	if !ok && saved == "" {
-		p.errMsg, p.errSen = "", nil
-	}
-	return j, mag, over, neg, ok
-}
-
-var specials = []struct {
-	s    string
-	t    layout.Type
-	bits uint64
-}{
-	{"f16.nan", layout.F16, 0xfe00}, {"f32.nan", layout.F32, 0xffc00000}, {"f64.nan", layout.F64, 0xfff8000000000000},
-	{"f16.inf", layout.F16, 0x7c00}, {"f32.inf", layout.F32, 0x7f800000}, {"f64.inf", layout.F64, 0x7ff0000000000000},
-	{"-f16.inf", layout.F16, 0xfc00}, {"-f32.inf", layout.F32, 0xff800000}, {"-f64.inf", layout.F64, 0xfff0000000000000},
-}
-
-var legacySpecials = []struct {
-	s    string
-	t    layout.Type
-	bits uint64
-}{
-	{"-nanf32", layout.F32, 0xffc00000}, {"-nanf64", layout.F64, 0xfff8000000000000},
-	{"nanf32", layout.F32, 0xffc00000}, {"nanf64", layout.F64, 0xfff8000000000000},
-	{"-inff32", layout.F32, 0xff800000}, {"-inff64", layout.F64, 0xfff0000000000000},
-	{"inff32", layout.F32, 0x7f800000}, {"inff64", layout.F64, 0x7ff0000000000000},
-}
-
-// special matches f32.nan and friends; want restricts the type unless
-// Invalid.
-func (p *textParser) special(i int, want layout.Type) (layout.Type, uint64, int, bool) {
-	if i >= p.end {
-		return 0, 0, i, false
-	}
-	switch c := p.d[i]; c {
-	case 'f', 'n', 'i':
-	case '-':
-		if i+1 >= p.end || p.d[i+1]-'0' <= 9 {
-			return 0, 0, i, false
-		}
-	default:
-		return 0, 0, i, false
-	}
-	for _, s := range specials {
-		if (want == layout.Invalid || want == s.t) && p.hasPrefix(i, s.s) {
-			return s.t, s.bits, i + len(s.s), true
-		}
-	}
-	if p.legacy {
-		for _, s := range legacySpecials {
-			if (want == layout.Invalid || want == s.t) && p.hasPrefix(i, s.s) {
-				return s.t, s.bits, i + len(s.s), true
-			}
-		}
-	}
-	return 0, 0, i, false
-}
-
-// floatBits converts a double to the bits of type t as futhark-data does:
-// f32 by double2Float, f16 through f32 with zero losing its sign (toRational).
-func floatBits(t layout.Type, x float64) uint64 {
-	switch t {
-	case layout.F64:
-		return math.Float64bits(x)
-	case layout.F32:
-		return uint64(math.Float32bits(float32(x)))
-	case layout.F16:
-		if x == 0 {
-			return 0
-		}
-		return uint64(layout.Float16From(float32(x)))
-	}
-	// Integer types never reach here.
-	return 0
-}
-
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// number parses sign? ddigits ("." ddigits)? (("e"|"E") sign? ddigits)?
-// and rounds it correctly to a double (Data.Scientific.toRealFloat). The
-// exponent wraps as a 64-bit Int, as in Haskell.
-func (p *textParser) number(i int) (float64, int, bool) {
-	d, end := p.d, p.end
-	neg := false
-	if i < end && (d[i] == '-' || d[i] == '+') {
-		neg = d[i] == '-'
-		i++
-	}
-	if i >= end || d[i]-'0' > 9 {
-		return 0, i, p.unexpected(i, "digits")
-	}
-	// Mantissa: up to 19 significant digits exactly in m; the rest go to
-	// the slow path.
-	var m uint64
-	nd := 0        // significant digits seen (after leading zeros)
-	var frac int64 // digits after the point
-	long := false
-	startDigits := i
-	for ; i < end; i++ {
-		c := d[i]
-		if c-'0' <= 9 {
-			if nd > 0 || c != '0' {
-				if nd < 19 {
-					m = m*10 + uint64(c-'0')
-				} else {
-					long = true
-				}
-				nd++
-			}
-		} else if c != '_' {
-			break
-		}
-	}
-	intEnd := i
-	fracStart := -1
-	if i+1 < end && d[i] == '.' && d[i+1]-'0' <= 9 {
-		i++
-		fracStart = i
-		for ; i < end; i++ {
-			c := d[i]
-			if c-'0' <= 9 {
-				frac++
-				if nd > 0 || c != '0' {
-					if nd < 19 {
-						m = m*10 + uint64(c-'0')
-					} else {
-						long = true
-						frac-- // digit not in m: keep the scale right
-					}
-					nd++
-				}
-			} else if c != '_' {
-				break
-			}
-		}
-	}
-	var exp int64
-	if i < end && (d[i] == 'e' || d[i] == 'E') {
-		j := i + 1
-		eneg := false
-		if j < end && (d[j] == '-' || d[j] == '+') {
-			eneg = d[j] == '-'
-			j++
-		}
-		if j < end && d[j]-'0' <= 9 {
-			var ev int64
-			for ; j < end; j++ {
-				c := d[j]
-				if c-'0' <= 9 {
-					ev = ev*10 + int64(c-'0') // wraps like Haskell's Int
-				} else if c != '_' {
-					break
-				}
-			}
-			if eneg {
-				ev = -ev
-			}
-			exp = ev
-			i = j
-		}
-	}
-	_ = intEnd
-	e10 := exp - frac
-	var x float64
-	switch {
-	case m == 0 && !long:
-		x = 0
-	case !long && m < 1<<53 && e10 >= -22 && e10 <= 22:
-		x = float64(m)
-		if e10 >= 0 {
-			x *= pow10[e10]
-		} else {
-			x /= pow10[-e10]
-		}
-	default:
-		x = p.slowFloat(startDigits, fracStart, i, exp)
-	}
-	if neg {
-		x = -x
-	}
-	return x, i, true
-}
-
-// slowFloat converts the literal digits in d[from:to] exactly, through
-// strconv on a normalised copy: all digits, then the total exponent.
-func (p *textParser) slowFloat(from, fracStart, to int, exp int64) float64 {
-	buf := p.num[:0]
-	var frac int64
-	seenE := false
-	for k := from; k < to; k++ {
-		c := p.d[k]
-		if c == 'e' || c == 'E' {
-			seenE = true
-		}
-		if seenE {
-			break
-		}
-		if c-'0' <= 9 {
-			buf = append(buf, c)
-			if fracStart >= 0 && k >= fracStart {
-				frac++
-			}
-		}
-	}
-	e10 := exp - frac
-	buf = append(buf, 'e')
-	buf = strconv.AppendInt(buf, e10, 10)
-	p.num = buf
-	x, _ := strconv.ParseFloat(string(buf), 64) // range errors give ±Inf or 0, as wanted
-	return x
-}
-
-// typedNumber parses an element with the parser for type t.
-func (p *textParser) typedNumber(t layout.Type) (uint64, bool) {
-	i := p.i
-	switch {
-	case t == layout.Bool:
-		if p.hasPrefix(i, "true") {
-			p.i = i + 4
-			return 1, true
-		}
-		if p.hasPrefix(i, "false") {
-			p.i = i + 5
-			return 0, true
-		}
-		return 0, p.unexpected(i, "true or false")
-	case t.IsInteger():
-		j, mag, over, neg, ok := p.fastInt(i)
-		if !ok {
-			return 0, false
-		}
-		var bits uint64
-		if !over && !p.strict && mag <= 1<<31 {
-			// Common case: no range check to make; wrap to the type.
-			bits = mag
-			if neg {
-				bits = -mag
-			}
-			if sz := t.Size(); sz < 8 {
-				bits &= 1<<(uint(sz)*8) - 1
-			}
-		} else if bits, ok = p.intBits(i, t, mag, over, neg); !ok {
-			return 0, false
-		}
-		if j < p.end && (p.d[j] == 'i' || p.d[j] == 'u') {
-			if name := t.String(); p.hasPrefix(j, name) {
-				j += len(name)
-			}
-		}
-		p.i = j
-		return bits, true
-	}
-	if x, j, ok := p.fastFloat(i); ok {
-		if j+3 <= p.end && p.d[j] == 'f' && string(p.d[j+1:j+3]) == t.String()[1:] {
-			j += 3
-		}
-		p.i = j
-		return floatBits(t, x), true
-	}
-	if _, bits, j, ok := p.special(i, t); ok {
-		p.i = j
-		return bits, true
-	}
-	x, j, ok := p.number(i)
-	if !ok {
-		return 0, false
-	}
-	if name := t.String(); p.hasPrefix(j, name) {
-		j += len(name)
-	}
-	p.i = j
-	return floatBits(t, x), true
-}
-
-// fastInt is intLiteral with a tight loop for plain decimal digits.
-func (p *textParser) fastInt(i int) (int, uint64, bool, bool, bool) {
-	d, end := p.d, p.end
-	j := i
-	neg := false
-	if j < end && d[j] == '-' {
-		neg = true
-		j++
-	}
-	if j < end && d[j]-'1' <= 8 {
-		var v uint64
-		k := j
-		for ; k < end && k-j < 19; k++ {
-			c := d[k] - '0'
-			if c > 9 {
-				break
-			}
-			v = v*10 + uint64(c)
-		}
-		if k == end || (d[k]-'0' > 9 && d[k] != '_') {
-			return k, v, false, neg, true
-		}
-	}
-	return p.intLiteral(i)
-}
-
-// fastFloat parses the common float forms -?d+(.d+)?(e[+-]?d+)? with at
-// most 19 significant digits and a small exponent, exactly (Clinger's fast
-// path). Anything else (underscores, long mantissas, large exponents)
-// reports !ok and goes to number.
-func (p *textParser) fastFloat(i int) (float64, int, bool) {
-	d, end := p.d, p.end
-	neg := false
-	if i < end && d[i] == '-' {
-		neg = true
-		i++
-	}
-	start := i
-	var m uint64
-	for ; i < end; i++ {
-		c := d[i] - '0'
-		if c > 9 {
-			break
-		}
-		m = m*10 + uint64(c)
-	}
-	nd := i - start
-	if nd == 0 {
-		return 0, i, false
-	}
-	var e10 int
-	if i+1 < end && d[i] == '.' && d[i+1]-'0' <= 9 {
-		i++
-		fs := i
-		for ; i < end; i++ {
-			c := d[i] - '0'
-			if c > 9 {
-				break
-			}
-			m = m*10 + uint64(c)
-		}
-		e10 = fs - i
-		nd += i - fs
-	}
-	if nd > 19 || i < end && d[i] == '_' {
-		return 0, i, false
-	}
-	if i < end && (d[i] == 'e' || d[i] == 'E') {
-		j := i + 1
-		eneg := false
-		if j < end && (d[j] == '-' || d[j] == '+') {
-			eneg = d[j] == '-'
-			j++
-		}
-		if j < end && d[j]-'0' <= 9 {
-			ev, k := 0, j
-			for ; k < end && k-j < 4; k++ {
-				c := d[k] - '0'
-				if c > 9 {
-					break
-				}
-				ev = ev*10 + int(c)
-			}
-			if k-j >= 4 || k < end && d[k] == '_' {
-				return 0, i, false
-			}
-			if eneg {
-				ev = -ev
-			}
-			e10 += ev
-			i = k
-		}
-	}
-	if m >= 1<<53 || e10 < -22 || e10 > 22 {
-		if m != 0 {
-			return 0, i, false
-		}
-	}
-	x := float64(m)
-	if m != 0 {
-		if e10 >= 0 {
-			x *= pow10[e10]
-		} else {
-			x /= pow10[-e10]
-		}
-	}
-	if neg {
-		x = -x
-	}
-	return x, i, true
 }

@@ -1,12 +1,14 @@
 package futhark
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // MaxRank is the largest rank a value may have: the binary format stores
@@ -81,7 +83,7 @@ func (v Value) String() string { return TypeString(v.Type, v.Shape) }
 // check verifies that the value is encodable.
 func (v Value) check() error {
 	if !IsPrimType(v.Type) {
-		return fmt.Errorf("futhark: %v is not a Futhark element type: %w", v.Type, ErrType)
+		return fmt.Errorf("futhark: %v is not a Futhark element type: %w", v.Type, errors.ErrUnsupported)
 	}
 	if len(v.Shape) > MaxRank {
 		return fmt.Errorf("futhark: rank %d > %d: %w", len(v.Shape), MaxRank, ErrRank)
@@ -102,7 +104,7 @@ func (v Value) check() error {
 func NewValue[T layout.Elem](shape []int64, elems []T) (Value, error) {
 	t := layout.TypeOf[T]()
 	if !IsPrimType(t) {
-		return Value{}, fmt.Errorf("futhark: %v is not a Futhark element type: %w", t, ErrElemType)
+		return Value{}, fmt.Errorf("futhark: %v is not a Futhark element type: %w", t, errors.ErrUnsupported)
 	}
 	n, err := layout.Count(shape)
 	if err != nil || n != int64(len(elems)) {
@@ -120,7 +122,7 @@ func NewValue[T layout.Elem](shape []int64, elems []T) (Value, error) {
 func Elems[T layout.Elem](v Value) ([]T, error) {
 	t := layout.TypeOf[T]()
 	if t != v.Type && !(v.Type == layout.Bool && t == layout.U8) {
-		return nil, fmt.Errorf("futhark: %v elements of a %s value: %w", t, v, ErrElemType)
+		return nil, fmt.Errorf("futhark: %v elements of a %s value: %w", t, v, mmapfile.ErrTypeMismatch)
 	}
 	out := make([]T, len(v.Data)/t.Size())
 	b := unsafeslice.Bytes(out)
@@ -145,7 +147,7 @@ func normBool(b []byte) {
 type Entry struct {
 	Binary bool        // binary encoding (else text)
 	Type   layout.Type // element type
-	Shape  []int64     // empty for a scalar
+	Shape  []int64     // empty for a scalar; shared with the File, do not change it
 	Start  int64       // offset of the value's first byte ('b' or the text's first byte)
 	End    int64       // offset after its last byte (payload end, or end of the text token)
 	Data   int64       // payload offset: Start+7+8·rank for binary, Start for text

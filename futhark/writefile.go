@@ -11,15 +11,17 @@ import (
 // atomically: fn writes to a temporary file beside path, which is synced
 // and renamed over path only if everything succeeded. A failure leaves
 // any existing file unchanged. A replaced file keeps its permission bits;
-// a new one gets 0644 less the umask.
-func WriteFile(path string, o *WriteOptions, fn func(*Encoder) error) error {
-	return atomicfile.Write(path, 0, func(f *os.File) error {
+// a new one gets o.Perm (0644 if zero) less the umask. o.Align pads binary
+// values.
+func WriteFile(path string, o *Options, fn func(*Encoder) error) error {
+	opts := o.get()
+	return atomicfile.Write(path, opts.Perm, func(f *os.File) error {
 		bw := bufio.NewWriterSize(f, 1<<20)
-		e := NewWriter(bw, 0, o)
+		e := NewWriter(bw, 0, &opts)
 		if err := fn(e); err != nil {
 			return err
 		}
-		if err := e.Flush(); err != nil {
+		if err := e.finish(); err != nil {
 			return err
 		}
 		return bw.Flush()

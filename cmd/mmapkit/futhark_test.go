@@ -178,3 +178,12 @@ func TestDatasetWiredIn(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "mmapkit: dataset: ")
 }
+
+// A file of 70,000 values prints: it was mapped once per value, which ran
+// out of vm.max_map_count (65,530 by default) and failed.
+func TestFutharkManyValuesCat(t *testing.T) {
+	p := writeFile(t, filepath.Join(t.TempDir(), "many.in"), strings.Repeat("b\x02\x00  i8\x01", 70000))
+	r := mk(t, "cat", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, strings.Repeat("1i8\n", 70000), r.stdout)
+}

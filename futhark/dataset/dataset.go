@@ -6,6 +6,7 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -155,7 +156,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			bounds[t] = b
 		}
 	}
-	enc := futhark.NewWriter(stdout, 0, &futhark.WriteOptions{Align: align})
+	enc := futhark.NewWriter(stdout, 0, &futhark.Options{Align: align})
 	if len(gens) > 0 {
 		for k, g := range gens {
 			if err := g.run(enc, seed+uint64(k)); err != nil {
@@ -184,7 +185,7 @@ func fail(stderr io.Writer, err error) int {
 
 // newGenerator reads T first as literal values, then as a type.
 func newGenerator(s string) (generator, error) {
-	if f, err := futhark.NewReader([]byte(s), nil); err == nil {
+	if f, err := futhark.NewReader(strings.NewReader(s), int64(len(s)), nil); err == nil {
 		g := generator{}
 		for i := range f.Entries() {
 			v, err := f.Value(i)
@@ -376,7 +377,7 @@ func convertStdin(stdin io.Reader, enc *futhark.Encoder, f format, stderr io.Wri
 			fmt.Fprintf(stderr, "mmapkit: <stdin>: %v\n", err)
 			return 1
 		}
-		file, err = futhark.NewReader(data, nil)
+		file, err = futhark.NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	}
 	if err != nil {
 		return fail(stderr, err)

@@ -59,7 +59,8 @@ func TestGenerateTypes(t *testing.T) {
 	out, errs, code := run(t, "", "-g", "[10][20]f32", "-g", "[10]([3]f32)", "-g", "*[3]i32", "-g", "[ 2 ] [ 2 ] bool", "-t", "-g", "[4]f16")
 	require.Equal(t, 0, code, errs)
 	require.True(t, strings.HasSuffix(out, "\n[4]f16\n"))
-	f, err := futhark.NewReader([]byte(strings.TrimSuffix(out, "[4]f16\n")), nil)
+	in := strings.TrimSuffix(out, "[4]f16\n")
+	f, err := futhark.NewReader(strings.NewReader(in), int64(len(in)), nil)
 	require.NoError(t, err)
 	var types []string
 	for _, e := range f.Entries() {
@@ -94,7 +95,7 @@ func TestBounds(t *testing.T) {
 	for _, c := range cases {
 		out, errs, code := run(t, "", "-b", "--"+c.typ+"-bounds="+c.bounds, "-g", "[500]"+c.typ)
 		require.Equal(t, 0, code, "%s %s: %s", c.typ, c.bounds, errs)
-		f, err := futhark.NewReader([]byte(out), nil)
+		f, err := futhark.NewReader(strings.NewReader(out), int64(len(out)), nil)
 		require.NoError(t, err)
 		v, err := f.Value(0)
 		require.NoError(t, err)

@@ -72,7 +72,7 @@ var editors = []editor{
 	{
 		role: "futhark-edit",
 		create: func(p string) error {
-			return futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.AlignElement}, func(e *futhark.Encoder) error {
+			return futhark.WriteFile(p, &futhark.Options{Align: futhark.AlignElement}, func(e *futhark.Encoder) error {
 				v, err := futhark.NewValue([]int64{editElems}, make([]float64, editElems))
 				if err != nil {
 					return err

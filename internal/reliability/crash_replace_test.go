@@ -16,6 +16,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Writers that replace a whole file (futhark.WriteFile, daphne.WriteDense)
@@ -97,7 +98,7 @@ func futharkVersion(id int) []futhark.Value {
 }
 
 func writeFutharkVersion(path string, id int) error {
-	o := &futhark.WriteOptions{Align: []int{futhark.AlignNone, futhark.AlignElement, futhark.Align64}[id%3]}
+	o := &futhark.Options{Align: []int{futhark.AlignNone, futhark.AlignElement, futhark.Align64}[id%3]}
 	return futhark.WriteFile(path, o, func(e *futhark.Encoder) error {
 		for _, v := range futharkVersion(id) {
 			if err := e.EncodeBinary(v); err != nil {
@@ -225,7 +226,7 @@ func init() {
 			return err
 		}
 		align := []int{futhark.AlignNone, futhark.AlignElement, futhark.Align64}[round%3]
-		enc := futhark.NewWriter(out, 0, &futhark.WriteOptions{Align: align})
+		enc := futhark.NewWriter(out, 0, &futhark.Options{Align: align})
 		for i := range 10000 {
 			if err := enc.EncodeBinary(streamValue(int(round), i)); err != nil {
 				return err
@@ -296,8 +297,8 @@ func TestCrashFutharkStream(t *testing.T) {
 			continue
 		}
 		torn++
-		require.ErrorIs(t, end, futhark.ErrTruncated, "round %d: the cut value", round)
-		require.ErrorIs(t, err, futhark.ErrTruncated, "round %d: Open must refuse a cut value", round)
+		require.ErrorIs(t, end, mmapfile.ErrTruncated, "round %d: the cut value", round)
+		require.ErrorIs(t, err, mmapfile.ErrTruncated, "round %d: Open must refuse a cut value", round)
 	}
 	t.Logf("%d rounds: %d values reported, %d rounds ended inside a value", crashRounds(), reported, torn)
 }

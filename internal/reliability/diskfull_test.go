@@ -186,7 +186,7 @@ func TestDiskFullFutharkWriteFile(t *testing.T) {
 
 	big, err := futhark.NewValue([]int64{64 << 10}, floats(64<<10, 1))
 	require.NoError(t, err)
-	require.ErrorIs(t, futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.Align64}, values(small, big)), syscall.ENOSPC)
+	require.ErrorIs(t, futhark.WriteFile(p, &futhark.Options{Align: futhark.Align64}, values(small, big)), syscall.ENOSPC)
 	requireUnchanged(t, p, before)
 	q := filepath.Join(dir, "new.fut")
 	require.ErrorIs(t, futhark.WriteFile(q, nil, values(big)), syscall.ENOSPC)

@@ -112,7 +112,7 @@ func abfProbe(dir string, fn func(*abf.File) error) error {
 
 func futharkProbeFile(dir string) (string, error) {
 	p := filepath.Join(dir, "p.fut")
-	return p, futhark.WriteFile(p, &futhark.WriteOptions{Align: futhark.Align64}, func(e *futhark.Encoder) error {
+	return p, futhark.WriteFile(p, &futhark.Options{Align: futhark.Align64}, func(e *futhark.Encoder) error {
 		v0, _ := futhark.NewValue([]int64{2}, []int32{1, 2})
 		v1, _ := futhark.NewValue([]int64{int64(len(bigFloats()))}, bigFloats())
 		return errors.Join(e.EncodeBinary(v0), e.EncodeBinary(v1))
@@ -230,10 +230,7 @@ var probes = []probe{
 		return futharkProbe(dir, func(f *futhark.File) error { _, err := futhark.Read[float64](f, 1); return err })
 	}},
 	{"futhark ReadAt", probeError, func(dir string) error {
-		return futharkProbe(dir, func(f *futhark.File) error {
-			_, err := futhark.ReadAt(f, 1, 4000, make([]float64, 10))
-			return err
-		})
+		return futharkProbe(dir, func(f *futhark.File) error { return futhark.ReadAt(f, 1, 4000, make([]float64, 10)) })
 	}},
 	{"futhark Value", probeError, func(dir string) error {
 		return futharkProbe(dir, func(f *futhark.File) error { _, err := f.Value(1); return err })

@@ -1,18 +1,19 @@
-package futhark
+package layout
 
 import (
 	"math"
 	"math/big"
 	"math/bits"
 	"strconv"
-
-	"github.com/mmapkit/mmapkit/layout"
 )
 
 // FormatF64 formats x as Haskell's show does (GHC.Float.floatToDigits and
-// formatRealFloat FFGeneric), the digits futhark-data prints: 0.1,
-// 1.0e-2, 9.999999999999999e22. NaN and infinities give "NaN",
-// "Infinity" and "-Infinity". No type suffix is added.
+// formatRealFloat FFGeneric), the digits Futhark's tools print: 0.1,
+// 1.0e-2, 9.999999999999999e22. Go's shortest form differs from it for
+// some values (1e23 is 1e+23 in Go, 9.999999999999999e22 here): Go takes a
+// candidate on the edge of the rounding interval and rounds ties to even
+// digits, GHC does neither. NaN and infinities give "NaN", "Infinity" and
+// "-Infinity". No type suffix is added; see AppendText for the literal.
 func FormatF64(x float64) string { return string(appendShow(nil, math.Float64bits(x), 64)) }
 
 // FormatF32 formats x as Haskell's show does for Float: 0.1, 1.5303261e8.
@@ -20,9 +21,9 @@ func FormatF32(x float32) string {
 	return string(appendShow(nil, uint64(math.Float32bits(x)), 32))
 }
 
-// FormatF16 formats h as futhark-data does: widened exactly to f32 and
+// FormatF16 formats h as Futhark's tools do: widened exactly to f32 and
 // printed by f32's show (0x2e66 gives 9.9975586e-2).
-func FormatF16(h layout.Float16) string { return FormatF32(h.Float32()) }
+func FormatF16(h Float16) string { return FormatF32(h.Float32()) }
 
 // floatParams describes a binary format for digit generation.
 type floatParams struct {

@@ -1,4 +1,4 @@
-package futhark
+package layout
 
 import "math/bits"
 

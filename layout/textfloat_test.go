@@ -1,4 +1,4 @@
-package futhark
+package layout
 
 import (
 	"math"
@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mmapkit/mmapkit/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,7 +87,7 @@ func TestFormatSpecTable(t *testing.T) {
 
 func TestFormatAllF16(t *testing.T) {
 	for h := 0; h < 1<<16; h++ {
-		x := layout.Float16(h)
+		x := Float16(h)
 		if h&0x7c00 == 0x7c00 {
 			continue
 		}

@@ -1,0 +1,362 @@
+package futhark
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+func init() {
+	format.Register(format.Format{
+		Name:        "futhark",
+		Description: "Futhark values, binary and text (futhark dataset, compiled Futhark programs)",
+		Extensions:  []string{".fut", ".in", ".out", ".data"},
+		Sniff:       Sniff,
+		Open:        openFormat,
+		Write:       writeFormat,
+		Encode:      encodeFormat,
+		Params: []format.Param{
+			{Name: "text", Usage: "write Futhark's text form instead of binary", Write: true, Switch: true},
+			{Name: "aligned", Write: true, NoValue: "elem",
+				Usage: "pad binary values so that each payload starts at a multiple of its element size (elem) or of N bytes, a power of two up to 4096: every payload can then be viewed without a copy"},
+		},
+	})
+}
+
+var (
+	_ format.File    = (*File)(nil)
+	_ format.Setter  = (*File)(nil)
+	_ format.Damaged = (*File)(nil)
+)
+
+// fmtState is what a File keeps for the format-neutral interface: its
+// records, built on first use, the payload reader of the record read last
+// (whose band cache serves transposed reads in pieces), and what a
+// sequential reader has read since pages were last dropped.
+type fmtState struct {
+	recs   []format.Record
+	payMu  sync.Mutex
+	pay    *format.Payload
+	payIdx int
+	dropMu sync.Mutex
+	dropLo int64
+	dropHi int64
+	dropN  int64
+}
+
+// resetFormat drops the records and payload reader after Close or an
+// append; f.mu is held exclusively.
+func (f *File) resetFormat() {
+	f.recs = nil
+	f.payMu.Lock()
+	f.pay = nil
+	f.payMu.Unlock()
+}
+
+func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
+	var fo Options
+	if o != nil {
+		fo.Options, fo.Lenient, fo.Salvage = o.Options, o.Lenient, o.Salvage
+	}
+	f, err := OpenFile(path, mode, &fo)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Format returns "futhark".
+func (f *File) Format() string { return "futhark" }
+
+// Version returns "2", the only version of the binary format.
+func (f *File) Version() string { return "2" }
+
+var (
+	binaryExtra = map[string]any{"encoding": "binary"}
+	textExtra   = map[string]any{"encoding": "text"}
+)
+
+// Records describes the values as records named "0", "1", …, row-major.
+// A binary value's Offset is its payload's and Size the payload size; a
+// text value, which has no payload in the file, has its Start as Offset and
+// its length in bytes as Size. Extra["encoding"] is "binary" or "text".
+// The slice is built once and shared (until an append); the records must
+// not be changed.
+func (f *File) Records() []format.Record {
+	f.mu.RLock()
+	if f.recs != nil || f.closed {
+		r := f.recs
+		f.mu.RUnlock()
+		return r
+	}
+	f.mu.RUnlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.recs == nil && !f.closed {
+		f.recs = f.buildRecords()
+	}
+	return f.recs
+}
+
+// buildRecords makes one record per value, their names cut from one
+// string and their shapes shared with the index; f.mu is held.
+func (f *File) buildRecords() []format.Record {
+	var nb strings.Builder
+	ends := make([]int, f.idx.n)
+	var tmp [20]byte
+	for i := range ends {
+		nb.Write(strconv.AppendInt(tmp[:0], int64(i), 10))
+		ends[i] = nb.Len()
+	}
+	names := nb.String()
+	recs := make([]format.Record, f.idx.n)
+	start := 0
+	for i := range recs {
+		e := f.idx.at(i)
+		shape := f.idx.shape(e)
+		a := layout.Array{Name: names[start:ends[i]], Type: e.typ, Shape: shape, Order: layout.RowMajor, Offset: e.data()}
+		start = ends[i]
+		extra := textExtra
+		if e.bin {
+			a.Size, _ = layout.ByteSize(e.typ, shape)
+			extra = binaryExtra
+		} else {
+			a.Size = e.end - e.start
+		}
+		recs[i] = format.Record{Array: a, Kind: format.KindArray, Extra: extra}
+	}
+	return recs
+}
+
+// dropEvery is how many bytes ReadArray copies from a read-only mapping
+// before it lets the kernel drop those pages (madvise DONTNEED), so that
+// streaming a huge file keeps a small resident set.
+const dropEvery = 16 << 20
+
+// ReadArray copies elements [first, first+len(dst)/size) of value i into
+// dst in order and byte order bo: binary payloads from the mapping through
+// format.Payload, text values decoded. Bool bytes other than 0 and 1 read
+// as true, as futhark-data reads them. A file truncated under the reader
+// gives an error wrapping mmapfile.ErrFault.
+func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	e, err := f.entry(i)
+	if err != nil {
+		return err
+	}
+	shape := f.idx.shape(e)
+	a := layout.Array{Name: strconv.Itoa(i), Type: e.typ, Shape: shape, Order: layout.RowMajor, Offset: e.data()}
+	a.Size, _ = layout.ByteSize(e.typ, shape)
+	if !e.bin {
+		p, err := f.textPayload(i, e)
+		if err != nil {
+			return err
+		}
+		pl := format.Payload{Array: a, Data: bytes.NewReader(p), Wrap: f.wrapAt}
+		return pl.ReadArray(dst, first, order, bo)
+	}
+	if err := f.payload(i, a).ReadArray(dst, first, order, bo); err != nil {
+		return err
+	}
+	if f.mf == nil || len(dst) == 0 {
+		return nil
+	}
+	size := int64(e.typ.Size())
+	lo, hi := e.data()+first*size, e.data()+first*size+int64(len(dst))
+	if order != layout.RowMajor && !layout.Trivial(shape) {
+		lo, hi = e.data(), e.end // a transposed read touches the whole payload
+	} else if !allZero(dst[len(dst)-int(size):]) {
+		f.dropBehind(lo, hi)
+		return nil
+	}
+	if err := f.checkSize(hi); err != nil {
+		return err
+	}
+	f.dropBehind(lo, hi)
+	return nil
+}
+
+// payload returns the payload reader of binary value i, reusing the last
+// one; f.mu is held.
+func (f *File) payload(i int, a layout.Array) *format.Payload {
+	f.payMu.Lock()
+	defer f.payMu.Unlock()
+	if f.pay == nil || f.payIdx != i {
+		f.pay = &format.Payload{Array: a, Data: f.src, Off: a.Offset, Lenient: true, Wrap: f.wrapAt}
+		if f.region != nil {
+			f.pay.Data = f.region
+		}
+		f.payIdx = i
+	}
+	return f.pay
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *File) wrapAt(off int64, err error) error {
+	return &FormatError{File: f.name, Offset: off, Err: err}
+}
+
+// dropBehind counts bytes [lo, hi) as read and, once dropEvery bytes have
+// been read from a read-only mapping, lets the kernel drop the pages read.
+func (f *File) dropBehind(lo, hi int64) {
+	if f.region == nil || f.region.Writable() {
+		return
+	}
+	f.dropMu.Lock()
+	defer f.dropMu.Unlock()
+	if f.dropN == 0 {
+		f.dropLo, f.dropHi = lo, hi
+	} else {
+		f.dropLo, f.dropHi = min(f.dropLo, lo), max(f.dropHi, hi)
+	}
+	f.dropN += hi - lo
+	if f.dropN >= dropEvery {
+		_ = f.region.AdviseRange(f.dropLo, f.dropHi-f.dropLo, mmapfile.AdviceDontNeed)
+		f.dropN = 0
+	}
+}
+
+// SetText changes the element of binary value i at the row-major index
+// idx to value, a Futhark literal of the value's type (layout.ParseText:
+// "42", "0x1f", "-1.5e3", "inf", "nan", "true"), in place through the
+// read-write mapping. Text values cannot be changed in place.
+func (f *File) SetText(i int, idx []int64, value string) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	e, err := f.entry(i)
+	if err != nil {
+		return err
+	}
+	b, err := layout.ParseText(e.typ, value)
+	if err != nil {
+		return f.ioErr(e.start, fmt.Sprintf("value %d", i), err)
+	}
+	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
+	if err != nil {
+		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: index %v: %v", i, idx, err)
+	}
+	if !hostLittle {
+		layout.SwapBytes(b, len(b))
+	}
+	return f.setElement(i, e, linear, b)
+}
+
+// writeParams reads the writer's parameters: "text" and "aligned".
+func writeParams(o *format.Options) (Options, bool, error) {
+	var wo Options
+	if o != nil {
+		wo.Options = o.Options
+	}
+	switch a := o.Param("aligned"); a {
+	case "":
+	case "elem":
+		wo.Align = AlignElement
+	default:
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 1 || n > 4096 || n&(n-1) != 0 {
+			return wo, false, fmt.Errorf("futhark: aligned=%q: want elem or a power of two up to 4096", a)
+		}
+		wo.Align = n
+	}
+	return wo, o.Param("text") == "true", nil
+}
+
+// writable returns src as arrays Futhark can hold, or an error wrapping
+// format.ErrNotRepresentable naming the first record it cannot.
+func writable(src format.Source) (format.Source, error) {
+	src, err := format.Arrays(src)
+	if err != nil {
+		return nil, err
+	}
+	recs := src.Records()
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.Kind == format.KindString:
+			return nil, format.Unrepresentable(r, "Futhark values have no strings")
+		case r.Kind == format.KindOpaque:
+			return nil, format.Unrepresentable(r, "Futhark cannot hold a value only its own format can read")
+		case !IsPrimType(r.Type):
+			return nil, format.Unrepresentable(r, "Futhark has no element type "+r.TypeString())
+		case len(r.Shape) > MaxRank:
+			return nil, format.Unrepresentable(r, fmt.Sprintf("Futhark values have at most %d dimensions", MaxRank))
+		}
+	}
+	return src, nil
+}
+
+// writeFormat writes every record of src as one Futhark value, binary (or
+// text with the "text" parameter), through a temporary file that replaces
+// path only when complete.
+func writeFormat(path string, src format.Source, o *format.Options) error {
+	wo, text, err := writeParams(o)
+	if err != nil {
+		return err
+	}
+	if src, err = writable(src); err != nil {
+		return fmt.Errorf("futhark: %s: %w", path, err)
+	}
+	err = atomicfile.Write(path, wo.Perm, func(out *os.File) error { return encodeAll(out, src, wo, text) })
+	if err != nil {
+		return fmt.Errorf("futhark: %s: %w", path, err)
+	}
+	return nil
+}
+
+// encodeFormat streams every record of src to w, as writeFormat writes
+// them.
+func encodeFormat(w io.Writer, src format.Source, o *format.Options) error {
+	wo, text, err := writeParams(o)
+	if err != nil {
+		return err
+	}
+	if src, err = writable(src); err != nil {
+		return err
+	}
+	return encodeAll(w, src, wo, text)
+}
+
+// encodeAll writes the records of src to w, each streamed from the source
+// in row-major order and little-endian in large chunks.
+func encodeAll(w io.Writer, src format.Source, o Options, text bool) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	e := NewWriter(bw, 0, &o)
+	for i, r := range src.Records() {
+		var err error
+		if text {
+			err = e.BeginText(r.Type, r.Shape)
+		} else {
+			err = e.BeginBinary(r.Type, r.Shape)
+		}
+		if err == nil {
+			err = format.Stream(src, i, layout.RowMajor, binary.LittleEndian, e.WriteElems)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", format.Describe(&r), err)
+		}
+	}
+	if err := e.finish(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
