@@ -212,7 +212,7 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 		return ts.ScanTable(batch, fn)
 	}
 	if !IsTable(src) {
-		return fmt.Errorf("%w: the records are not the columns of one table (all 1-D, of one length)", ErrNotRepresentable)
+		return notATable(src)
 	}
 	recs := src.Records()
 	// Which records are columns and which carry another's nulls.
@@ -303,6 +303,26 @@ func TableColumns(src Source) []Record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// notATable names the first record that keeps src from being a table.
+func notATable(src Source) error {
+	recs := src.Records()
+	if len(recs) == 0 {
+		return fmt.Errorf("%w: there are no records to make a table of", ErrNotRepresentable)
+	}
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.Kind != KindColumn && r.Kind != KindArray:
+			return Unrepresentable(r, "a table holds arrays and columns only")
+		case len(r.Shape) != 1:
+			return Unrepresentable(r, "a table's columns are 1-D")
+		case r.Shape[0] != recs[0].Shape[0]:
+			return Unrepresentable(r, fmt.Sprintf("a table's columns have one length, and %s has %d", Describe(&recs[0]), recs[0].Shape[0]))
+		}
+	}
+	return nil
 }
 
 // hasColumns reports whether src's records are table columns.
