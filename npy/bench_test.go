@@ -1,0 +1,231 @@
+package npy
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/internal/oracle"
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// The benchmarks scan a float64 array of MMAPKIT_BENCH_SIZE bytes (64 MiB
+// by default) through a view, as a .npy file and as a stored member of an
+// archive this package wrote, and time the same sums in NumPy:
+//
+//	go test ./npy -run '^$' -bench . -benchtime 20x
+//
+// Each reports GB/s; NumPy's figures are timed inside Python (the mean of
+// five sums, as Go's are means), so interpreter start-up is not counted.
+
+func benchBytes(b *testing.B) int64 {
+	if s := os.Getenv("MMAPKIT_BENCH_SIZE"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 64 {
+			b.Fatalf("MMAPKIT_BENCH_SIZE=%q: want a byte count of at least 64", s)
+		}
+		return n / 64 * 64
+	}
+	return 64 << 20
+}
+
+// benchValues are the array's values: i/4 for element i, exact in float64.
+func benchValues(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i%1000) / 4
+	}
+	return v
+}
+
+func benchSum(n int) float64 {
+	full := n / 1000
+	s := float64(full) * (999 * 1000 / 2) / 4
+	for i := full * 1000; i < n; i++ {
+		s += float64(i%1000) / 4
+	}
+	return s
+}
+
+// sum adds xs with eight accumulators, as a scan kernel would.
+func sum(xs []float64) float64 {
+	var s [8]float64
+	for len(xs) >= 8 {
+		v := xs[:8:8]
+		s[0] += v[0]
+		s[1] += v[1]
+		s[2] += v[2]
+		s[3] += v[3]
+		s[4] += v[4]
+		s[5] += v[5]
+		s[6] += v[6]
+		s[7] += v[7]
+		xs = xs[8:]
+	}
+	for _, x := range xs {
+		s[0] += x
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// benchFiles writes the .npy and .npz that the benchmarks scan, once per
+// benchmark.
+func benchFiles(b *testing.B) (npyPath, npzPath string, n int) {
+	b.Helper()
+	size := benchBytes(b)
+	n = int(size / 8)
+	dir := b.TempDir()
+	npyPath, npzPath = filepath.Join(dir, "x.npy"), filepath.Join(dir, "x.npz")
+	v := benchValues(n)
+	if err := Save(npyPath, []int64{int64(n)}, layout.RowMajor, v); err != nil {
+		b.Fatal(err)
+	}
+	z, err := CreateZip(npzPath, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := AddArray(z, "x", []int64{int64(n)}, layout.RowMajor, v); err != nil {
+		b.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return npyPath, npzPath, n
+}
+
+// ViewSum opens path, views its array name (a .npy's "0", an archive's
+// member key) as []float64 and sums it: the scan the benchmarks time.
+func viewSum(path, name string) (float64, int, error) {
+	f, err := Open(path, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	v, err := View[float64](f, name)
+	if err != nil {
+		f.Close()
+		return 0, 0, err
+	}
+	s := sum(v)
+	return s, len(v), f.Close()
+}
+
+func benchView(b *testing.B, npz bool) {
+	npyPath, npzPath, n := benchFiles(b)
+	path, name := npyPath, "0"
+	if npz {
+		path, name = npzPath, "x"
+	}
+	want := benchSum(n)
+	b.SetBytes(int64(n) * 8)
+	for b.Loop() {
+		s, k, err := viewSum(path, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if k != n || s != want {
+			b.Fatalf("sum of %d elements is %v, want %v of %d", k, s, want, n)
+		}
+	}
+	b.ReportMetric(float64(n*8)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
+// BenchmarkViewScanNPY opens a .npy, views its float64 array and sums it.
+func BenchmarkViewScanNPY(b *testing.B) { benchView(b, false) }
+
+// BenchmarkViewScanNPZ opens an .npz this package wrote, views its stored
+// (64-byte aligned) member and sums it: NumPy cannot map npz members.
+func BenchmarkViewScanNPZ(b *testing.B) { benchView(b, true) }
+
+// BenchmarkReadNPZNumPyWritten reads (copies) a member of an archive that
+// np.savez wrote, whose data are not aligned, and sums it.
+func BenchmarkReadNPZNumPyWritten(b *testing.B) {
+	py := oracle.Python(b, "numpy")
+	npyPath, _, n := benchFiles(b)
+	p := filepath.Join(b.TempDir(), "savez.npz")
+	if out, err := exec.Command(py, "-c", "import sys, numpy as np; np.savez(sys.argv[2], x=np.load(sys.argv[1]))", npyPath, p).CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	want := benchSum(n)
+	b.SetBytes(int64(n) * 8)
+	for b.Loop() {
+		f, err := Open(p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := Read[float64](f, "x")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s := sum(v); s != want {
+			b.Fatalf("sum %v, want %v", s, want)
+		}
+		f.Close()
+	}
+	b.ReportMetric(float64(n*8)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
+// numpySumScript times, as the mean of five, np.load(npy, mmap_mode="r").sum()
+// and np.load(npz)["x"].sum() (NumPy maps .npy files, but reads npz
+// members into memory), and prints the seconds and sums as JSON.
+const numpySumScript = `
+import sys, time, json
+import numpy as np
+npy, npz = sys.argv[1], sys.argv[2]
+def best(fn):
+    ts, s = [], None
+    for _ in range(5):
+        t = time.perf_counter(); s = fn(); ts.append(time.perf_counter() - t)
+    return sum(ts) / len(ts), float(s)
+def mm():
+    a = np.load(npy, mmap_mode="r"); s = a.sum(); del a; return s
+def z():
+    with np.load(npz) as d:
+        return d["x"].sum()
+t1, s1 = best(mm)
+t2, s2 = best(z)
+print(json.dumps({"npy": t1, "npy_sum": s1, "npz": t2, "npz_sum": s2}))
+`
+
+// NumPySums runs numpySumScript: the seconds NumPy takes for each sum.
+func numpySums(b *testing.B, npyPath, npzPath string, n int) (npySec, npzSec float64) {
+	b.Helper()
+	var r struct {
+		Npy, NpySum, Npz, NpzSum float64
+	}
+	out := oracle.Run(b, []string{"numpy"}, numpySumScript, npyPath, npzPath)
+	var raw map[string]float64
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		b.Fatalf("numpy printed %q: %v", out, err)
+	}
+	r.Npy, r.NpySum, r.Npz, r.NpzSum = raw["npy"], raw["npy_sum"], raw["npz"], raw["npz_sum"]
+	if want := benchSum(n); r.NpySum != want || r.NpzSum != want {
+		// NumPy sums pairwise: the order differs, the values are exact.
+		b.Fatalf("numpy sums %v and %v, want %v", r.NpySum, r.NpzSum, want)
+	}
+	return r.Npy, r.Npz
+}
+
+func benchNumPy(b *testing.B, npz bool) {
+	npyPath, npzPath, n := benchFiles(b)
+	var sec float64
+	for b.Loop() {
+		a, z := numpySums(b, npyPath, npzPath, n)
+		sec = a
+		if npz {
+			sec = z
+		}
+	}
+	b.ReportMetric(sec*1e9, "ns/op")
+	b.ReportMetric(float64(n*8)/sec/1e9, "GB/s")
+}
+
+// BenchmarkNumPyMmapSum is np.load(npy, mmap_mode="r").sum(), timed inside
+// Python; ns/op is NumPy's time for one sum.
+func BenchmarkNumPyMmapSum(b *testing.B) { benchNumPy(b, false) }
+
+// BenchmarkNumPyNPZSum is np.load(npz)["x"].sum() (a copy: NumPy cannot
+// map npz members), timed inside Python.
+func BenchmarkNumPyNPZSum(b *testing.B) { benchNumPy(b, true) }

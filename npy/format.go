@@ -1,0 +1,1046 @@
+package npy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+func init() {
+	format.Register(format.Format{
+		Name:        "npy",
+		Description: "NumPy arrays: .npy files and .npz archives of them",
+		Extensions:  []string{".npy", ".npz"},
+		Sniff:       sniff,
+		Open:        openFormat,
+		Write:       writeFormat,
+	})
+}
+
+// MaskSuffix names the bool field that holds a nullable table column's
+// nulls in a structured .npy (and the bool member beside it in an .npz):
+// the column "x" becomes the field "x" and the field "x.mask", True where
+// the cell is null, as numpy.ma's masks are. Reading a structured .npy as
+// a table folds such a field back into its column.
+const MaskSuffix = ".mask"
+
+// sniff recognises NumPy's magic, or a ZIP archive whose first member is
+// a .npy file.
+func sniff(head []byte) bool {
+	if bytes.HasPrefix(head, []byte(magic)) {
+		return true
+	}
+	if len(head) < localLen || binary.LittleEndian.Uint32(head) != sigLocal {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint16(head[26:]))
+	return localLen+n <= len(head) && strings.HasSuffix(string(head[localLen:localLen+n]), ".npy")
+}
+
+func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
+	var opts Options
+	if o != nil {
+		opts = Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage}
+	}
+	f, err := OpenFile(path, mode, &opts)
+	if err != nil {
+		return nil, err
+	}
+	s := newSource(f)
+	if s.table {
+		return &tableSource{s}, nil
+	}
+	return s, nil
+}
+
+// source is a File as the format package sees it: records, copies in any
+// order, in-place edits.
+type source struct {
+	f     *File
+	recs  []format.Record
+	refs  []recRef
+	table bool // a .npy whose array is 1-D structured or 1-D text: its records are columns
+
+	mu       sync.Mutex
+	payloads map[int]*format.Payload
+	inflated map[int][]byte
+}
+
+// recRef is what a record is: a target (array or field), and for a
+// nullable column the field holding its mask.
+type recRef struct {
+	t    target
+	mask *Field
+}
+
+func newSource(f *File) *source {
+	s := &source{f: f, payloads: map[int]*format.Payload{}, inflated: map[int][]byte{}}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	for _, a := range f.arrays {
+		s.addArray(a)
+	}
+	for _, m := range f.others {
+		rec := format.Record{Array: layout.Array{Name: m.name, Shape: []int64{m.usize}, Offset: -1, Size: m.usize}, Kind: format.KindOpaque, TypeName: "bytes",
+			Extra: map[string]any{"member": m.name}}
+		if m.stored() {
+			rec.Offset = m.data
+		}
+		s.recs = append(s.recs, rec)
+		s.refs = append(s.refs, recRef{})
+	}
+	return s
+}
+
+func (s *source) addArray(a *array) {
+	h := a.h
+	dt := h.DType
+	oneD := !s.f.isZip && len(h.Shape) == 1
+	base := format.Record{Array: layout.Array{Order: h.Order(), Offset: -1}, Extra: map[string]any{}}
+	if s.f.isZip {
+		base.Extra["version"] = h.version()
+		base.Extra["member"] = a.m.name
+		if a.deflated() {
+			base.Extra["compressed"] = "deflate"
+		}
+	}
+	add := func(r format.Record, ref recRef) {
+		s.recs = append(s.recs, r)
+		s.refs = append(s.refs, ref)
+	}
+	describe := func(r *format.Record, d DType, shape []int64) {
+		r.Type, r.TypeName = d.Type(), d.TypeName()
+		r.BigEndian = d.BigEndian
+		r.Shape = shape
+		r.Size = h.count * int64(d.ItemSize)
+		for _, n := range shape[len(h.Shape):] {
+			r.Size *= n
+		}
+		if !d.Structured() {
+			r.Extra["descr"] = d.simpleDescr()
+		}
+		switch {
+		case d.Structured():
+			r.Kind = format.KindOpaque
+		case !r.Type.Valid() && oneD && len(shape) == 1:
+			r.Kind = format.KindColumn
+		case !r.Type.Valid():
+			r.Kind = format.KindOpaque
+		case oneD && len(shape) == 1 && dt.Structured():
+			r.Kind = format.KindColumn
+		default:
+			r.Kind = format.KindArray
+		}
+	}
+	if !dt.Structured() {
+		r := base
+		r.Name = a.key
+		describe(&r, dt, append([]int64{}, h.Shape...))
+		if !a.deflated() {
+			r.Offset = a.data
+		}
+		if r.Kind == format.KindColumn {
+			s.table = true
+		}
+		add(r, recRef{t: target{name: a.key, a: a}})
+		return
+	}
+	if oneD {
+		s.table = true
+	}
+	fields := dt.Fields
+	for i := 0; i < len(fields); i++ {
+		fl := &fields[i]
+		r := base
+		r.Extra = map[string]any{}
+		for k, v := range base.Extra {
+			r.Extra[k] = v
+		}
+		r.Name = fl.Name
+		if s.f.isZip {
+			r.Name = a.key + "/" + fl.Name
+		}
+		describe(&r, fl.DType, append(append([]int64{}, h.Shape...), fl.Shape...))
+		ref := recRef{t: target{name: r.Name, a: a, field: fl}}
+		if r.Kind == format.KindColumn && i+1 < len(fields) {
+			if m := &fields[i+1]; m.Name == fl.Name+MaskSuffix && m.DType.Kind == 'b' && m.Shape == nil {
+				r.Nullable = true
+				ref.mask = m
+				i++
+			}
+		}
+		add(r, ref)
+	}
+}
+
+func (s *source) Records() []format.Record { return s.recs }
+func (s *source) Format() string           { return "npy" }
+func (s *source) Version() string          { return s.f.Version() }
+func (s *source) Close() error             { return s.f.Close() }
+func (s *source) Damage() error            { return s.f.Damage() }
+func (s *source) Sync() error              { return s.f.Sync() }
+
+// File returns the npy.File behind a source that openFormat made.
+func (s *source) File() *File { return s.f }
+
+// tableSource is a source whose records are the columns of a table.
+type tableSource struct{ *source }
+
+func (s *source) bad(i int, err error, format string, args ...any) error {
+	return errAt(s.f.name, s.recs[i].Offset, err, "record %q: "+format, append([]any{s.recs[i].Name}, args...)...)
+}
+
+// ReadArray copies elements [first, first+len(dst)/size) of record i, in
+// order and byte order bo.
+func (s *source) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	rec := &s.recs[i]
+	ref := &s.refs[i]
+	if rec.Kind == format.KindOpaque || !rec.Type.Valid() {
+		return s.bad(i, errors.ErrUnsupported, "%s values cannot be read as an array", rec.TypeString())
+	}
+	s.f.mu.RLock()
+	defer s.f.mu.RUnlock()
+	if s.f.closed {
+		return s.bad(i, mmapfile.ErrClosed, "read")
+	}
+	if ref.t.field != nil {
+		return s.readField(i, dst, first, order, bo)
+	}
+	p, err := s.payload(i, order)
+	if err != nil {
+		return err
+	}
+	return p.ReadArray(dst, first, order, bo)
+}
+
+// payload returns the format.Payload that reads record i (a whole array)
+// for a read in order.
+func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.refs[i].t.a
+	rec := &s.recs[i]
+	sameOrder := order == rec.Order || layout.Trivial(rec.Shape)
+	if p := s.payloads[i]; p != nil && (!a.deflated() || sameOrder == (p.Data == inflated{a})) {
+		return p, nil
+	}
+	p := &format.Payload{Array: rec.Array, Lenient: s.f.opts.Lenient}
+	p.Array.Offset = a.data
+	p.Wrap = func(off int64, err error) error { return mapErr(s.f.name, off, err, "record %q", rec.Name) }
+	switch {
+	case !a.deflated():
+		p.Data, p.Off = s.f.source(a)
+	case sameOrder:
+		// Reads in the member's own order inflate it as a stream.
+		p.Data, p.Off = inflated{a}, a.h.dataOff()
+	default:
+		// A transposing read needs the whole member in memory.
+		b := s.inflated[i]
+		if b == nil {
+			if a.h.dataSize > s.f.opts.maxInflate() {
+				return nil, s.bad(i, ErrInflateLimit, "a read in %s order inflates all %d bytes of the member, more than %d", order, a.h.dataSize, s.f.opts.maxInflate())
+			}
+			b = make([]byte, a.h.dataSize)
+			if err := readFull(a.inf, b, a.h.dataOff()); err != nil {
+				return nil, err
+			}
+			s.inflated[i] = b
+		}
+		p.Data, p.Off = bytes.NewReader(b), 0
+	}
+	s.payloads[i] = p
+	return p, nil
+}
+
+// inflated reads a deflated member's inflated bytes and, where a read
+// reaches the end of its array data, checks the rest of the stream.
+type inflated struct{ a *array }
+
+func (r inflated) ReadAt(p []byte, off int64) (int, error) {
+	n, err := r.a.inf.ReadAt(p, off)
+	if err == nil {
+		err = r.a.checkEnd(off + int64(n))
+	}
+	return n, err
+}
+
+// readField copies elements of a field of a structured array in order.
+func (s *source) readField(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	t := &s.refs[i].t
+	rec := &s.recs[i]
+	size := int64(rec.Type.Size())
+	n := int64(len(dst)) / size
+	if end, ok := layout.Add(first, n); first < 0 || !ok || end > t.count() || int64(len(dst))%size != 0 {
+		return s.bad(i, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", first, first, n, t.count())
+	}
+	shape := t.shape()
+	storage := order == rec.Order && (len(t.field.Shape) == 0 || order == layout.RowMajor)
+	if storage || layout.Trivial(shape) {
+		if err := s.f.readRaw(t, first, dst); err != nil {
+			return err
+		}
+	} else if err := s.f.gather(t, dst, first, order); err != nil {
+		return err
+	}
+	mmapfile.SwapOrder(dst, rec.Type, rec.ByteOrder(), bo)
+	if bad := mmapfile.CheckBools(dst, rec.Type, s.f.opts.Lenient); bad >= 0 {
+		return s.bad(i, mmapfile.ErrInvalidBool, "element %d (%s order): byte 0x%02x", first+int64(bad), order, dst[bad])
+	}
+	return nil
+}
+
+// gather copies the target's elements [first, first+n) listed in order
+// (over its logical shape) into dst, one by one: for fields read in an
+// order that is not their storage order.
+func (f *File) gather(t *target, dst []byte, first int64, order layout.Order) error {
+	shape := t.shape()
+	k := len(shape)
+	outer := len(t.a.h.Shape)
+	fsize := int64(t.field.DType.ItemSize)
+	item := int64(t.a.h.DType.ItemSize)
+	// The logical index of target element first, in order.
+	idx := make([]int64, k)
+	rem := first
+	axes := make([]int, k) // axes from fastest to slowest in order
+	for j := range axes {
+		if order == layout.RowMajor {
+			axes[j] = k - 1 - j
+		} else {
+			axes[j] = j
+		}
+	}
+	for _, ax := range axes {
+		idx[ax] = rem % shape[ax]
+		rem /= shape[ax]
+	}
+	src, base := f.source(t.a)
+	w := window{src: src, end: base + t.a.h.dataSize}
+	n := int64(len(dst)) / fsize
+	for j := int64(0); j < n; j++ {
+		o, _ := layout.Index(t.a.h.Shape, t.a.h.Order(), idx[:outer]...)
+		sub, _ := layout.Index(t.field.Shape, layout.RowMajor, idx[outer:]...)
+		pos := o*item + int64(t.field.Offset) + sub*fsize
+		b, err := w.at(base+pos, fsize)
+		if err != nil {
+			return mapErr(f.name, f.elemOffset(t, 0), err, "%q: reading its data", t.name)
+		}
+		copy(dst[j*fsize:], b)
+		for _, ax := range axes {
+			if idx[ax]++; idx[ax] < shape[ax] {
+				break
+			}
+			idx[ax] = 0
+		}
+	}
+	return nil
+}
+
+// window serves small reads of [0, end) of a ReaderAt through a 1 MiB
+// buffer.
+type window struct {
+	src io.ReaderAt
+	end int64
+	buf []byte
+	off int64
+	n   int64
+}
+
+func (w *window) at(pos, size int64) ([]byte, error) {
+	if pos >= w.off && pos+size <= w.off+w.n {
+		return w.buf[pos-w.off : pos-w.off+size], nil
+	}
+	if w.buf == nil {
+		w.buf = make([]byte, 1<<20)
+	}
+	if size > int64(len(w.buf)) {
+		w.buf = make([]byte, size)
+	}
+	w.off = pos
+	n, err := w.src.ReadAt(w.buf[:max(0, min(int64(len(w.buf)), w.end-pos))], pos)
+	if int64(n) < size {
+		if err == nil || err == io.EOF {
+			err = mmapfile.ErrTruncated
+		}
+		w.n = 0
+		return nil, err
+	}
+	w.n = int64(n)
+	return w.buf[:size], nil
+}
+
+// ScanTable reads the table's columns in batches of rows.
+func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	var cols []int
+	for i, r := range s.recs {
+		if r.Kind == format.KindColumn {
+			cols = append(cols, i)
+		}
+	}
+	if batch <= 0 {
+		batch = 1 << 16
+	}
+	s.f.mu.RLock()
+	a := s.refs[cols[0]].t.a
+	rows := a.h.Shape[0]
+	item := int64(a.h.DType.ItemSize)
+	s.f.mu.RUnlock()
+	batch = int(max(1, min(int64(batch), (8<<20)/item)))
+	raw := make([]byte, int64(batch)*item)
+	out := make([]format.Column, len(cols))
+	bufs := make([][]byte, len(cols))
+	reasons := make([][]int8, len(cols))
+	whole := target{name: a.key, a: a}
+	for first := int64(0); first < rows || first == 0; first += int64(batch) {
+		k := min(int64(batch), rows-first)
+		chunk := raw[:k*item]
+		s.f.mu.RLock()
+		err := error(nil)
+		if s.f.closed {
+			err = s.f.errf(-1, mmapfile.ErrClosed, "scan")
+		} else if k > 0 {
+			err = s.f.readRaw(&whole, first, chunk)
+		}
+		s.f.mu.RUnlock()
+		if err != nil {
+			return err
+		}
+		for j, i := range cols {
+			ref := &s.refs[i]
+			var v any
+			var err error
+			v, bufs[j], err = s.column(i, ref, chunk, k, item, bufs[j])
+			if err != nil {
+				return err
+			}
+			out[j] = format.Column{Values: v}
+			if ref.mask != nil {
+				if int64(cap(reasons[j])) < k {
+					reasons[j] = make([]int8, k)
+				}
+				r := reasons[j][:k]
+				for row := int64(0); row < k; row++ {
+					r[row] = -1
+					if chunk[row*item+int64(ref.mask.Offset)] != 0 {
+						r[row] = 0
+					}
+				}
+				out[j].Reason = r
+			}
+		}
+		if err := fn(first, out); err != nil {
+			return err
+		}
+		if rows == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// column takes record i's values out of k whole records in chunk.
+func (s *source) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
+	rec := &s.recs[i]
+	off, dt := int64(0), ref.t.a.h.DType
+	if ref.t.field != nil {
+		off, dt = int64(ref.t.field.Offset), ref.t.field.DType
+	}
+	size := int64(dt.ItemSize)
+	if !rec.Type.Valid() {
+		vals := make([]string, k)
+		for row := int64(0); row < k; row++ {
+			p := row*item + off
+			vals[row] = decodeText(dt, chunk[p:p+size])
+		}
+		return vals, buf, nil
+	}
+	if int64(cap(buf)) < k*size {
+		buf = alignedBytes(k * size)
+	}
+	b := buf[:k*size]
+	for row := int64(0); row < k; row++ {
+		p := row*item + off
+		copy(b[row*size:], chunk[p:p+size])
+	}
+	mmapfile.SwapOrder(b, rec.Type, dt.byteOrder(), mmapfile.HostOrder())
+	if bad := mmapfile.CheckBools(b, rec.Type, s.f.opts.Lenient); bad >= 0 {
+		return nil, buf, s.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
+	}
+	return layout.SliceOf(rec.Type, b), buf, nil
+}
+
+// alignedBytes allocates n bytes aligned for any element type.
+func alignedBytes(n int64) []byte {
+	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
+}
+
+// SetText changes element idx of record i in place; see format.Setter.
+// Numbers take Futhark's literals (and Python's complex literals for
+// complex numbers), bools true or false, datetimes their integer (or
+// NaT), text and bytes fields their text (void: 0x… hex). For a nullable
+// column, "null" sets its mask and any value clears it.
+func (s *source) SetText(i int, idx []int64, value string) error {
+	ref := &s.refs[i]
+	rec := &s.recs[i]
+	if rec.Kind == format.KindOpaque {
+		return s.bad(i, errors.ErrUnsupported, "%s values cannot be set", rec.TypeString())
+	}
+	s.f.wmu.Lock()
+	defer s.f.wmu.Unlock()
+	s.f.mu.RLock()
+	defer s.f.mu.RUnlock()
+	if s.f.closed {
+		return s.bad(i, mmapfile.ErrClosed, "set")
+	}
+	if ref.mask != nil {
+		m := target{name: ref.t.name + MaskSuffix, a: ref.t.a, field: ref.mask}
+		if value == "null" {
+			return s.f.setRaw(&m, idx, []byte{1})
+		}
+		b, err := parseValue(ref.t.dtype(), value)
+		if err != nil {
+			return s.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+		}
+		if err := s.f.setRaw(&ref.t, idx, b); err != nil {
+			return err
+		}
+		return s.f.setRaw(&m, idx, []byte{0})
+	}
+	b, err := parseValue(ref.t.dtype(), value)
+	if err != nil {
+		return s.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+	}
+	return s.f.setRaw(&ref.t, idx, b)
+}
+
+// parseValue parses a literal for one element of dt and returns its
+// bytes in dt's byte order.
+func parseValue(dt DType, v string) ([]byte, error) {
+	v = strings.TrimSpace(v)
+	out := make([]byte, dt.ItemSize)
+	order := dt.byteOrder()
+	lt := dt.Type()
+	if lt.Valid() && lt != layout.Bool {
+		v = strings.TrimSuffix(v, lt.String())
+	}
+	switch dt.Kind {
+	case 'b':
+		switch v {
+		case "true", "True":
+			out[0] = 1
+		case "false", "False":
+		default:
+			return nil, fmt.Errorf("%q is not true or false", v)
+		}
+	case 'i', 'M', 'm':
+		if (dt.Kind == 'M' || dt.Kind == 'm') && v == "NaT" {
+			order.PutUint64(out, 1<<63)
+			break
+		}
+		x, err := parseInt(v, dt.ItemSize*8)
+		if err != nil {
+			return nil, err
+		}
+		putUint(order, out, uint64(x))
+	case 'u':
+		x, err := parseUint(v, dt.ItemSize*8)
+		if err != nil {
+			return nil, err
+		}
+		putUint(order, out, x)
+	case 'f':
+		x, err := parseFloat(v, lt)
+		if err != nil {
+			return nil, err
+		}
+		putFloat(order, out, lt, x)
+	case 'c':
+		c, err := parseComplex(v, lt.Part())
+		if err != nil {
+			return nil, err
+		}
+		half := dt.ItemSize / 2
+		putFloat(order, out[:half], lt.Part(), real(c))
+		putFloat(order, out[half:], lt.Part(), imag(c))
+	case 'V':
+		if h, ok := strings.CutPrefix(v, "0x"); ok {
+			b, err := hexBytes(h)
+			if err != nil {
+				return nil, err
+			}
+			v = string(b)
+		}
+		fallthrough
+	case 'S', 'U':
+		if err := encodeText(dt, v, out); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("cannot set %s elements", dt.simpleDescrOr())
+	}
+	return out, nil
+}
+
+// The writers.
+
+// writeFormat writes src as a .npz archive when path ends in .npz, else
+// as a .npy file.
+func writeFormat(path string, src format.Source, o *format.Options) error {
+	var opts Options
+	if o != nil {
+		opts.Options = o.Options
+	}
+	if strings.EqualFold(filepath.Ext(path), ".npz") {
+		return writeNPZ(path, src, &opts)
+	}
+	return writeNPYSource(path, src, &opts)
+}
+
+// ownFile returns the npy File behind src when src is one openFormat
+// made, unwrapped.
+func ownFile(src format.Source) *File {
+	switch s := src.(type) {
+	case *source:
+		return s.f
+	case *tableSource:
+		return s.f
+	}
+	return nil
+}
+
+// writeNPYSource writes the one array, or the table, of src as a .npy.
+func writeNPYSource(path string, src format.Source, o *Options) error {
+	if f := ownFile(src); f != nil && !f.isZip {
+		// A .npy to a .npy: the same header and data, so a file that
+		// np.save wrote converts to the same bytes, whatever its dtype.
+		f.mu.RLock()
+		a := f.arrays[0]
+		f.mu.RUnlock()
+		return atomicfile.Write(path, o.Perm, func(w *os.File) error {
+			return writeNPY(path, w, canonical(a.h.Header), func(out io.Writer) error { return f.copyData(a, out) })
+		})
+	}
+	recs := src.Records()
+	for i := range recs {
+		if recs[i].Kind == format.KindOpaque {
+			return format.Unrepresentable(&recs[i], "a .npy file cannot hold "+recs[i].TypeString()+" values")
+		}
+	}
+	columns := len(recs) > 0
+	for i := range recs {
+		columns = columns && recs[i].Kind == format.KindColumn
+	}
+	single := len(recs) == 1 && (recs[0].Kind == format.KindArray || recs[0].Name == "0")
+	if !single && (columns || (len(recs) > 1 && format.IsTable(src))) {
+		return writeTable(path, src, o)
+	}
+	if len(recs) != 1 {
+		return fmt.Errorf("%s: %w: a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one", path, format.ErrNotRepresentable, len(recs))
+	}
+	h, err := arrayHeader(&recs[0])
+	if err != nil {
+		return err
+	}
+	if !recs[0].Type.Valid() {
+		return writeTable(path, src, o)
+	}
+	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
+		return writeNPY(path, w, h, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
+	})
+}
+
+// canonical is the header np.save writes for the array a header
+// describes: Fortran order only where C order would list the elements
+// differently.
+func canonical(h Header) Header {
+	h.FortranOrder = h.FortranOrder && !layout.Trivial(h.Shape)
+	return h
+}
+
+// copyData writes the array's data as stored.
+func (f *File) copyData(a *array, out io.Writer) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	src, base := f.source(a)
+	_, err := io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
+	if err != nil {
+		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
+	}
+	return nil
+}
+
+// recordDType is the dtype a writer gives a record: its own NumPy descr
+// where it came from a NumPy file (byte order kept), else the
+// little-endian dtype of its type (datetime units from the type name).
+func recordDType(r *format.Record) (DType, error) {
+	if s, ok := r.Extra["descr"].(string); ok {
+		if d, err := parseDTypeString(s); err == nil && d.Type() == r.Type && (r.Type.Valid() || d.TypeName() == r.TypeName) {
+			return d, nil
+		}
+	}
+	if n := r.TypeName; r.Type == layout.I64 && (strings.HasPrefix(n, "datetime64") || strings.HasPrefix(n, "timedelta64")) {
+		if d, err := parseDTypeString("<" + n); err == nil {
+			return d, nil
+		}
+	}
+	if !r.Type.Valid() {
+		for _, k := range []struct {
+			prefix string
+			kind   byte
+			mult   int
+		}{{"bytes", 'S', 1}, {"str", 'U', 4}, {"void", 'V', 1}} {
+			if rest, ok := strings.CutPrefix(r.TypeName, k.prefix); ok {
+				if n, err := strconv.Atoi(rest); err == nil && n > 0 && strconv.Itoa(n) == rest && n <= math.MaxInt32/4 {
+					return DType{Kind: k.kind, ItemSize: n * k.mult}, nil
+				}
+			}
+		}
+		return DType{}, format.Unrepresentable(r, "NumPy has no fixed-size type for "+r.TypeString())
+	}
+	d, err := DTypeOf(r.Type)
+	if err != nil {
+		return DType{}, format.Unrepresentable(r, err.Error())
+	}
+	return d, nil
+}
+
+// arrayHeader is the header of a .npy holding record r, in r's storage
+// order.
+func arrayHeader(r *format.Record) (Header, error) {
+	d, err := recordDType(r)
+	if err != nil {
+		return Header{}, err
+	}
+	return canonical(Header{DType: d, Shape: append([]int64{}, r.Shape...), FortranOrder: r.Order == layout.ColMajor}), nil
+}
+
+// streamRecord writes record i of src in h's order and byte order.
+func streamRecord(src format.Source, i int, h Header, out io.Writer) error {
+	return format.Stream(src, i, h.Order(), h.DType.byteOrder(), func(chunk []byte) error {
+		_, err := out.Write(chunk)
+		return err
+	})
+}
+
+// tableField is one field of the structured array a table becomes.
+type tableField struct {
+	col  int // the column
+	mask bool
+	dt   DType
+	text bool // text that ScanTable gives, of a size found by a first pass
+}
+
+// tablePlan is the structured dtype a table becomes: one field per
+// column, and a bool mask field after each nullable column.
+func tablePlan(path string, src format.Source) ([]format.Record, []tableField, error) {
+	cols := format.TableColumns(src)
+	if len(cols) == 0 {
+		return nil, nil, fmt.Errorf("%s: %w: the table has no columns", path, format.ErrNotRepresentable)
+	}
+	var fields []tableField
+	names := map[string]bool{}
+	for j := range cols {
+		c := &cols[j]
+		if c.Kind == format.KindOpaque || (len(c.Shape) != 1 || c.Shape[0] != cols[0].Shape[0]) {
+			return nil, nil, format.Unrepresentable(c, "a structured .npy needs columns of one length")
+		}
+		tf := tableField{col: j}
+		d, err := recordDType(c)
+		switch {
+		case err == nil:
+			tf.dt = d
+		case !c.Type.Valid():
+			tf.text = true
+			tf.dt = DType{Kind: 'U', ItemSize: 4}
+		default:
+			return nil, nil, err
+		}
+		for _, n := range []string{c.Name, c.Name + MaskSuffix} {
+			if names[n] {
+				return nil, nil, format.Unrepresentable(c, "two fields would be named "+pyRepr(n))
+			}
+		}
+		names[c.Name] = true
+		fields = append(fields, tf)
+		if c.Nullable {
+			names[c.Name+MaskSuffix] = true
+			fields = append(fields, tableField{col: j, mask: true, dt: DType{Kind: 'b', ItemSize: 1}})
+		}
+	}
+	return cols, fields, nil
+}
+
+// writeTable writes a table as a structured .npy: one field per column.
+func writeTable(path string, src format.Source, o *Options) error {
+	cols, fields, err := tablePlan(path, src)
+	if err != nil {
+		return err
+	}
+	if err := measureText(src, fields); err != nil {
+		return err
+	}
+	dt := DType{}
+	for _, tf := range fields {
+		name := cols[tf.col].Name
+		if tf.mask {
+			name += MaskSuffix
+		}
+		dt.Fields = append(dt.Fields, Field{Name: name, Offset: dt.ItemSize, DType: tf.dt})
+		dt.ItemSize += tf.dt.ItemSize
+	}
+	rows := cols[0].Shape[0]
+	h := Header{DType: dt, Shape: []int64{rows}}
+	if len(cols) == 1 && cols[0].Name == "0" && !cols[0].Nullable {
+		h.DType = fields[0].dt // a .npy's own text array
+	}
+	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
+		return writeNPY(path, w, h, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
+	})
+}
+
+// measureText sizes the text fields: the longest value of each, in
+// characters (at least one).
+func measureText(src format.Source, fields []tableField) error {
+	need := false
+	for _, tf := range fields {
+		need = need || tf.text
+	}
+	if !need {
+		return nil
+	}
+	longest := make([]int, len(fields))
+	err := format.ScanTable(src, 1<<16, func(_ int64, cols []format.Column) error {
+		for k, tf := range fields {
+			if !tf.text || tf.mask {
+				continue
+			}
+			vals, ok := cols[tf.col].Values.([]string)
+			if !ok {
+				return fmt.Errorf("column %d: text expected, got %T", tf.col, cols[tf.col].Values)
+			}
+			for _, v := range vals {
+				longest[k] = max(longest[k], utf8.RuneCountInString(v))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k := range fields {
+		if fields[k].text {
+			if longest[k] > math.MaxInt32/4 {
+				return fmt.Errorf("text of %d characters: %w", longest[k], format.ErrNotRepresentable)
+			}
+			fields[k].dt.ItemSize = 4 * max(1, longest[k])
+		}
+	}
+	return nil
+}
+
+// writeRows writes the table's rows as structured elements of itemsize
+// bytes, the fields packed in order.
+func writeRows(src format.Source, fields []tableField, itemsize int, out io.Writer) error {
+	batch := max(1, (8<<20)/itemsize)
+	buf := make([]byte, batch*itemsize)
+	return format.ScanTable(src, batch, func(_ int64, cols []format.Column) error {
+		rows := 0
+		if len(cols) > 0 {
+			rows = columnLen(cols[0].Values)
+		}
+		b := buf[:rows*itemsize]
+		clear(b)
+		off := 0
+		for _, tf := range fields {
+			c := cols[tf.col]
+			size := tf.dt.ItemSize
+			switch {
+			case tf.mask:
+				for r := 0; r < rows; r++ {
+					if c.Reason != nil && c.Reason[r] >= 0 {
+						b[r*itemsize+off] = 1
+					}
+				}
+			case !tf.dt.Type().Valid():
+				vals, ok := c.Values.([]string)
+				if !ok {
+					return fmt.Errorf("column %d: text expected, got %T", tf.col, c.Values)
+				}
+				for r, v := range vals {
+					if err := encodeText(tf.dt, v, b[r*itemsize+off:r*itemsize+off+size]); err != nil {
+						return fmt.Errorf("row %d: %w: %w", r, err, format.ErrNotRepresentable)
+					}
+				}
+			default:
+				lt, vb, ok := layout.BytesOf(c.Values)
+				if !ok || lt != tf.dt.Type() {
+					return fmt.Errorf("column %d: %s values expected, got %T", tf.col, tf.dt.Type(), c.Values)
+				}
+				tmp := vb
+				if !mmapfile.IsHostOrder(tf.dt.byteOrder()) && lt.SwapSize() > 1 {
+					tmp = append([]byte(nil), vb...)
+					mmapfile.SwapOrder(tmp, lt, mmapfile.HostOrder(), tf.dt.byteOrder())
+				}
+				for r := 0; r < rows; r++ {
+					copy(b[r*itemsize+off:], tmp[r*size:(r+1)*size])
+				}
+			}
+			off += size
+		}
+		_, err := out.Write(b)
+		return err
+	})
+}
+
+// columnLen is the number of cells of a column batch.
+func columnLen(v any) int {
+	if s, ok := v.([]string); ok {
+		return len(s)
+	}
+	if t, b, ok := layout.BytesOf(v); ok {
+		return len(b) / t.Size()
+	}
+	return 0
+}
+
+// writeNPZ writes every record of src as a member of an .npz archive.
+func writeNPZ(path string, src format.Source, o *Options) error {
+	z, err := CreateZip(path, o)
+	if err != nil {
+		return err
+	}
+	if err := addAll(z, src); err != nil {
+		z.Abort()
+		return err
+	}
+	return z.Close()
+}
+
+// addAll adds src's records to z: an npy file's own arrays and members as
+// they are, anything else record by record.
+func addAll(z *ZipWriter, src format.Source) error {
+	if f := ownFile(src); f != nil {
+		return f.addTo(z)
+	}
+	recs := src.Records()
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.Kind == format.KindOpaque:
+			return format.Unrepresentable(r, "an .npz member cannot hold "+r.TypeString()+" values")
+		case r.Type.Valid():
+			h, err := arrayHeader(r)
+			if err != nil {
+				return err
+			}
+			if err := z.addNPY(r.Name, h, func(w io.Writer) error { return streamRecord(src, i, h, w) }); err != nil {
+				return err
+			}
+		default:
+			if err := addTextColumn(z, src, i); err != nil {
+				return err
+			}
+		}
+		if r.Kind == format.KindColumn && r.Nullable {
+			if err := addMaskColumn(z, src, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// columnIndex is the position of record i among src's table columns.
+func columnIndex(src format.Source, i int) int {
+	k := 0
+	for _, r := range src.Records()[:i] {
+		if r.Kind == format.KindColumn {
+			k++
+		}
+	}
+	return k
+}
+
+// addTextColumn adds a text column of a table as a 1-D text member.
+func addTextColumn(z *ZipWriter, src format.Source, i int) error {
+	r := src.Records()[i]
+	if r.Kind != format.KindColumn || len(r.Shape) != 1 {
+		return format.Unrepresentable(&r, "an .npz member cannot hold "+r.TypeString()+" values")
+	}
+	k := columnIndex(src, i)
+	fields := []tableField{{col: k}}
+	if d, err := recordDType(&r); err == nil {
+		fields[0].dt = d
+	} else {
+		fields[0].text, fields[0].dt = true, DType{Kind: 'U', ItemSize: 4}
+	}
+	if err := measureText(src, fields); err != nil {
+		return err
+	}
+	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}
+	return z.addNPY(r.Name, h, func(w io.Writer) error { return writeRows(src, fields, fields[0].dt.ItemSize, w) })
+}
+
+// addMaskColumn adds the nulls of a nullable column as the bool member
+// "<name>.mask".
+func addMaskColumn(z *ZipWriter, src format.Source, i int) error {
+	r := src.Records()[i]
+	fields := []tableField{{col: columnIndex(src, i), mask: true, dt: DType{Kind: 'b', ItemSize: 1}}}
+	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}
+	return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error { return writeRows(src, fields, 1, w) })
+}
+
+// addTo adds the file's arrays (and an archive's other members) to z as
+// they are: the same headers (as np.save writes them), the same data,
+// deflated members inflated and stored.
+func (f *File) addTo(z *ZipWriter) error {
+	f.mu.RLock()
+	closed := f.closed
+	f.mu.RUnlock()
+	if closed {
+		return f.errf(-1, mmapfile.ErrClosed, "read")
+	}
+	if !f.isZip {
+		a := f.arrays[0]
+		return z.addNPY(a.key, canonical(a.h.Header), func(w io.Writer) error { return f.copyData(a, w) })
+	}
+	byMember := map[*member]*array{}
+	for _, a := range f.arrays {
+		byMember[a.m] = a
+	}
+	for _, m := range f.dir.members {
+		if a := byMember[m]; a != nil {
+			if err := z.addNPY(a.key, canonical(a.h.Header), func(w io.Writer) error { return f.copyData(a, w) }); err != nil {
+				return err
+			}
+			continue
+		}
+		var r io.Reader
+		switch {
+		case m.flags&1 == 0 && m.stored():
+			r = io.NewSectionReader(f.ra, m.data, m.csize)
+		case m.flags&1 == 0 && m.method == 8:
+			r = io.NewSectionReader(&inflater{file: f.name, src: f.ra, m: m}, 0, m.usize)
+		default:
+			return f.errf(m.local, format.ErrNotRepresentable, "member %q is encrypted or compressed with method %d, which this package does not read", m.name, m.method)
+		}
+		if err := z.addMember(m.name, m.usize, func(w io.Writer) error { _, err := io.Copy(w, r); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
+}

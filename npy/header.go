@@ -1,0 +1,340 @@
+package npy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// magic starts every .npy file.
+const magic = "\x93NUMPY"
+
+// Header is what a .npy header says about its array.
+type Header struct {
+	DType DType
+	// Shape is the array's shape; empty for a 0-d array (a scalar).
+	Shape []int64
+	// FortranOrder: the data are stored in column-major (Fortran)
+	// order, the first index varying fastest; else in C order.
+	FortranOrder bool
+}
+
+// Order returns the storage order as layout names it.
+func (h *Header) Order() layout.Order {
+	if h.FortranOrder {
+		return layout.ColMajor
+	}
+	return layout.RowMajor
+}
+
+// Count returns the number of elements, checked for overflow.
+func (h *Header) Count() (int64, error) { return layout.Count(h.Shape) }
+
+// DataSize returns the size of the data in bytes, checked for overflow.
+func (h *Header) DataSize() (int64, error) {
+	n, err := layout.Count(h.Shape)
+	if err != nil {
+		return 0, err
+	}
+	b, ok := layout.Mul(n, int64(h.DType.ItemSize))
+	if !ok {
+		return 0, fmt.Errorf("shape %s of %d-byte items: data size %w", shapeRepr(h.Shape), h.DType.ItemSize, layout.ErrOverflow)
+	}
+	return b, nil
+}
+
+// npyHeader is a parsed header and where its parts lie, relative to the
+// start of the .npy bytes.
+type npyHeader struct {
+	Header
+	major, minor byte
+	textOff      int64 // the header text: 10 (1.0) or 12 (2.0, 3.0)
+	textLen      int64 // HEADER_LEN
+	count        int64
+	dataSize     int64
+	// The span of the shape tuple in the header text, which an append
+	// rewrites.
+	shapePos, shapeEnd int
+}
+
+func (h *npyHeader) dataOff() int64 { return h.textOff + h.textLen }
+
+func (h *npyHeader) version() string { return fmt.Sprintf("%d.%d", h.major, h.minor) }
+
+// readHeader reads and checks the .npy header at offset base of ra, whose
+// .npy bytes end at limit (the file's size, or a member's end). Errors
+// name absolute offsets; a header cut short is mmapfile.ErrTruncated at
+// limit.
+func readHeader(file string, ra io.ReaderAt, base, limit int64) (*npyHeader, error) {
+	avail := limit - base
+	short := func(what string, need int64) error {
+		return errAt(file, limit, mmapfile.ErrTruncated, "%s needs %d bytes from offset %d; the .npy data ends at %d", what, need, base, limit)
+	}
+	var pre [12]byte
+	n := min(avail, 12)
+	if err := readFull(ra, pre[:n], base); err != nil {
+		return nil, mapErr(file, base, err, "reading the .npy header")
+	}
+	for i := 0; i < len(magic) && int64(i) < n; i++ {
+		if pre[i] != magic[i] {
+			return nil, errAt(file, base+int64(i), ErrMagic, "byte 0x%02x", pre[i])
+		}
+	}
+	if n < 8 {
+		return nil, short("the magic and version", 8)
+	}
+	h := &npyHeader{major: pre[6], minor: pre[7]}
+	switch {
+	case h.major == 1 && h.minor == 0:
+		h.textOff = 10
+	case (h.major == 2 || h.major == 3) && h.minor == 0:
+		h.textOff = 12
+	default:
+		return nil, errAt(file, base+6, fmt.Errorf("%w: %w", ErrHeader, errors.ErrUnsupported), "format version %d.%d (NumPy writes 1.0, 2.0 and 3.0)", h.major, h.minor)
+	}
+	if n < h.textOff {
+		return nil, short("the header length", h.textOff)
+	}
+	if h.major == 1 {
+		h.textLen = int64(binary.LittleEndian.Uint16(pre[8:]))
+	} else {
+		h.textLen = int64(binary.LittleEndian.Uint32(pre[8:]))
+	}
+	if h.textLen > avail-h.textOff {
+		return nil, errAt(file, limit, mmapfile.ErrTruncated, "the header length at offset %d says %d bytes; only %d follow", base+8, h.textLen, avail-h.textOff)
+	}
+	// Read in pieces, so that memory follows the bytes that are really
+	// there (a deflated member may declare more than its stream holds).
+	text := make([]byte, 0, min(h.textLen, 1<<20))
+	for int64(len(text)) < h.textLen {
+		k := min(h.textLen-int64(len(text)), 1<<20)
+		at := len(text)
+		text = append(text, make([]byte, k)...)
+		if err := readFull(ra, text[at:], base+h.textOff+int64(at)); err != nil {
+			return nil, mapErr(file, base+h.textOff, err, "reading the .npy header")
+		}
+	}
+	textBase := base + h.textOff
+	if err := h.parse(file, text, textBase); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// readFull reads len(p) bytes at off.
+func readFull(ra io.ReaderAt, p []byte, off int64) error {
+	n, err := ra.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = mmapfile.ErrTruncated
+	}
+	return err
+}
+
+// parse reads the header text (at absolute offset textBase) into h.
+func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
+	bad := func(pos int, err error, format string, args ...any) error {
+		return errAt(file, textBase+int64(pos), err, format, args...)
+	}
+	v, err := parseLiteral(text, h.major < 3, h.major < 3)
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return bad(se.pos, ErrHeader, "%s", se.msg)
+	}
+	if err != nil {
+		return bad(0, ErrHeader, "%v", err)
+	}
+	if v.kind != pyDict {
+		return bad(v.pos, ErrHeader, "the header is a %s, not a dict", v.kind)
+	}
+	vals := map[string]pyValue{}
+	var keys []string
+	for i := 0; i < len(v.items); i += 2 {
+		k := v.items[i]
+		if k.kind != pyStr {
+			return bad(k.pos, ErrHeader, "a header key is a %s; the keys are 'descr', 'fortran_order' and 'shape'", k.kind)
+		}
+		if _, dup := vals[k.s]; !dup {
+			keys = append(keys, k.s)
+		}
+		vals[k.s] = v.items[i+1] // a repeated key: the last wins, as in Python
+	}
+	for _, k := range keys {
+		if k != "descr" && k != "fortran_order" && k != "shape" {
+			return bad(v.pos, ErrHeader, "unexpected key %s; the keys are 'descr', 'fortran_order' and 'shape'", pyRepr(k))
+		}
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if _, ok := vals[k]; !ok {
+			return bad(v.pos, ErrHeader, "the header has no %s key", pyRepr(k))
+		}
+	}
+	fo := vals["fortran_order"]
+	if fo.kind != pyBool {
+		return bad(fo.pos, ErrHeader, "fortran_order is a %s, not True or False", fo.kind)
+	}
+	h.FortranOrder = fo.b
+	sv := vals["shape"]
+	if sv.kind != pyTuple {
+		return bad(sv.pos, ErrHeader, "shape is a %s, not a tuple of ints", sv.kind)
+	}
+	h.shapePos, h.shapeEnd = sv.pos, sv.end
+	h.Shape = make([]int64, len(sv.items))
+	for i, d := range sv.items {
+		switch {
+		case d.kind != pyInt:
+			return bad(d.pos, ErrHeader, "shape entry %d is a %s, not an int", i, d.kind)
+		case d.overflow && strings.HasPrefix(strings.TrimSpace(string(text[d.pos:d.end])), "-"):
+			return bad(d.pos, layout.ErrNegative, "shape entry %d is negative", i)
+		case d.overflow:
+			return bad(d.pos, layout.ErrOverflow, "shape entry %d does not fit in 64 bits", i)
+		case d.i < 0:
+			return bad(d.pos, layout.ErrNegative, "shape entry %d is %d", i, d.i)
+		}
+		h.Shape[i] = d.i
+	}
+	dv := vals["descr"]
+	h.DType, err = parseDescr(dv)
+	if err != nil {
+		pos := dv.pos
+		var de *descrError
+		if errors.As(err, &de) {
+			pos, err = de.pos, de.err
+		}
+		if errors.Is(err, ErrHeader) || errors.Is(err, errors.ErrUnsupported) || errors.Is(err, layout.ErrOverflow) {
+			return bad(pos, err, "descr")
+		}
+		return bad(pos, fmt.Errorf("%w: %w", ErrHeader, err), "descr")
+	}
+	if h.count, err = layout.Count(h.Shape); err != nil {
+		return bad(sv.pos, err, "shape %s", shapeRepr(h.Shape))
+	}
+	if h.dataSize, err = h.DataSize(); err != nil {
+		return bad(sv.pos, err, "shape %s", shapeRepr(h.Shape))
+	}
+	return nil
+}
+
+// growthAxisDigits is NumPy's GROWTH_AXIS_MAX_DIGITS: the header keeps
+// room for a growth-axis length of this many digits.
+const growthAxisDigits = 21
+
+// dictText is the header's dict as np.save writes it, with the spaces
+// that leave room for the growth axis to lengthen.
+func (h *Header) dictText() string {
+	fo := "False"
+	if h.FortranOrder {
+		fo = "True"
+	}
+	s := "{'descr': " + h.DType.descr() + ", 'fortran_order': " + fo + ", 'shape': " + shapeRepr(h.Shape) + ", }"
+	if len(h.Shape) > 0 {
+		axis := 0
+		if h.FortranOrder {
+			axis = len(h.Shape) - 1
+		}
+		s += strings.Repeat(" ", max(0, growthAxisDigits-len(strconv.FormatInt(h.Shape[axis], 10))))
+	}
+	return s
+}
+
+// check verifies a header given to a writer.
+func (h *Header) check() error {
+	if err := h.DType.check(); err != nil {
+		return err
+	}
+	_, err := h.DataSize()
+	return err
+}
+
+// Encode returns the header as np.save writes it for this array: magic,
+// version, length, the dict, spaces and a newline, so that the data that
+// follow start at a multiple of 64. The version is the oldest that can
+// hold the header: 1.0, else 2.0 (a header longer than 65535 bytes), else
+// 3.0 (field names that latin-1 cannot encode).
+func (h *Header) Encode() ([]byte, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	text := h.dictText()
+	latin1 := true
+	for _, r := range text {
+		if r > 0xff {
+			latin1 = false
+			break
+		}
+	}
+	if latin1 {
+		enc := make([]byte, 0, len(text))
+		for _, r := range text {
+			enc = append(enc, byte(r))
+		}
+		if b, ok := wrapHeader(enc, 1); ok {
+			return b, nil
+		}
+		b, _ := wrapHeader(enc, 2)
+		return b, nil
+	}
+	b, _ := wrapHeader([]byte(text), 3)
+	return b, nil
+}
+
+// wrapHeader prefixes the encoded dict with the magic, the version and the
+// length, and pads it with spaces and a newline to a multiple of 64 (a
+// whole 64 when it is already aligned, as NumPy does). ok is false when
+// the length does not fit version 1.0's 16 bits.
+func wrapHeader(text []byte, major byte) ([]byte, bool) {
+	pre := int64(12)
+	if major == 1 {
+		pre = 10
+	}
+	hlen := int64(len(text)) + 1
+	pad := 64 - (pre+hlen)%64
+	total := hlen + pad
+	if major == 1 && total > 0xffff {
+		return nil, false
+	}
+	b := make([]byte, 0, pre+total)
+	b = append(b, magic...)
+	b = append(b, major, 0)
+	if major == 1 {
+		b = binary.LittleEndian.AppendUint16(b, uint16(total))
+	} else {
+		b = binary.LittleEndian.AppendUint32(b, uint32(total))
+	}
+	b = append(b, text...)
+	b = append(b, bytes.Repeat([]byte{' '}, int(pad))...)
+	return append(b, '\n'), true
+}
+
+// regrow returns the header text with the shape tuple replaced by shape's
+// repr and the padding adjusted so that the text keeps its length: what
+// an append writes over the old header. ErrNoRoom if it does not fit.
+func (h *npyHeader) regrow(text []byte, shape []int64) ([]byte, error) {
+	body := make([]byte, 0, len(text))
+	body = append(body, text[:h.shapePos]...)
+	body = append(body, shapeRepr(shape)...)
+	body = append(body, text[h.shapeEnd:]...)
+	nl := len(text) > 0 && text[len(text)-1] == '\n'
+	body = bytes.TrimRight(body, " \n")
+	room := len(text)
+	if nl {
+		room--
+	}
+	if len(body) > room {
+		return nil, fmt.Errorf("shape %s needs %d bytes of header, the header has %d: %w", shapeRepr(shape), len(body)+1, len(text), ErrNoRoom)
+	}
+	out := append(body, bytes.Repeat([]byte{' '}, room-len(body))...)
+	if nl {
+		out = append(out, '\n')
+	}
+	return out, nil
+}

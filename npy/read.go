@@ -1,0 +1,531 @@
+package npy
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// target is what a name stands for: an array, or one field of a
+// structured array.
+type target struct {
+	name  string
+	a     *array
+	field *Field // nil: the whole array
+}
+
+// dtype is the type of the target's elements.
+func (t *target) dtype() DType {
+	if t.field != nil {
+		return t.field.DType
+	}
+	return t.a.h.DType
+}
+
+// shape is the target's logical shape: the array's, then a subarray
+// field's own dimensions.
+func (t *target) shape() []int64 {
+	s := append([]int64{}, t.a.h.Shape...)
+	if t.field != nil {
+		s = append(s, t.field.Shape...)
+	}
+	return s
+}
+
+// count is the number of elements of the target.
+func (t *target) count() int64 {
+	n := t.a.h.count
+	if t.field != nil {
+		for _, d := range t.field.Shape {
+			n *= d // within the data size, which did not overflow
+		}
+	}
+	return n
+}
+
+// resolve finds what name stands for: "0" or "" for a .npy's array, a
+// member's key, a field's name (in a .npy), or "key/field" (in an .npz).
+// f.mu must be held.
+func (f *File) resolve(name string) (target, error) {
+	if f.closed {
+		return target{}, f.errf(-1, mmapfile.ErrClosed, "array %q", name)
+	}
+	if i, ok := f.keys[name]; ok {
+		return target{name: name, a: f.arrays[i]}, nil
+	}
+	if name == "" && len(f.arrays) == 1 {
+		return target{name: f.arrays[0].key, a: f.arrays[0]}, nil
+	}
+	if !f.isZip && len(f.arrays) == 1 {
+		if fl := fieldNamed(f.arrays[0], name); fl != nil {
+			return target{name: name, a: f.arrays[0], field: fl}, nil
+		}
+	}
+	for j := strings.LastIndexByte(name, '/'); j >= 0; j = strings.LastIndexByte(name[:j], '/') {
+		if i, ok := f.keys[name[:j]]; ok {
+			if fl := fieldNamed(f.arrays[i], name[j+1:]); fl != nil {
+				return target{name: name, a: f.arrays[i], field: fl}, nil
+			}
+		}
+	}
+	return target{}, f.errf(-1, ErrNoArray, "no array or field %q", name)
+}
+
+func fieldNamed(a *array, name string) *Field {
+	for i := range a.h.DType.Fields {
+		if a.h.DType.Fields[i].Name == name {
+			return &a.h.DType.Fields[i]
+		}
+	}
+	return nil
+}
+
+// typeCheck refuses a Go element type that is not the target's.
+func (f *File) typeCheck(t *target, lt layout.Type) error {
+	dt := t.dtype()
+	if dt.Type() != lt || dt.Structured() {
+		what := dt.simpleDescrOr()
+		if name := dt.Type(); name.Valid() {
+			what += " (" + name.String() + ")"
+		}
+		return f.errf(t.a.data, mmapfile.ErrTypeMismatch, "%q holds %s, not %s", t.name, what, lt)
+	}
+	return nil
+}
+
+// typed resolves name and checks that lt is its element type.
+func (f *File) typed(name string, lt layout.Type) (target, error) {
+	t, err := f.resolve(name)
+	if err != nil {
+		return t, err
+	}
+	return t, f.typeCheck(&t, lt)
+}
+
+// simpleDescrOr names a dtype in messages.
+func (d DType) simpleDescrOr() string {
+	if d.Structured() {
+		return "a structured type"
+	}
+	return d.simpleDescr()
+}
+
+// View returns the array name as a slice that aliases the file's mapping:
+// no copy is made. name is "0" (or "") for a .npy's array, a member's key
+// for an .npz. T must be the array's element type (int64 for datetime64
+// and timedelta64). View fails, saying to use Read, where the bytes
+// cannot be aliased: big-endian data (mmapfile.ErrByteOrder), data at an
+// offset not aligned for T (mmapfile.ErrMisaligned; np.savez does not
+// align its members, this package's ZipWriter does), deflated members,
+// fields of structured arrays (strided), files read through NewReader.
+// Bool arrays must hold only bytes 0 and 1.
+//
+// In a file opened read-write, writing to the slice changes the file;
+// in an .npz, the member's CRC-32 is rewritten at Close. The slice is
+// valid until Close.
+func View[T layout.Elem](f *File, name string) ([]T, error) {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	t, err := f.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	a := t.a
+	switch {
+	case t.field != nil:
+		return nil, f.errf(a.data, errors.ErrUnsupported, "%q is a field of a structured array, whose values are strided; use Read", name)
+	case f.mf == nil:
+		return nil, f.errf(-1, errors.ErrUnsupported, "%q: a file read through NewReader is not mapped; use Read", name)
+	case a.deflated():
+		return nil, f.errf(a.m.data, errors.ErrUnsupported, "%q is a deflated member; use Read, which inflates it", name)
+	}
+	if err := f.typeCheck(&t, layout.TypeOf[T]()); err != nil {
+		return nil, err
+	}
+	dt := a.h.DType
+	if dt.BigEndian {
+		return nil, f.errf(a.data, mmapfile.ErrByteOrder, "%q is big-endian (%s); use Read, which swaps", name, dt.simpleDescr())
+	}
+	n := a.h.count
+	if n > math.MaxInt {
+		return nil, f.errf(a.data, mmapfile.ErrTooLarge, "%q: %d elements", name, n)
+	}
+	if n == 0 {
+		return []T{}, nil
+	}
+	reg, err := f.regionFor(a.data + a.h.dataSize)
+	if err != nil {
+		return nil, err
+	}
+	v, err := mmapfile.View[T](reg, a.data, int(n), mmapfile.HostOrder())
+	if errors.Is(err, mmapfile.ErrMisaligned) {
+		return nil, f.errf(a.data, mmapfile.ErrMisaligned, "%q: its data at offset %d are not aligned for %s (np.savez does not align members); use Read", name, a.data, layout.TypeOf[T]())
+	}
+	if err != nil {
+		return nil, mapErr(f.name, a.data, err, "%q: view", name)
+	}
+	if f.writable && a.m != nil {
+		if err := f.mark(a.m); err != nil {
+			return nil, err
+		}
+		a.m.viewed = true
+	}
+	return v, nil
+}
+
+// regionFor returns a mapping of the file that reaches end (it grows with
+// appends; earlier mappings stay valid until Close).
+func (f *File) regionFor(end int64) (*mmapfile.Region, error) {
+	if reg := f.reg.Load(); reg != nil && int64(reg.Len()) >= end {
+		return reg, nil
+	}
+	f.mapMu.Lock()
+	defer f.mapMu.Unlock()
+	if reg := f.reg.Load(); reg != nil && int64(reg.Len()) >= end {
+		return reg, nil
+	}
+	reg, err := f.mf.MapAll()
+	if err != nil {
+		return nil, err
+	}
+	f.reg.Store(reg)
+	return reg, nil
+}
+
+// Read returns a copy of the array or field name in storage order (the
+// file's C or Fortran order; a subarray field's own dimensions vary
+// fastest), in the host's byte order. T must be the element type (int64
+// for datetime64 and timedelta64). A deflated member is inflated, up to
+// Options.MaxInflate bytes.
+func Read[T layout.Elem](f *File, name string) ([]T, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	t, err := f.typed(name, layout.TypeOf[T]())
+	if err != nil {
+		return nil, err
+	}
+	n := t.count()
+	if n > math.MaxInt {
+		return nil, f.errf(t.a.data, mmapfile.ErrTooLarge, "%q: %d elements", name, n)
+	}
+	if t.a.deflated() && n*int64(t.dtype().ItemSize) > f.opts.maxInflate() {
+		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d (raise Options.MaxInflate, or stream it through format.Stream)", name, n*int64(t.dtype().ItemSize), f.opts.maxInflate())
+	}
+	dst := make([]T, n)
+	if err := f.read(&t, 0, unsafeslice.Bytes(dst)); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// ReadAt copies len(dst) elements of the array or field name, from
+// element start in storage order (see Read), into dst: part of a large
+// array in bounded memory. It fills dst or returns an error.
+func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	t, err := f.typed(name, layout.TypeOf[T]())
+	if err != nil {
+		return err
+	}
+	n := t.count()
+	if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > n {
+		return f.errf(t.a.data, mmapfile.ErrOutOfRange, "%q: elements [%d, %d+%d) outside [0, %d)", name, start, start, len(dst), n)
+	}
+	return f.read(&t, start, unsafeslice.Bytes(dst))
+}
+
+// read copies the target's elements [start, …) in storage order into
+// dst (whole elements), converting to the host's byte order and checking
+// bools.
+func (f *File) read(t *target, start int64, dst []byte) error {
+	if err := f.readRaw(t, start, dst); err != nil {
+		return err
+	}
+	dt := t.dtype()
+	if lt := dt.Type(); lt.Valid() {
+		mmapfile.SwapOrder(dst, lt, dt.byteOrder(), mmapfile.HostOrder())
+		if bad := mmapfile.CheckBools(dst, lt, f.opts.Lenient); bad >= 0 {
+			return f.errf(f.elemOffset(t, start+int64(bad)), mmapfile.ErrInvalidBool, "%q, element %d: byte 0x%02x (Options.Lenient reads it as true, as NumPy does)", t.name, start+int64(bad), dst[bad])
+		}
+	}
+	return nil
+}
+
+// byteOrder is the byte order of the dtype's elements.
+func (d DType) byteOrder() binary.ByteOrder {
+	if d.BigEndian {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
+}
+
+// elemOffset is the file offset of the target's element k (storage
+// order), or the member's data offset for a deflated member.
+func (f *File) elemOffset(t *target, k int64) int64 {
+	if t.a.deflated() {
+		return t.a.m.data
+	}
+	return t.a.data + t.pos(k)
+}
+
+// pos is the offset, from the first data byte, of the target's element k
+// in storage order.
+func (t *target) pos(k int64) int64 {
+	if t.field == nil {
+		return k * int64(t.a.h.DType.ItemSize)
+	}
+	sub := t.subCount()
+	return k/sub*int64(t.a.h.DType.ItemSize) + int64(t.field.Offset) + k%sub*int64(t.field.DType.ItemSize)
+}
+
+func (t *target) subCount() int64 {
+	n := int64(1)
+	for _, d := range t.field.Shape {
+		n *= d
+	}
+	return n
+}
+
+// source returns where the array's data can be read and the offset of
+// its first byte there: the mapping, the file, or a deflated member's
+// inflater.
+func (f *File) source(a *array) (io.ReaderAt, int64) {
+	if a.deflated() {
+		return a.inf, a.h.dataOff()
+	}
+	if reg := f.reg.Load(); reg != nil && int64(reg.Len()) >= a.data+a.h.dataSize {
+		return reg, a.data
+	}
+	return f.ra, a.data
+}
+
+// readRaw copies the target's elements [start, …) in storage order, as
+// they are stored, into dst.
+func (f *File) readRaw(t *target, start int64, dst []byte) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	src, base := f.source(t.a)
+	fail := func(err error) error {
+		return mapErr(f.name, f.elemOffset(t, start), err, "%q: reading its data", t.name)
+	}
+	if t.field == nil {
+		if err := readFull(src, dst, base+start*int64(t.a.h.DType.ItemSize)); err != nil {
+			return fail(err)
+		}
+		return t.a.checkEnd(base + start*int64(t.a.h.DType.ItemSize) + int64(len(dst)))
+	}
+	// A field: read whole elements of the structured array in chunks
+	// and take the field's bytes out of each.
+	item := int64(t.a.h.DType.ItemSize)
+	fsize := int64(t.field.DType.ItemSize)
+	sub := t.subCount()
+	n := int64(len(dst)) / fsize
+	buf := make([]byte, max(item, min((n/sub+2)*item, 1<<20)/item*item))
+	for k := int64(0); k < n; {
+		o := (start + k) / sub
+		per := int64(len(buf)) / item
+		rows := min(per, (start+n-1)/sub-o+1)
+		chunk := buf[:rows*item]
+		if err := readFull(src, chunk, base+o*item); err != nil {
+			return fail(err)
+		}
+		for ; k < n; k++ {
+			ko := (start + k) / sub
+			if ko >= o+rows {
+				break
+			}
+			p := (ko-o)*item + int64(t.field.Offset) + (start+k)%sub*fsize
+			copy(dst[k*fsize:(k+1)*fsize], chunk[p:p+fsize])
+		}
+		if err := t.a.checkEnd(base + (o+rows)*item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEnd: when a read of a deflated member reaches the end of its
+// array data, the rest of the stream is inflated too, so that its size
+// and CRC-32 are checked.
+func (a *array) checkEnd(end int64) error {
+	if !a.deflated() || end != a.h.dataOff()+a.h.dataSize {
+		return nil
+	}
+	_, err := a.inf.ReadAt(nil, a.m.usize)
+	return err
+}
+
+// ReadStrings returns the values of a fixed-size text or bytes array or
+// field (|S<n>, <U<n>, |V<n>) in storage order: |S values as their bytes
+// without trailing NULs (as NumPy gives them), <U values as UTF-8 without
+// trailing NULs, |V values as all their bytes.
+func (f *File) ReadStrings(name string) ([]string, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	t, err := f.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	dt := t.dtype()
+	if dt.Kind != 'S' && dt.Kind != 'U' && dt.Kind != 'V' {
+		return nil, f.errf(t.a.data, mmapfile.ErrTypeMismatch, "%q holds %s, not text or bytes", name, dt.simpleDescrOr())
+	}
+	n := t.count()
+	if t.a.deflated() && n*int64(dt.ItemSize) > f.opts.maxInflate() {
+		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d", name, n*int64(dt.ItemSize), f.opts.maxInflate())
+	}
+	out := make([]string, 0, n)
+	size := int64(dt.ItemSize)
+	buf := make([]byte, min(n, max(1, (1<<20)/size))*size)
+	for k := int64(0); k < n; {
+		m := min(n-k, int64(len(buf))/size)
+		if err := f.readRaw(&t, k, buf[:m*size]); err != nil {
+			return nil, err
+		}
+		for j := int64(0); j < m; j++ {
+			out = append(out, decodeText(dt, buf[j*size:(j+1)*size]))
+		}
+		k += m
+	}
+	return out, nil
+}
+
+// decodeText is the text of one |S, <U or |V item.
+func decodeText(dt DType, b []byte) string {
+	switch dt.Kind {
+	case 'S':
+		for len(b) > 0 && b[len(b)-1] == 0 {
+			b = b[:len(b)-1]
+		}
+		return string(b)
+	case 'U':
+		var s strings.Builder
+		order := dt.byteOrder()
+		end := len(b) / 4
+		for end > 0 && order.Uint32(b[4*(end-1):]) == 0 {
+			end--
+		}
+		for i := 0; i < end; i++ {
+			r := rune(order.Uint32(b[4*i:]))
+			if !utf8.ValidRune(r) {
+				r = utf8.RuneError
+			}
+			s.WriteRune(r)
+		}
+		return s.String()
+	}
+	return string(b)
+}
+
+// encodeText is the inverse of decodeText: value as one item of dt, or an
+// error if it does not fit.
+func encodeText(dt DType, value string, out []byte) error {
+	clear(out)
+	switch dt.Kind {
+	case 'S', 'V':
+		if len(value) > len(out) {
+			return fmt.Errorf("%d bytes do not fit a %d-byte item", len(value), len(out))
+		}
+		copy(out, value)
+	case 'U':
+		if !utf8.ValidString(value) {
+			return errors.New("text is not valid UTF-8")
+		}
+		if n := utf8.RuneCountInString(value); n > len(out)/4 {
+			return fmt.Errorf("%d characters do not fit %d", n, len(out)/4)
+		}
+		order := dt.byteOrder()
+		i := 0
+		for _, r := range value {
+			order.PutUint32(out[4*i:], uint32(r))
+			i++
+		}
+	default:
+		return fmt.Errorf("%s is not a text type", dt.simpleDescrOr())
+	}
+	return nil
+}
+
+// Set changes the element of the array or field name at the 0-based
+// logical (C-order) index idx to v, in place: in the file's byte order,
+// through the read-write mapping. T must be the element type. In an .npz
+// only stored members can be edited (a deflated one gives an error
+// wrapping errors.ErrUnsupported and the file is unchanged), and the
+// member's CRC-32 is rewritten at Sync or Close.
+func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	t, err := f.typed(name, layout.TypeOf[T]())
+	if err != nil {
+		return err
+	}
+	vals := []T{v}
+	b := append([]byte(nil), unsafeslice.Bytes(vals)...)
+	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), t.dtype().byteOrder())
+	return f.setRaw(&t, idx, b)
+}
+
+// setRaw writes one element's bytes (in the file's byte order) at the
+// logical index idx. f.wmu and f.mu (read) must be held.
+func (f *File) setRaw(t *target, idx []int64, b []byte) error {
+	a := t.a
+	switch {
+	case !f.writable:
+		return f.errf(-1, mmapfile.ErrNotWritable, "%q: the file is open read-only", t.name)
+	case a.deflated():
+		return f.errf(a.m.data, errors.ErrUnsupported, "%q is a deflated member, which cannot be edited in place; the file is unchanged", t.name)
+	}
+	outer := len(a.h.Shape)
+	if len(idx) != outer+len(t.field.shapeOrNil()) {
+		return f.errf(a.data, mmapfile.ErrOutOfRange, "%q: index %v for shape %s", t.name, idx, shapeRepr(t.shape()))
+	}
+	o, err := layout.Index(a.h.Shape, a.h.Order(), idx[:outer]...)
+	if err != nil {
+		return f.errf(a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "%q", t.name)
+	}
+	pos := o * int64(a.h.DType.ItemSize)
+	if t.field != nil {
+		s, err := layout.Index(t.field.Shape, layout.RowMajor, idx[outer:]...)
+		if err != nil {
+			return f.errf(a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "%q", t.name)
+		}
+		pos += int64(t.field.Offset) + s*int64(t.field.DType.ItemSize)
+	}
+	if t.dtype().Kind == 'b' && b[0] > 1 {
+		return f.errf(a.data+pos, mmapfile.ErrInvalidBool, "%q: bool byte 0x%02x", t.name, b[0])
+	}
+	if a.m != nil {
+		if err := f.mark(a.m); err != nil {
+			return err
+		}
+	}
+	reg, err := f.regionFor(a.data + a.h.dataSize)
+	if err != nil {
+		return err
+	}
+	if _, err := reg.WriteAt(b, a.data+pos); err != nil {
+		return mapErr(f.name, a.data+pos, err, "%q: writing the element", t.name)
+	}
+	return nil
+}
+
+func (fl *Field) shapeOrNil() []int64 {
+	if fl == nil {
+		return nil
+	}
+	return fl.Shape
+}
