@@ -35,7 +35,10 @@ func Encode(w io.Writer, src format.Source) error {
 		return err
 	}
 	err := format.ScanTable(src, 1<<14, func(first int64, batch []format.Column) error {
-		n := columnLen(batch)
+		n := 0
+		if len(batch) > 0 {
+			n = batch[0].Len()
+		}
 		for k := 0; k < n; k++ {
 			line = line[:0]
 			for j := range batch {
@@ -61,20 +64,6 @@ func Encode(w io.Writer, src format.Source) error {
 	return bw.Flush()
 }
 
-func columnLen(cols []format.Column) int {
-	if len(cols) == 0 {
-		return 0
-	}
-	switch v := cols[0].Values.(type) {
-	case []string:
-		return len(v)
-	default:
-		if t, b, ok := layout.BytesOf(v); ok {
-			return len(b) / t.Size()
-		}
-	}
-	return 0
-}
 
 // AppendField appends s as one CSV field, quoted when RFC 4180 needs it
 // or when s is empty (an unquoted empty field is a null).

@@ -445,6 +445,9 @@ func (a *withReasons) load() error {
 	return nil
 }
 
+// Len is the number of cells in the batch.
+func (c *Column) Len() int { return columnLen(c.Values) }
+
 // columnLen is the length of a column's Values.
 func columnLen(v any) int {
 	if s, ok := v.([]string); ok {
