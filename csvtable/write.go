@@ -64,7 +64,6 @@ func Encode(w io.Writer, src format.Source) error {
 	return bw.Flush()
 }
 
-
 // AppendField appends s as one CSV field, quoted when RFC 4180 needs it
 // or when s is empty (an unquoted empty field is a null).
 func AppendField(b []byte, s string) []byte {

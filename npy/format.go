@@ -906,7 +906,6 @@ func writeRows(src format.Source, fields []tableField, itemsize int, out io.Writ
 	})
 }
 
-
 // writeNPZ writes every record of src as a member of an .npz archive.
 func writeNPZ(path string, src format.Source, o *Options) error {
 	z, err := CreateZip(path, o)
