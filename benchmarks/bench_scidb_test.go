@@ -23,10 +23,10 @@ func benchSciDBCells(b *testing.B) (string, *scidb.Format, int64) {
 }
 
 // BenchmarkSciDBFixedDecode decodes the mapped file into a reused table
-// with scidb.Mapped.DecodeInto; compare BenchmarkCeilingMemmove.
+// with scidb.File.DecodeInto; compare BenchmarkCeilingMemmove.
 func BenchmarkSciDBFixedDecode(b *testing.B) {
 	path, format, cells := benchSciDBCells(b)
-	m, err := scidb.OpenMapped(path, format, scidb.ReadOptions{})
+	m, err := scidb.Open(path, &scidb.Options{Format: format, Lenient: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func BenchmarkSciDBFixedDecode(b *testing.B) {
 func BenchmarkSciDBDecodeFile(b *testing.B) {
 	path, format, cells := benchSciDBCells(b)
 	for b.Loop() {
-		t, err := scidb.DecodeFile(path, format, scidb.ReadOptions{})
+		t, err := scidb.DecodeFile(path, &scidb.Options{Format: format, Lenient: true})
 		if err != nil {
 			b.Fatal(err)
 		}

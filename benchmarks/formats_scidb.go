@@ -31,7 +31,7 @@ func writeSciDBCells(path string, n int64) error {
 }
 
 // scidbFixed decodes a whole file of fixed-size cells into columns: with
-// scidb.Mapped.DecodeInto into a reused table (the decoder itself, as
+// scidb.File.DecodeInto into a reused table (the decoder itself, as
 // memmove copies between existing slices; the file is mapped once), or
 // with scidb.DecodeFile, which maps the file and allocates the columns
 // every time.
@@ -48,11 +48,11 @@ func (s *suite) scidbFixed(whole bool) (float64, int64, error) {
 	defer os.Remove(p)
 	var t *scidb.Table
 	decode := func() (err error) {
-		t, err = scidb.DecodeFile(p, format, scidb.ReadOptions{})
+		t, err = scidb.DecodeFile(p, &scidb.Options{Format: format, Lenient: true})
 		return err
 	}
 	if !whole {
-		m, err := scidb.OpenMapped(p, format, scidb.ReadOptions{})
+		m, err := scidb.Open(p, &scidb.Options{Format: format, Lenient: true})
 		if err != nil {
 			return 0, 0, err
 		}

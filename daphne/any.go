@@ -3,6 +3,9 @@ package daphne
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // The functions here serve tools that handle every value type without
@@ -27,7 +30,8 @@ func ReadRowsDenseAny(f *File, r0, r1 uint64) (any, error) {
 	return byType(f.hdr.ValueType, anyReader{f: f, rows: true, r0: r0, r1: r1})
 }
 
-// WriteDenseAny is WriteDense for v of any Numeric slice type. Types
+// WriteDenseAny is WriteDense for v of any of the eight value types' Go
+// slice types ([]int8 … []float64). Types
 // DAPHNE cannot store (int16, layout.Float16, bool, …) give an error
 // wrapping errors.ErrUnsupported.
 func WriteDenseAny(path string, rows, cols uint64, v any, o *WriteOptions) error {
@@ -52,7 +56,8 @@ func WriteDenseAny(path string, rows, cols uint64, v any, o *WriteOptions) error
 	return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("DAPHNE has no value type for %T (si8 si32 si64 ui8 ui32 ui64 f32 f64 only)", v), Err: errors.ErrUnsupported}
 }
 
-// WriteCSRAny is WriteCSR for m of type *CSR[T], any Numeric T.
+// WriteCSRAny is WriteCSR for m of type *CSR[T], T one of the eight value
+// types' Go types.
 func WriteCSRAny(path string, m any, o *WriteOptions) error {
 	switch s := m.(type) {
 	case *CSR[int8]:
@@ -101,10 +106,10 @@ func byType(vt ValueType, r anyReader) (any, error) {
 	case F64:
 		return readTyped[float64](r)
 	}
-	return nil, r.f.errf(headerSize, ErrValueType, "no numeric value type")
+	return nil, r.f.errf(headerSize, mmapfile.ErrTypeMismatch, "no numeric value type")
 }
 
-func readTyped[T Numeric](r anyReader) (any, error) {
+func readTyped[T layout.Elem](r anyReader) (any, error) {
 	switch {
 	case r.rows:
 		return ReadRowsDense[T](r.f, r.r0, r.r1)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,7 +39,7 @@ func TestReadRowsDense(t *testing.T) {
 			_, err = ReadRowsDense[float64](f, 0, h.Rows+1)
 			assert.Error(t, err)
 			_, err = ReadRowsDense[int32](f, 0, 1)
-			assert.ErrorIs(t, err, ErrValueType)
+			assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 		})
 	}
 	// Hostile entries inside the chunk are errors in both modes; ordering
@@ -46,7 +47,7 @@ func TestReadRowsDense(t *testing.T) {
 	csr := unhex(t, hexCSR3x3)
 	bad := append([]byte(nil), csr...)
 	binary.LittleEndian.PutUint64(bad[93:], 7) // colIdxs[1] = 7 ≥ 3
-	for _, o := range []*ReadOptions{nil, {Lenient: true}} {
+	for _, o := range []*Options{nil, {Lenient: true}} {
 		f, err := open(t, bad, o)
 		require.NoError(t, err)
 		_, err = ReadRowsDense[float64](f, 2, 3)
@@ -59,11 +60,11 @@ func TestReadRowsDense(t *testing.T) {
 	}
 	dec := append([]byte(nil), csr...)
 	binary.LittleEndian.PutUint64(dec[69:], 0) // rowOffsets[2] = 0 < rowOffsets[1]
-	f, err := open(t, dec, &ReadOptions{Lenient: true})
+	f, err := open(t, dec, &Options{Lenient: true})
 	require.NoError(t, err)
 	_, err = ReadRowsDense[float64](f, 1, 3)
 	assert.Error(t, err)
-	f, err = open(t, csr, &ReadOptions{MaxAlloc: 16})
+	f, err = open(t, csr, &Options{MaxAlloc: 16})
 	require.NoError(t, err)
 	_, err = ReadRowsDense[float64](f, 0, 3)
 	assert.ErrorIs(t, err, ErrTooLarge)

@@ -20,8 +20,9 @@ func (f *File) Arrays() []layout.Array {
 	h := &f.hdr
 	if h.Kind == KindFrame {
 		out := make([]layout.Array, len(h.ColumnTypes))
+		shape := []int64{int64(h.Rows)} // shared: a frame may have millions of columns
 		for i, vt := range h.ColumnTypes {
-			out[i] = layout.Array{Name: f.labels[i], Type: vt.Layout(), Shape: []int64{int64(h.Rows)}, Order: layout.RowMajor,
+			out[i] = layout.Array{Name: f.label(i), Type: vt.Layout(), Shape: shape, Order: layout.RowMajor,
 				Offset: -1, Size: int64(h.Rows) * int64(vt.Size())}
 		}
 		return out

@@ -2,10 +2,13 @@ package daphne
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -13,7 +16,7 @@ import (
 // entries are ColIdxs[RowOffsets[i]:RowOffsets[i+1]] with the matching
 // Values. A leniently read matrix may break these rules; At, ToDense and
 // Validate check before they index.
-type CSR[T Numeric] struct {
+type CSR[T layout.Elem] struct {
 	Rows, Cols uint64
 	RowOffsets []uint64 // Rows+1 entries
 	ColIdxs    []uint64
@@ -159,12 +162,12 @@ func (m *CSR[T]) ToDense(maxBytes int64) ([]T, error) {
 // each copied with one bulk memmove and, unless Lenient, validated with
 // the offending entry's offset in the error. Release-0.1, doc-layout, COO,
 // empty and multi-block files are assembled entry by entry.
-func ReadCSR[T Numeric](f *File) (*CSR[T], error) {
+func ReadCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	if f.hdr.Kind != KindCSR {
 		return nil, f.errf(1, ErrKind, "CSR read of a %v file (DAPHNE's \"DT mismatch\")", f.hdr.Kind)
 	}
-	if vt := valueTypeOf[T](); vt != f.hdr.ValueType {
-		return nil, f.errf(headerSize, ErrValueType, "%v read of a %v matrix (DAPHNE's \"VT mismatch\")", vt, f.hdr.ValueType)
+	if err := checkValueType[T](f); err != nil {
+		return nil, err
 	}
 	if len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && f.blocks[0].Layout == LayoutCurrent {
 		return readCurrentCSR[T](f, f.blocks[0])
@@ -177,7 +180,7 @@ func ReadCSR[T Numeric](f *File) (*CSR[T], error) {
 // an aligned offset. Row offsets and column indexes are u64 at offsets
 // ≡ 5 (mod 8) in DAPHNE's layout and are always copied. Aliased values
 // die at Close.
-func CSRValues[T Numeric](f *File) (m *CSR[T], aliased bool, err error) {
+func CSRValues[T layout.Elem](f *File) (m *CSR[T], aliased bool, err error) {
 	if f.hdr.Kind != KindCSR || valueTypeOf[T]() != f.hdr.ValueType || f.mf == nil ||
 		!(len(f.blocks) == 1 && f.blocks[0].Type == BodySparse && f.blocks[0].Layout == LayoutCurrent) {
 		m, err = ReadCSR[T](f)
@@ -186,12 +189,12 @@ func CSRValues[T Numeric](f *File) (m *CSR[T], aliased bool, err error) {
 	return readCurrent[T](f, f.blocks[0], true)
 }
 
-func readCurrentCSR[T Numeric](f *File, b Block) (*CSR[T], error) {
+func readCurrentCSR[T layout.Elem](f *File, b Block) (*CSR[T], error) {
 	m, _, err := readCurrent[T](f, b, false)
 	return m, err
 }
 
-func readCurrent[T Numeric](f *File, b Block, alias bool) (*CSR[T], bool, error) {
+func readCurrent[T layout.Elem](f *File, b Block, alias bool) (*CSR[T], bool, error) {
 	s := int64(f.hdr.ValueType.Size())
 	m := &CSR[T]{Rows: uint64(b.Rows), Cols: uint64(b.Cols), file: f.name, inFile: true}
 	m.rowAt = b.DataOffset
@@ -240,63 +243,23 @@ func readCurrent[T Numeric](f *File, b Block, alias bool) (*CSR[T], bool, error)
 // assembleCSR builds a CSR matrix from any blocks: their stored entries
 // (all non-zero cells of dense blocks) gathered, ordered by row and column
 // when there are several blocks, and compressed.
-func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
+func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	h := &f.hdr
 	s := int64(h.ValueType.Size())
-	limit := max(f.opts.maxAlloc(), f.size)
-	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
-	if !ok || rowBytes > limit || h.Rows+1 == 0 {
-		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed ReadOptions.MaxAlloc", h.Rows)
+	e, err := f.sortedEntries()
+	if err != nil {
+		return nil, err
 	}
-	var rows, cols []uint64
-	var vals []byte
-	per := 16 + s
-	for _, b := range f.blocks {
-		err := f.eachEntry(b, func(i, j uint64, off int64, v []byte) error {
-			if b.Type == BodyDense && allZero(v) {
-				return nil
-			}
-			if int64(len(rows)+1)*per > limit {
-				return f.errf(off, ErrTooLarge, "more than %d entries exceed ReadOptions.MaxAlloc", len(rows))
-			}
-			rows = append(rows, i)
-			cols = append(cols, j)
-			vals = append(vals, v...)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	n := len(rows)
-	perm := make([]int, n)
-	for k := range perm {
-		perm[k] = k
-	}
-	// Sparse and dense blocks yield their entries row by row; COO blocks
-	// in any order.
-	unordered := len(f.blocks) > 1
-	for _, b := range f.blocks {
-		unordered = unordered || b.Type == BodyCOO
-	}
-	if unordered {
-		sort.SliceStable(perm, func(a, b int) bool {
-			pa, pb := perm[a], perm[b]
-			if rows[pa] != rows[pb] {
-				return rows[pa] < rows[pb]
-			}
-			return cols[pa] < cols[pb]
-		})
-	}
+	n := len(e.rows)
 	m := &CSR[T]{Rows: h.Rows, Cols: h.Cols, file: f.name, rowAt: -1, colAt: -1, valueAt: -1}
 	m.RowOffsets = make([]uint64, h.Rows+1)
 	m.ColIdxs = make([]uint64, n)
 	var vb []byte
 	m.Values, vb = alloc[T](n)
-	for k, p := range perm {
-		m.RowOffsets[rows[p]+1]++
-		m.ColIdxs[k] = cols[p]
-		copy(vb[int64(k)*s:], vals[int64(p)*s:int64(p+1)*s])
+	for k, p := range e.perm {
+		m.RowOffsets[e.rows[p]+1]++
+		m.ColIdxs[k] = e.cols[p]
+		copy(vb[int64(k)*s:], e.vals[int64(p)*s:int64(p+1)*s])
 	}
 	for i := uint64(0); i < h.Rows; i++ {
 		m.RowOffsets[i+1] += m.RowOffsets[i]
@@ -310,6 +273,65 @@ func assembleCSR[T Numeric](f *File) (*CSR[T], error) {
 	return m, nil
 }
 
+// entries are the stored cells of a matrix: rows[p], cols[p] and the
+// little-endian value vals[p·size:], in the order perm lists them.
+type entries struct {
+	rows, cols []uint64
+	vals       []byte
+	perm       []int
+}
+
+// sortedEntries gathers the stored entries of every block (all non-zero
+// cells of dense blocks), within Options.MaxAlloc, ordered by row and
+// column when there are several blocks or COO blocks (sparse and dense
+// blocks yield theirs row by row).
+func (f *File) sortedEntries() (*entries, error) {
+	h := &f.hdr
+	s := int64(h.ValueType.Size())
+	limit := max(f.opts.maxAlloc(), f.size)
+	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
+	if !ok || rowBytes > limit || h.Rows+1 == 0 {
+		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed Options.MaxAlloc", h.Rows)
+	}
+	e := &entries{}
+	per := 16 + s
+	for _, b := range f.blocks {
+		err := f.eachEntry(b, func(i, j uint64, off int64, v []byte) error {
+			if b.Type == BodyDense && allZero(v) {
+				return nil
+			}
+			if int64(len(e.rows)+1)*per > limit {
+				return f.errf(off, ErrTooLarge, "more than %d entries exceed Options.MaxAlloc", len(e.rows))
+			}
+			e.rows = append(e.rows, i)
+			e.cols = append(e.cols, j)
+			e.vals = append(e.vals, v...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.perm = make([]int, len(e.rows))
+	for k := range e.perm {
+		e.perm[k] = k
+	}
+	unordered := len(f.blocks) > 1
+	for _, b := range f.blocks {
+		unordered = unordered || b.Type == BodyCOO
+	}
+	if unordered {
+		sort.SliceStable(e.perm, func(a, b int) bool {
+			pa, pb := e.perm[a], e.perm[b]
+			if e.rows[pa] != e.rows[pb] {
+				return e.rows[pa] < e.rows[pb]
+			}
+			return e.cols[pa] < e.cols[pb]
+		})
+	}
+	return e, nil
+}
+
 func allZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {
@@ -317,4 +339,54 @@ func allZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// Nonzero is one stored entry of a sparse matrix.
+type Nonzero[T layout.Elem] struct {
+	Row, Col uint64
+	Value    T
+}
+
+// errStop ends a walk that the consumer of an iterator stopped.
+var errStop = errors.New("stop")
+
+// Nonzeros returns an iterator over the stored entries of a CSR matrix,
+// row by row and, within a row, in stored order, without loading the
+// matrix: a file of one sparse block is streamed from the file (memory
+// stays at a few buffers whatever nnz is); COO and multi-block files are
+// gathered and ordered first, within Options.MaxAlloc. Entries are checked
+// as they are read (column indexes within the matrix, row offsets in
+// order; strictly, increasing columns). T must be the Go type of the
+// matrix's value type. Iteration stops at the first error, which is
+// yielded with a zero Nonzero.
+//
+//	for e, err := range daphne.Nonzeros[float64](f) {
+//		if err != nil {
+//			return err
+//		}
+//		sum += e.Value
+//	}
+func Nonzeros[T layout.Elem](f *File) iter.Seq2[Nonzero[T], error] {
+	return func(yield func(Nonzero[T], error) bool) {
+		if f.hdr.Kind != KindCSR {
+			yield(Nonzero[T]{}, f.errf(1, ErrKind, "Nonzeros of a %v file", f.hdr.Kind))
+			return
+		}
+		if err := checkValueType[T](f); err != nil {
+			yield(Nonzero[T]{}, err)
+			return
+		}
+		var v [1]T
+		b := unsafeslice.Bytes(v[:])
+		err := f.Nonzeros(0, mmapfile.HostOrder(), func(row, col int64, value []byte) error {
+			copy(b, value)
+			if !yield(Nonzero[T]{Row: uint64(row), Col: uint64(col), Value: v[0]}, nil) {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && err != errStop {
+			yield(Nonzero[T]{}, err)
+		}
+	}
 }

@@ -6,15 +6,23 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-func checkDense[T Numeric](f *File) error {
+func checkDense[T layout.Elem](f *File) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, ErrKind, "DenseMatrix read of a %v file (DAPHNE's \"DT mismatch\")", f.hdr.Kind)
 	}
+	return checkValueType[T](f)
+}
+
+// checkValueType fails unless T is the Go type of the file's value type
+// (DAPHNE's "VT mismatch").
+func checkValueType[T layout.Elem](f *File) error {
 	if vt := valueTypeOf[T](); vt != f.hdr.ValueType {
-		return f.errf(headerSize, ErrValueType, "%v read of a %v matrix (DAPHNE's \"VT mismatch\")", vt, f.hdr.ValueType)
+		var z T
+		return f.errf(headerSize, mmapfile.ErrTypeMismatch, "%T access to a %v matrix (DAPHNE's \"VT mismatch\")", z, f.hdr.ValueType)
 	}
 	return nil
 }
@@ -22,7 +30,7 @@ func checkDense[T Numeric](f *File) error {
 // contiguous reports whether the matrix is one dense block whose values
 // are one run at hdr.DataOffset.
 func (f *File) contiguous() bool {
-	return len(f.blocks) == 1 && f.blocks[0].Type == BodyDense
+	return len(f.blocks) == 1 && f.blocks[0].Type == BodyDense && f.blockType(&f.blocks[0]) == f.hdr.ValueType
 }
 
 // elems returns rows·cols as an int, or an error if it cannot be
@@ -40,7 +48,7 @@ func (f *File) elems(rows, cols uint64) (int, error) {
 // wrapping mmapfile.ErrMisaligned, or ErrNotMapped) when the values cannot
 // be aliased. In DAPHNE's layout values start at byte 45, so only si8 and
 // ui8 matrices can be viewed. The slice is valid until Close.
-func ViewDense[T Numeric](f *File) ([]T, error) {
+func ViewDense[T layout.Elem](f *File) ([]T, error) {
 	if err := checkDense[T](f); err != nil {
 		return nil, err
 	}
@@ -83,14 +91,14 @@ func (f *File) payloadRegion() (*mmapfile.Region, error) {
 // ReadDense returns a copy of the matrix's values, row-major. A DAPHNE
 // file's values are copied with one bulk memmove; multi-block files are
 // assembled block by block.
-func ReadDense[T Numeric](f *File) ([]T, error) {
+func ReadDense[T layout.Elem](f *File) ([]T, error) {
 	return ReadDenseRange[T](f, 0, f.hdr.Rows, 0, f.hdr.Cols)
 }
 
 // DenseValues returns the matrix's values: aliasing the mapping when the
 // type and alignment allow it (aliased is true; the slice dies at Close),
 // a copy otherwise. It is the default way to read a dense matrix.
-func DenseValues[T Numeric](f *File) (v []T, aliased bool, err error) {
+func DenseValues[T layout.Elem](f *File) (v []T, aliased bool, err error) {
 	if err := checkDense[T](f); err != nil {
 		return nil, false, err
 	}
@@ -110,7 +118,7 @@ func DenseValues[T Numeric](f *File) (v []T, aliased bool, err error) {
 // Open, maps) only the bytes from the first to the last value of the
 // range; an empty range does no I/O. Streaming a huge matrix in row
 // chunks keeps memory bounded; CopyDenseRange reuses a buffer.
-func ReadDenseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) ([]T, error) {
+func ReadDenseRange[T layout.Elem](f *File, r0, r1, c0, c1 uint64) ([]T, error) {
 	n, err := denseRange[T](f, r0, r1, c0, c1)
 	if err != nil {
 		return nil, err
@@ -124,7 +132,7 @@ func ReadDenseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) ([]T, error) {
 
 // CopyDenseRange is ReadDenseRange into dst, which must hold exactly
 // (r1−r0)·(c1−c0) values: for streaming with one reused buffer.
-func CopyDenseRange[T Numeric](f *File, dst []T, r0, r1, c0, c1 uint64) error {
+func CopyDenseRange[T layout.Elem](f *File, dst []T, r0, r1, c0, c1 uint64) error {
 	n, err := denseRange[T](f, r0, r1, c0, c1)
 	if err != nil {
 		return err
@@ -136,7 +144,7 @@ func CopyDenseRange[T Numeric](f *File, dst []T, r0, r1, c0, c1 uint64) error {
 }
 
 // denseRange checks a range and returns its element count.
-func denseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) (int, error) {
+func denseRange[T layout.Elem](f *File, r0, r1, c0, c1 uint64) (int, error) {
 	if err := checkDense[T](f); err != nil {
 		return 0, err
 	}
@@ -150,13 +158,13 @@ func denseRange[T Numeric](f *File, r0, r1, c0, c1 uint64) (int, error) {
 	}
 	if !f.contiguous() {
 		if nb := int64(n) * int64(h.ValueType.Size()); nb > f.opts.maxAlloc() {
-			return 0, f.errf(2, ErrTooLarge, "%d×%d %v cells need %d bytes, ReadOptions.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
+			return 0, f.errf(2, ErrTooLarge, "%d×%d %v cells need %d bytes, Options.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
 		}
 	}
 	return n, nil
 }
 
-func copyDenseRange[T Numeric](f *File, v []T, r0, r1, c0, c1 uint64, reused bool) error {
+func copyDenseRange[T layout.Elem](f *File, v []T, r0, r1, c0, c1 uint64, reused bool) error {
 	if len(v) == 0 {
 		return nil
 	}
@@ -176,46 +184,51 @@ func copyDenseRange[T Numeric](f *File, v []T, r0, r1, c0, c1 uint64, reused boo
 func (f *File) denseWindow(dst []byte, r0, r1, c0, c1 uint64) error {
 	s := int64(f.hdr.ValueType.Size())
 	w := int64(c1 - c0)
+	put := func(i, j uint64, _ int64, v []byte) error {
+		if i >= r0 && i < r1 && j >= c0 && j < c1 {
+			copy(dst[(int64(i-r0)*w+int64(j-c0))*s:], v)
+		}
+		return nil
+	}
 	for _, b := range f.blocks {
 		ir0, ir1 := max(r0, b.RX), min(r1, b.RX+uint64(b.Rows))
 		ic0, ic1 := max(c0, b.CX), min(c1, b.CX+uint64(b.Cols))
 		if ir0 >= ir1 || ic0 >= ic1 {
 			continue
 		}
-		switch b.Type {
-		case BodyEmpty:
-		case BodyDense:
+		var err error
+		switch {
+		case b.Type == BodyEmpty:
+		case b.Type == BodyDense && f.blockType(&b) == f.hdr.ValueType:
 			bc := int64(b.Cols)
 			src := b.DataOffset + (int64(ir0-b.RX)*bc+int64(ic0-b.CX))*s
 			at := (int64(ir0-r0)*w + int64(ic0-c0)) * s
-			if err := f.copyRows(dst[at:], src, int64(ir1-ir0), bc*s, int64(ic1-ic0)*s, w*s); err != nil {
-				return err
-			}
+			err = f.copyRows(dst[at:], src, int64(ir1-ir0), bc*s, int64(ic1-ic0)*s, w*s)
+		case b.Type == BodySparse && b.Layout == LayoutCurrent:
+			err = f.currentRows(b, ir0-b.RX, ir1-b.RX, put)
 		default:
-			err := f.eachEntry(b, func(i, j uint64, _ int64, v []byte) error {
-				if i >= r0 && i < r1 && j >= c0 && j < c1 {
-					copy(dst[(int64(i-r0)*w+int64(j-c0))*s:], v)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
+			// COO, the other sparse layouts, and the document's blocks
+			// of another value type (converted).
+			err = f.eachEntry(b, put)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // SetElement writes one element of a dense matrix in place, through a
-// read-write mapping (Open with ReadOptions.ReadWrite). le holds the
+// read-write mapping (OpenFile with mmapfile.ReadWrite). le holds the
 // value's little-endian bytes, as many as the value type's size. The change
 // reaches the file at once through the page cache and is synced at Close.
+// Set is the typed form.
 func (f *File) SetElement(row, col uint64, le []byte) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, ErrKind, "SetElement on a %v file", f.hdr.Kind)
 	}
 	if f.mf == nil || !f.mf.Writable() {
-		return f.errf(-1, mmapfile.ErrNotWritable, "SetElement needs a file opened with ReadOptions.ReadWrite")
+		return f.errf(-1, mmapfile.ErrNotWritable, "SetElement needs a file opened with OpenFile(path, mmapfile.ReadWrite, …)")
 	}
 	if !f.contiguous() {
 		return f.errf(-1, errors.ErrUnsupported, "SetElement on a multi-block or non-dense file")
@@ -247,12 +260,16 @@ func (f *File) Sync() error {
 	return f.mf.Sync()
 }
 
-// ElementBytes returns the little-endian bytes of a value, for SetElement.
-func ElementBytes[T Numeric](v T) []byte {
-	b := make([]byte, valueTypeOf[T]().Size())
-	s, raw := alloc[T](1)
-	s[0] = v
-	copy(b, raw)
+// Set changes element (row, col) of a dense matrix to v in place, through
+// a read-write mapping (OpenFile with mmapfile.ReadWrite). T must be the Go
+// type of the matrix's value type (an error wrapping
+// mmapfile.ErrTypeMismatch otherwise). The change reaches the file at once
+// through the page cache and is made durable by Sync or Close.
+func Set[T layout.Elem](f *File, row, col uint64, v T) error {
+	if err := checkDense[T](f); err != nil {
+		return err
+	}
+	b := unsafeslice.Bytes([]T{v})
 	toHost(b, len(b)) // host to little endian is the same swap
-	return b
+	return f.SetElement(row, col, b)
 }

@@ -14,10 +14,30 @@
 // DAPHNE writes raw std::string objects, memory addresses rather than
 // characters.
 //
+// # The format document's layout
+//
+// The document numbers value types differently (1–10: u8 u16 u32 u64 i8
+// i16 i32 i64 f32 f64, 16-bit types included), lets every block carry its
+// own value type and gives frames blocks with their own headers. DAPHNE
+// neither writes nor reads that layout; Options.DocumentLayout and
+// WriteOptions.DocumentLayout (the format parameter daphne-layout=document)
+// read and write it. Read without them, a file whose codes mean other
+// types in the document and that fits the document's layout where it does
+// not fit the code's — or whose .meta names the document's types — is an
+// error (ErrDocumentLayout) naming both readings, in lenient mode too:
+// never a silent misread.
+//
 //	f, err := daphne.Open("X.dbdf", nil) // reads X.dbdf.meta if present
 //	v, aliased, err := daphne.DenseValues[float64](f)
 //	...
 //	f.Close() // v must not be used after this if aliased
+//
+// The package registers the format "daphne" (extension .dbdf; files are
+// never recognised from their bytes) with package format: a *File is a
+// format.File whose records are "matrix" or a frame's columns, and Write
+// writes any format.Source (a 2-D array, a sparse matrix, equal-length
+// columns) as DAPHNE, streaming its values. Nonzeros iterates over a CSR
+// matrix's entries straight from the file.
 //
 // # Strict and lenient reading
 //
@@ -27,7 +47,7 @@
 // start at 0, never decrease and end at nnz, column indexes must be below
 // the column count and increase within a row, nothing may follow the data,
 // and a .meta beside the file must agree with it (its keys are named in the
-// error). ReadOptions.Lenient accepts what DAPHNE's reader accepts (Header
+// error). Options.Lenient accepts what DAPHNE's reader accepts (Header
 // lists what was waived in Relaxed). No mode relaxes size, bounds,
 // overflow or allocation checks: every size read from a file is checked
 // against the file's size before anything is allocated or sliced, and bad
@@ -47,15 +67,17 @@
 //   - Slices from ViewDense, and from DenseValues when it reports aliased,
 //     point into the mapping: after Close any use crashes the process.
 //   - Writing through such a slice of a read-only mapping crashes the
-//     process (SIGSEGV). Use Open with ReadOptions.ReadWrite and
-//     SetElement to change values in place.
+//     process (SIGSEGV). Use OpenFile with mmapfile.ReadWrite and
+//     Set to change values in place.
 //   - If another process truncates the file while a view is live, touching
 //     the lost pages raises SIGBUS. Copying reads are guarded (the fault
 //     becomes an error); views cannot be.
 //   - Writers put the data file and its .meta in place by two renames of
-//     fully written, synced temporaries, data first. Each file is replaced
-//     whole, but a crash between the two renames leaves the new data file
-//     beside the old .meta; a strict Open reports them if they disagree.
+//     fully written, synced temporaries, data first; a replaced file keeps
+//     its permission bits. A write that fails, the second rename included,
+//     leaves both files as they were. A crash between the two renames can
+//     leave the new data file beside the old .meta; a strict Open reports
+//     them if they disagree.
 //
 // # Interchange with DAPHNE
 //
@@ -67,5 +89,6 @@
 // WriteOptions.NoMeta). Frames travel only through DAPHNE's C++
 // readDaphne/writeDaphne; DAPHNE writes garbage bytes in place of frame
 // labels, so labels come from the .meta schema, and this package writes
-// the real label bytes (DAPHNE's reader skips them).
+// the real label bytes (DAPHNE's reader skips them), which name the
+// columns of a frame written here when its .meta is missing.
 package daphne

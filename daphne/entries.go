@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"math"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // fieldReader reads consecutive little-endian fields of one file region,
@@ -21,7 +25,7 @@ func (f *File) fields(off int64) *fieldReader {
 
 func (fr *fieldReader) next(n int, what string) ([]byte, error) {
 	if _, err := io.ReadFull(fr.r, fr.buf[:n]); err != nil {
-		return nil, fr.f.errf(fr.off, ErrTruncated, "%s: file ends", what)
+		return nil, fr.f.errf(fr.off, mmapfile.ErrTruncated, "%s: file ends", what)
 	}
 	fr.off += int64(n)
 	return fr.buf[:n], nil
@@ -47,7 +51,17 @@ type entryFunc func(row, col uint64, off int64, v []byte) error
 // every index against the block's dims (always) and the order of column
 // indexes within a row (strict mode). Dense blocks yield every cell.
 func (f *File) eachEntry(b Block, fn entryFunc) error {
-	s := f.hdr.ValueType.Size()
+	s := f.blockType(&b).Size()
+	if from, to := f.blockType(&b), f.hdr.ValueType; from != to {
+		// The document's blocks have value types of their own.
+		var buf [8]byte
+		inner := fn
+		fn = func(row, col uint64, off int64, v []byte) error {
+			out := buf[:to.Size()]
+			convertValue(out, v, from, to)
+			return inner(row, col, off, out)
+		}
+	}
 	strict := !f.opts.Lenient
 	switch b.Type {
 	case BodyEmpty:
@@ -167,11 +181,11 @@ func (f *File) eachCurrent(b Block, s int, strict bool, fn entryFunc) error {
 	}
 	// Skip to the first entry the offsets point at.
 	if _, err := ci.r.Discard(int(start) * 8); err != nil {
-		return f.errf(colAt, ErrTruncated, "column indexes: %v", err)
+		return f.errf(colAt, mmapfile.ErrTruncated, "column indexes: %v", err)
 	}
 	ci.off += int64(start) * 8
 	if _, err := va.r.Discard(int(start) * s); err != nil {
-		return f.errf(valAt, ErrTruncated, "values: %v", err)
+		return f.errf(valAt, mmapfile.ErrTruncated, "values: %v", err)
 	}
 	va.off += int64(start) * int64(s)
 	prevOff := start
@@ -212,4 +226,71 @@ func (f *File) eachCurrent(b Block, s int, strict bool, fn entryFunc) error {
 		return f.errf(ro.off-8, nil, "rowOffsets[%d] = %d, want nnz %d", b.Rows, prevOff, b.NNZ)
 	}
 	return nil
+}
+
+// convertValue writes the little-endian value src of type from into dst
+// as type to, with Go's conversions (the document lets a block store its
+// values in a narrower type than the matrix's).
+func convertValue(dst, src []byte, from, to ValueType) {
+	if from == to {
+		copy(dst, src)
+		return
+	}
+	le := binary.LittleEndian
+	var i int64
+	var u uint64
+	var x float64
+	ft := from.Layout()
+	switch ft {
+	case layout.F32:
+		x = float64(math.Float32frombits(le.Uint32(src)))
+	case layout.F64:
+		x = math.Float64frombits(le.Uint64(src))
+	default:
+		switch len(src) {
+		case 1:
+			u = uint64(src[0])
+			i = int64(int8(src[0]))
+		case 2:
+			u = uint64(le.Uint16(src))
+			i = int64(int16(le.Uint16(src)))
+		case 4:
+			u = uint64(le.Uint32(src))
+			i = int64(int32(le.Uint32(src)))
+		default:
+			u = le.Uint64(src)
+			i = int64(u)
+		}
+		if ft.IsSigned() {
+			u, x = uint64(i), float64(i)
+		} else {
+			i, x = int64(u), float64(u)
+		}
+	}
+	if ft.IsFloat() {
+		i, u = int64(x), uint64(x)
+		if x < 0 {
+			u = uint64(i)
+		}
+	}
+	switch tt := to.Layout(); {
+	case tt == layout.F32:
+		le.PutUint32(dst, math.Float32bits(float32(x)))
+	case tt == layout.F64:
+		le.PutUint64(dst, math.Float64bits(x))
+	default:
+		if tt.IsSigned() {
+			u = uint64(i)
+		}
+		switch len(dst) {
+		case 1:
+			dst[0] = byte(u)
+		case 2:
+			le.PutUint16(dst, uint16(u))
+		case 4:
+			le.PutUint32(dst, uint32(u))
+		default:
+			le.PutUint64(dst, u)
+		}
+	}
 }

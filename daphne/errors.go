@@ -3,6 +3,8 @@ package daphne
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // FormatError reports bad input: which file, which byte offset of it, and
@@ -28,21 +30,19 @@ func (e *FormatError) Error() string {
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// Sentinel errors, for errors.Is.
+// Sentinel errors, for errors.Is. Conditions every format shares are
+// mmapfile's sentinels, wrapped: a file shorter than its layout is
+// mmapfile.ErrTruncated, a Go type that is not the file's value type
+// mmapfile.ErrTypeMismatch, a closed file mmapfile.ErrClosed.
 var (
-	// ErrTruncated: the file ends before its layout does.
-	ErrTruncated = errors.New("file shorter than its layout")
 	// ErrStringType: a string value type (str, fixedstr16); DAPHNE's
 	// encoding of them stores memory addresses, not characters. It wraps
 	// errors.ErrUnsupported.
 	ErrStringType = fmt.Errorf("string value types are not supported: DAPHNE stores std::string objects (memory addresses), not characters: %w", errors.ErrUnsupported)
 	// ErrKind: the call does not match the file's data type (DAPHNE's
-	// "DT mismatch").
-	ErrKind = errors.New("data type mismatch")
-	// ErrValueType: the Go element type does not match the file's value
-	// type (DAPHNE's "VT mismatch").
-	ErrValueType = errors.New("value type mismatch")
-	// ErrTooLarge: a result would need more memory than ReadOptions.MaxAlloc
+	// "DT mismatch"). It wraps mmapfile.ErrTypeMismatch.
+	ErrKind = fmt.Errorf("data type mismatch: %w", mmapfile.ErrTypeMismatch)
+	// ErrTooLarge: a result would need more memory than Options.MaxAlloc
 	// allows, or a dimension exceeds what the format can store.
 	ErrTooLarge = errors.New("too large")
 	// ErrNotMapped: a view was asked of a File that is not backed by a

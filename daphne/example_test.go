@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mmapkit/mmapkit/daphne"
+	"github.com/mmapkit/mmapkit/format"
 )
 
 func tempDir() string {
@@ -139,7 +140,7 @@ func ExampleParseMeta() {
 }
 
 // Files that DAPHNE accepts but a strict read refuses open with Lenient.
-func ExampleReadOptions() {
+func ExampleOptions() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "X.dbdf")
@@ -151,7 +152,7 @@ func ExampleReadOptions() {
 	os.WriteFile(path, b, 0o644)
 	_, err := daphne.Open(path, nil)
 	fmt.Println(err != nil)
-	f, err := daphne.Open(path, &daphne.ReadOptions{Lenient: true})
+	f, err := daphne.Open(path, &daphne.Options{Lenient: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -160,4 +161,62 @@ func ExampleReadOptions() {
 	// Output:
 	// true
 	// [offset 0: version 9, want 1]
+}
+
+// Walk a CSR matrix's entries straight from the file.
+func ExampleNonzeros() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "S.dbdf")
+	m := &daphne.CSR[float64]{Rows: 3, Cols: 3, RowOffsets: []uint64{0, 1, 1, 2}, ColIdxs: []uint64{1, 2}, Values: []float64{1, 2}}
+	if err := daphne.WriteCSR(path, m, nil); err != nil {
+		log.Fatal(err)
+	}
+	f, err := daphne.Open(path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	for e, err := range daphne.Nonzeros[float64](f) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(e.Row, e.Col, e.Value)
+	}
+	// Output:
+	// 0 1 1
+	// 2 2 2
+}
+
+// Open a frame through the format registry, as any program that imports
+// the format packages can, and write one of its columns as a new file.
+func Example_format() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	in, out := filepath.Join(dir, "t.dbdf"), filepath.Join(dir, "x.dbdf")
+	fr := &daphne.Frame{Rows: 2, Labels: []string{"id", "x"}, Columns: []any{[]int64{7, -1}, []float64{0.5, 1}}}
+	if err := daphne.WriteFrame(in, fr, nil); err != nil {
+		log.Fatal(err)
+	}
+	f, err := format.Open(in, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	for _, r := range f.Records() {
+		fmt.Println(r.Name, r.TypeString(), r.Shape, r.Kind)
+	}
+	x, err := format.Select(f, "x")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := format.Write(out, x, nil); err != nil {
+		log.Fatal(err)
+	}
+	meta, _ := os.ReadFile(out + ".meta")
+	fmt.Println(string(meta))
+	// Output:
+	// id i64 [2] column
+	// x f64 [2] column
+	// {"numCols":1,"numRows":2,"schema":[{"label":"x","valueType":"f64"}]}
 }

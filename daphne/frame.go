@@ -42,13 +42,22 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 	if hi, lo := mul64(n, uint64(f.rowSize)); hi != 0 || lo > uint64(maxInt) {
 		return nil, f.errf(h.DataOffset, ErrTooLarge, "%d rows do not fit in memory", n)
 	}
-	fr := &Frame{Rows: n, Labels: append([]string(nil), f.labels...), Types: append([]ValueType(nil), h.ColumnTypes...)}
+	fr := &Frame{Rows: n, Labels: f.Labels(), Types: append([]ValueType(nil), h.ColumnTypes...)}
 	fr.Columns = make([]any, len(h.ColumnTypes))
 	dsts := make([][]byte, len(h.ColumnTypes))
 	for c, vt := range h.ColumnTypes {
 		fr.Columns[c], dsts[c] = makeColumn(vt, int(n))
 	}
 	if f.rowSize == 0 || n == 0 {
+		return fr, nil
+	}
+	if f.doc {
+		for c, vt := range h.ColumnTypes {
+			if err := f.readColumnBlocks(c, dsts[c], int64(r0)); err != nil {
+				return nil, err
+			}
+			toHost(dsts[c], vt.Size())
+		}
 		return fr, nil
 	}
 	step := uint64(max(1, frameChunk/f.rowSize))
@@ -70,6 +79,12 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 
 func makeColumn(vt ValueType, n int) (any, []byte) {
 	switch vt {
+	case SI16:
+		s, b := alloc[int16](n)
+		return s, b
+	case UI16:
+		s, b := alloc[uint16](n)
+		return s, b
 	case SI8:
 		s, b := alloc[int8](n)
 		return s, b
@@ -124,6 +139,10 @@ func columnBytes(col any) (ValueType, int, []byte, bool) {
 	switch c := col.(type) {
 	case []int8:
 		return SI8, len(c), unsafeslice.Bytes(c), true
+	case []int16:
+		return SI16, len(c), unsafeslice.Bytes(c), true
+	case []uint16:
+		return UI16, len(c), unsafeslice.Bytes(c), true
 	case []int32:
 		return SI32, len(c), unsafeslice.Bytes(c), true
 	case []int64:

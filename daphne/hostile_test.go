@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ func readAll(f *File) error {
 	return readDenseAll[float64](f)
 }
 
-func readDenseAll[T Numeric](f *File) error {
+func readDenseAll[T numeric](f *File) error {
 	if _, _, err := DenseValues[T](f); err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func readDenseAll[T Numeric](f *File) error {
 	return err
 }
 
-func readCSRAll[T Numeric](f *File) error {
+func readCSRAll[T numeric](f *File) error {
 	m, err := ReadCSR[T](f)
 	if err != nil {
 		return err
@@ -115,7 +116,7 @@ func smallFiles(t *testing.T) map[string][]byte {
 func TestTruncation(t *testing.T) {
 	for name, data := range smallFiles(t) {
 		for n := 0; n < len(data); n++ {
-			for _, o := range []*ReadOptions{nil, {Lenient: true}} {
+			for _, o := range []*Options{nil, {Lenient: true}} {
 				f, err := open(t, data[:n], o)
 				if err == nil {
 					if (name == "csr_3x3_f64_nnz2.dbdf" || name == "csr") && n == 109 {
@@ -146,7 +147,7 @@ func TestBitFlips(t *testing.T) {
 		for i := range b {
 			for bit := 0; bit < 8; bit++ {
 				b[i] ^= 1 << bit
-				for _, o := range []*ReadOptions{nil, {Lenient: true, MaxAlloc: 1 << 20}} {
+				for _, o := range []*Options{nil, {Lenient: true, MaxAlloc: 1 << 20}} {
 					f, err := open(t, b, o)
 					if err != nil {
 						var fe *FormatError
@@ -185,9 +186,9 @@ func TestHostile(t *testing.T) {
 		lenient  bool  // lenient read succeeds
 		sentinel error
 	}{
-		{"huge dense dims", hugeDense, 45, 0, false, ErrTruncated},
-		{"huge frame cols", hugeFrame, 18, 0, false, ErrTruncated},
-		{"huge frame rows", hugeFrameRows, 0x2b, 0, false, ErrTruncated},
+		{"huge dense dims", hugeDense, 45, 0, false, mmapfile.ErrTruncated},
+		{"huge frame cols", hugeFrame, 18, 0, false, mmapfile.ErrTruncated},
+		{"huge frame rows", hugeFrameRows, 0x2b, 0, false, mmapfile.ErrTruncated},
 		{"nnz beyond file", put64(csr, 45, 1<<40), 45, 0, false, nil},
 		{"nnz 3 of 2", put64(csr, 45, 3), 45, 0, false, nil},
 		{"rowOffsets[0] = 1", put64(csr, 53, 1), -1, 53, true, nil},
@@ -212,14 +213,14 @@ func TestHostile(t *testing.T) {
 				if tc.sentinel != nil {
 					assert.ErrorIs(t, err, tc.sentinel)
 				}
-				_, err = open(t, tc.data, &ReadOptions{Lenient: true})
+				_, err = open(t, tc.data, &Options{Lenient: true})
 				require.Error(t, err)
 			} else {
 				require.NoError(t, err)
 				err = readAll(f)
 				require.ErrorAs(t, err, &fe)
 				assert.Equal(t, tc.readOff, fe.Offset, "%v", err)
-				lf, err := open(t, tc.data, &ReadOptions{Lenient: true})
+				lf, err := open(t, tc.data, &Options{Lenient: true})
 				require.NoError(t, err)
 				m, err := ReadCSR[float64](lf)
 				require.NoError(t, err, "lenient reads the arrays unvalidated")
@@ -265,7 +266,7 @@ func TestAllocBound(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for _, b := range hostile {
-		for _, o := range []*ReadOptions{nil, {Lenient: true}} {
+		for _, o := range []*Options{nil, {Lenient: true}} {
 			if f, err := open(t, b, o); err == nil {
 				// Lenient mode takes the u32 block dims: 0×0, 0×3, ….
 				_ = readAll(f)

@@ -30,7 +30,7 @@ func (f *File) withRange(off, n int64, fn func(src []byte)) error {
 	}
 	end, ok := layout.Add(off, n)
 	if !ok || end > f.size {
-		return f.errf(off, ErrTruncated, "%d bytes at offset %d beyond the file's %d", n, off, f.size)
+		return f.errf(off, mmapfile.ErrTruncated, "%d bytes at offset %d beyond the file's %d", n, off, f.size)
 	}
 	if f.mf != nil {
 		r, err := f.mf.Map(off, n)
@@ -59,7 +59,7 @@ func (f *File) copyBytes(dst []byte, off int64) error {
 	}
 	end, ok := layout.Add(off, int64(len(dst)))
 	if !ok || end > f.size {
-		return f.errf(off, ErrTruncated, "%d bytes at offset %d beyond the file's %d", len(dst), off, f.size)
+		return f.errf(off, mmapfile.ErrTruncated, "%d bytes at offset %d beyond the file's %d", len(dst), off, f.size)
 	}
 	if f.mf != nil {
 		r, err := f.mf.Map(off, int64(len(dst)))

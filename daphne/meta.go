@@ -118,34 +118,14 @@ func parseMeta(b []byte) (*Meta, error) {
 		m.NumNonZeros = n
 	}
 	if sc, ok := obj.get("schema"); ok {
-		arr, ok := sc.v.([]jsonValue)
+		l, ok := sc.v.(*schemaList)
 		if !ok {
 			return nil, &metaError{off: sc.off, msg: `"schema" is not an array`}
 		}
-		m.Schema = make([]SchemaColumn, 0, len(arr))
-		for i, e := range arr {
-			o, ok := e.v.(*jsonObject)
-			if !ok {
-				return nil, &metaError{off: e.off, msg: fmt.Sprintf("schema[%d] is not an object", i)}
-			}
-			var col SchemaColumn
-			for _, k := range [...]string{"label", "valueType"} {
-				x, ok := o.get(k)
-				if !ok {
-					return nil, &metaError{off: e.off, msg: fmt.Sprintf("schema[%d] has no %q", i, k)}
-				}
-				s, ok := x.v.(string)
-				if !ok {
-					return nil, &metaError{off: x.off, msg: fmt.Sprintf("schema[%d].%s is not a string", i, k)}
-				}
-				if k == "label" {
-					col.Label = s
-				} else {
-					col.ValueType = s
-				}
-			}
-			m.Schema = append(m.Schema, col)
+		if l.err != nil {
+			return nil, l.err
 		}
+		m.Schema = l.cols
 	}
 	if h, ok := obj.get("hdfs"); ok {
 		o, ok := h.v.(*jsonObject)
@@ -301,8 +281,9 @@ func (v jsonValue) uint(key string) (uint64, error) {
 }
 
 type jsonParser struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	cols int // expected schema entries (numCols)
 }
 
 func (p *jsonParser) space() {
@@ -329,44 +310,35 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 	start := p.i
 	switch c := p.b[p.i]; {
 	case c == '{':
-		p.i++
 		o := &jsonObject{}
-		p.space()
-		if p.i < len(p.b) && p.b[p.i] == '}' {
-			p.i++
-			return jsonValue{start, o}, nil
-		}
-		for {
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != '"' {
-				return jsonValue{}, p.fail("expected a string key")
+		err := p.members(func(k string) error {
+			var v jsonValue
+			var err error
+			if depth == 0 && k == "schema" {
+				v, err = p.schema(depth + 1)
+			} else {
+				v, err = p.value(depth + 1)
 			}
-			k, err := p.str()
 			if err != nil {
-				return jsonValue{}, err
+				return err
 			}
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return jsonValue{}, p.fail("expected ':'")
-			}
-			p.i++
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return jsonValue{}, err
+			if depth == 0 && k == "numCols" {
+				// Room for the schema's entries up front (nlohmann writes
+				// numCols before schema), as far as the text can hold them.
+				if n, ok := v.v.(jsonNumber); ok {
+					if c, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+						p.cols = int(min(c, uint64(len(p.b)/16)))
+					}
+				}
 			}
 			o.keys = append(o.keys, k)
 			o.vals = append(o.vals, v)
-			p.space()
-			if p.i < len(p.b) && p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.i < len(p.b) && p.b[p.i] == '}' {
-				p.i++
-				return jsonValue{start, o}, nil
-			}
-			return jsonValue{}, p.fail("expected ',' or '}'")
+			return nil
+		})
+		if err != nil {
+			return jsonValue{}, err
 		}
+		return jsonValue{start, o}, nil
 	case c == '[':
 		p.i++
 		arr := []jsonValue{}
@@ -405,6 +377,193 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 		return p.number()
 	}
 	return jsonValue{}, p.fail(fmt.Sprintf("unexpected byte 0x%02x", p.b[p.i]))
+}
+
+// schemaList is a parsed "schema" array: its entries, or the first entry
+// that is not an object with string "label" and "valueType" keys (reported
+// after the whole text parsed, so that syntax errors come first).
+type schemaList struct {
+	cols []SchemaColumn
+	err  *metaError
+}
+
+// schema parses the value of the top-level "schema" key. An array is read
+// straight into SchemaColumns, without a tree of values, so that a frame
+// of a million columns costs its labels and little more; anything else is
+// parsed as any value (and refused by the caller).
+func (p *jsonParser) schema(depth int) (jsonValue, error) {
+	p.space()
+	if p.i >= len(p.b) || p.b[p.i] != '[' {
+		return p.value(depth)
+	}
+	start := p.i
+	p.i++
+	l := &schemaList{cols: make([]SchemaColumn, 0, p.cols)}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return jsonValue{start, l}, nil
+	}
+	for i := 0; ; i++ {
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == '{' {
+			col, err := p.schemaEntry(i, depth+1, l)
+			if err != nil {
+				return jsonValue{}, err
+			}
+			l.cols = append(l.cols, col)
+		} else {
+			e, err := p.value(depth + 1)
+			if err != nil {
+				return jsonValue{}, err
+			}
+			if l.err == nil {
+				l.err = &metaError{off: e.off, msg: fmt.Sprintf("schema[%d] is not an object", i)}
+			}
+		}
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.b) && p.b[p.i] == ']' {
+			p.i++
+			return jsonValue{start, l}, nil
+		}
+		return jsonValue{}, p.fail("expected ',' or ']'")
+	}
+}
+
+// schemaEntry parses schema entry i, an object at p.i. As elsewhere the
+// last of duplicate keys counts.
+func (p *jsonParser) schemaEntry(i, depth int, l *schemaList) (SchemaColumn, error) {
+	if depth > maxJSONDepth {
+		return SchemaColumn{}, p.fail("JSON nested too deeply")
+	}
+	start := p.i
+	var col SchemaColumn
+	var seen [2]bool
+	var bad [2]int // offset of a non-string value of the key, or -1
+	bad[0], bad[1] = -1, -1
+	err := p.members(func(k string) error {
+		p.space()
+		key := -1
+		switch k {
+		case "label":
+			key = 0
+		case "valueType":
+			key = 1
+		}
+		if key >= 0 && p.i < len(p.b) && p.b[p.i] == '"' {
+			var err error
+			if key == 0 {
+				col.Label, err = p.str()
+			} else {
+				col.ValueType, err = p.plainStr()
+				col.ValueType = internValueType(col.ValueType)
+			}
+			seen[key], bad[key] = true, -1
+			return err
+		}
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if key >= 0 {
+			seen[key], bad[key] = true, v.off
+		}
+		return nil
+	})
+	if err != nil {
+		return col, err
+	}
+	if l.err == nil {
+		for k, name := range [...]string{"label", "valueType"} {
+			if !seen[k] {
+				l.err = &metaError{off: start, msg: fmt.Sprintf("schema[%d] has no %q", i, name)}
+				break
+			}
+			if bad[k] >= 0 {
+				l.err = &metaError{off: bad[k], msg: fmt.Sprintf("schema[%d].%s is not a string", i, name)}
+				break
+			}
+		}
+	}
+	return col, nil
+}
+
+// members parses the members of the object at p.i, calling member for each
+// key with p.i at its value, which member must consume.
+func (p *jsonParser) members(member func(key string) error) error {
+	p.i++ // '{'
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return p.fail("expected a string key")
+		}
+		k, err := p.plainStr()
+		if err != nil {
+			return err
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return p.fail("expected ':'")
+		}
+		p.i++
+		if err := member(k); err != nil {
+			return err
+		}
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.b) && p.b[p.i] == '}' {
+			p.i++
+			return nil
+		}
+		return p.fail("expected ',' or '}'")
+	}
+}
+
+// plainStr is str for keys and names: a string of plain ASCII comes back
+// as the one of the package's names it equals without an allocation,
+// anything else as str returns it.
+func (p *jsonParser) plainStr() (string, error) {
+	for j := p.i + 1; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			raw := p.b[p.i+1 : j]
+			for _, name := range plainNames {
+				if string(raw) == name {
+					p.i = j + 1
+					return name, nil
+				}
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return p.str()
+}
+
+// plainNames are the keys and value type names of a schema entry.
+var plainNames = []string{"label", "valueType", "si8", "si32", "si64", "ui8", "ui32", "ui64", "f32", "f64", "str"}
+
+// internValueType returns the package's own copy of a value type name, so
+// that a million schema entries share eight strings.
+func internValueType(s string) string {
+	if vt, ok := ParseValueType(s); ok {
+		return vt.String()
+	}
+	return s
 }
 
 func (p *jsonParser) literal(word string, v any) (jsonValue, error) {
@@ -458,6 +617,18 @@ func (p *jsonParser) number() (jsonValue, error) {
 // and lone surrogates as nlohmann does.
 func (p *jsonParser) str() (string, error) {
 	p.i++
+	// Plain ASCII without escapes: one allocation.
+	for j := p.i; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			s := string(p.b[p.i:j])
+			p.i = j + 1
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
 	var out []byte
 	for {
 		if p.i >= len(p.b) {

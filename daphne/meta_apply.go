@@ -25,6 +25,9 @@ func (f *File) applyMeta(b []byte) error {
 		return err
 	}
 	if err := f.checkMeta(m); err != nil {
+		if derr := f.metaSaysDocument(m); derr != nil {
+			return derr
+		}
 		if f.opts.Lenient {
 			f.relax("%s ignored: %s", metaName, err.Error())
 			return nil
@@ -32,6 +35,7 @@ func (f *File) applyMeta(b []byte) error {
 		return &FormatError{File: metaName, Offset: -1, Msg: err.Error(), Err: ErrMeta}
 	}
 	f.hdr.Meta = m
+	f.metaLabels = f.hdr.Kind == KindFrame
 	return nil
 }
 
@@ -62,8 +66,6 @@ func (f *File) checkMeta(m *Meta) error {
 	if uint64(len(m.Schema)) != h.Cols {
 		return fmt.Errorf(`key "schema": %d entries for %d columns`, len(m.Schema), h.Cols)
 	}
-	labels := make([]string, len(m.Schema))
-	seen := make(map[string]int, len(m.Schema))
 	for i, c := range m.Schema {
 		vt, ok := ParseValueType(c.ValueType)
 		if !ok {
@@ -75,12 +77,40 @@ func (f *File) checkMeta(m *Meta) error {
 		if vt != h.ColumnTypes[i] {
 			return fmt.Errorf(`key "schema": entry %d valueType %v, the file's column %d is %v`, i, vt, i, h.ColumnTypes[i])
 		}
-		if j, dup := seen[c.Label]; dup {
-			return fmt.Errorf(`key "schema": label %q of entry %d repeats entry %d`, c.Label, i, j)
-		}
-		seen[c.Label] = i
-		labels[i] = c.Label
 	}
-	f.labels = labels
+	if i, j, dup := firstDuplicate(len(m.Schema), func(i int) string { return m.Schema[i].Label }); dup {
+		return fmt.Errorf(`key "schema": label %q of entry %d repeats entry %d`, m.Schema[i].Label, i, j)
+	}
+	return nil
+}
+
+// metaSaysDocument reports a .meta whose value types are the format
+// document's readings of the file's codes rather than the code's: a file
+// written by the document's numbering, which must not be read with the
+// code's, in lenient mode either.
+func (f *File) metaSaysDocument(m *Meta) error {
+	if f.doc {
+		return nil
+	}
+	h := &f.hdr
+	says := func(name string, code byte) bool {
+		vt, ok := ParseValueType(name)
+		d, dok := documentValueType(code)
+		return ok && dok && vt == d && vt != ValueType(code)
+	}
+	if h.Kind != KindFrame {
+		if code := byte(h.ValueType); says(m.ValueType, code) {
+			return f.errf(headerSize, ErrDocumentLayout, "value type code %d is %s in DAPHNE's code but %s in its format document, and the .meta says %s: read it with Options.DocumentLayout (the format parameter daphne-layout=document) if it was written by the document",
+				code, codeReading(code), documentReading(code), m.ValueType)
+		}
+		return nil
+	}
+	for i, c := range m.Schema {
+		if i < len(h.ColumnTypes) && says(c.ValueType, byte(h.ColumnTypes[i])) {
+			code := byte(h.ColumnTypes[i])
+			return f.errf(headerSize+int64(i), ErrDocumentLayout, "value type code %d of column %d is %s in DAPHNE's code but %s in its format document, and the .meta says %s: read it with Options.DocumentLayout (the format parameter daphne-layout=document) if it was written by the document",
+				code, i, codeReading(code), documentReading(code), c.ValueType)
+		}
+	}
 	return nil
 }

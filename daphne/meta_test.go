@@ -136,7 +136,7 @@ func TestMetaAgainstFile(t *testing.T) {
 			if tc.key != "" {
 				assert.Contains(t, err.Error(), `key "`+tc.key+`"`)
 			}
-			f, err = Open(path, &ReadOptions{Lenient: true})
+			f, err = Open(path, &Options{Lenient: true})
 			require.NoError(t, err)
 			defer f.Close()
 			assert.Nil(t, f.Header().Meta)

@@ -2,13 +2,18 @@ package daphne
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func (f *File) relax(format string, args ...any) {
@@ -29,7 +34,7 @@ func (f *File) strictf(off int64, format string, args ...any) error {
 func (f *File) readField(p []byte, off int64, what string) error {
 	end, ok := layout.Add(off, int64(len(p)))
 	if !ok || end > f.size {
-		return f.errf(off, ErrTruncated, "%s: needs %d bytes at offset %d, file has %d", what, len(p), off, f.size)
+		return f.errf(off, mmapfile.ErrTruncated, "%s: needs %d bytes at offset %d, file has %d", what, len(p), off, f.size)
 	}
 	if _, err := f.ra.ReadAt(p, off); err != nil && !(errors.Is(err, io.EOF) && end == f.size) {
 		return f.errf(off, err, "%s: %v", what, err)
@@ -77,10 +82,10 @@ func (f *File) parse() error {
 		}{{0, "version"}, {1, "data type"}, {2, "rows"}, {10, "cols"}}
 		for i := len(names) - 1; i >= 0; i-- {
 			if f.size > names[i].off {
-				return f.errf(names[i].off, ErrTruncated, "%s: file ends after %d bytes", names[i].name, f.size)
+				return f.errf(names[i].off, mmapfile.ErrTruncated, "%s: file ends after %d bytes", names[i].name, f.size)
 			}
 		}
-		return f.errf(0, ErrTruncated, "version: empty file")
+		return f.errf(0, mmapfile.ErrTruncated, "version: empty file")
 	}
 	if err := f.readField(hdr[:], 0, "header"); err != nil {
 		return err
@@ -132,14 +137,30 @@ func (f *File) valueType(off int64) (ValueType, error) {
 	if err != nil {
 		return 0, err
 	}
+	if f.doc {
+		if vt, ok := documentValueType(b); ok {
+			return vt, nil
+		}
+		return 0, f.errf(off, nil, "value type code %d is none of the format document's 1–10 (DAPHNE's code reads it as %s)", b, codeReading(b))
+	}
 	vt := ValueType(b)
 	switch {
 	case vt.Numeric():
 		return vt, nil
 	case vt == STR || vt == FIXEDSTR16:
-		return 0, f.errf(off, ErrStringType, "value type %v: %v", vt, ErrStringType)
+		return 0, f.errf(off, ErrStringType, "value type %v (the format document reads code %d as %s): %v", vt, b, documentReading(b), ErrStringType)
 	}
-	return 0, f.errf(off, nil, "unknown value type code %d", b)
+	return 0, f.errf(off, nil, "unknown value type code %d (the format document reads it as %s)", b, documentReading(b))
+}
+
+// blockType returns the value type of a block's values: its own in the
+// document's layout, the header's in DAPHNE's (whose readers ignore the
+// block's byte).
+func (f *File) blockType(b *Block) ValueType {
+	if f.doc && b.Type != BodyEmpty {
+		return b.ValueType
+	}
+	return f.hdr.ValueType
 }
 
 func (f *File) parseMatrix() error {
@@ -154,7 +175,8 @@ func (f *File) parseMatrix() error {
 		return err
 	}
 	h.Blocks = []Block{first}
-	if first.End == f.size || f.opts.Lenient {
+	f.misfit = first.End < f.size && !f.doc
+	if first.End == f.size || f.opts.Lenient && !f.doc {
 		return f.singleBlock(first)
 	}
 	return f.multiBlock(first)
@@ -186,7 +208,7 @@ func (f *File) singleBlock(b Block) error {
 			return err
 		}
 	}
-	if b.Type != BodyEmpty && b.ValueType != h.ValueType {
+	if b.Type != BodyEmpty && b.ValueType != h.ValueType && !f.doc {
 		if err := f.strictf(b.Offset+25, "block value type %v, header says %v", b.ValueType, h.ValueType); err != nil {
 			return err
 		}
@@ -195,7 +217,7 @@ func (f *File) singleBlock(b Block) error {
 	eff := b
 	eff.RX, eff.CX = 0, 0
 	f.blocks = []Block{eff}
-	if b.Type == BodyDense {
+	if b.Type == BodyDense && f.blockType(&b) == h.ValueType {
 		h.DataOffset = b.DataOffset
 	}
 	if b.Type == BodySparse {
@@ -214,7 +236,7 @@ func (f *File) multiBlock(first Block) error {
 	blocks := []Block{first}
 	for p := first.End; p < f.size; {
 		if len(blocks) >= f.opts.maxBlocks() {
-			return f.errf(p, ErrTooLarge, "more than %d blocks (ReadOptions.MaxBlocks)", f.opts.maxBlocks())
+			return f.errf(p, ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
 		}
 		b, err := f.parseBlock(p, false)
 		if err != nil {
@@ -223,9 +245,21 @@ func (f *File) multiBlock(first Block) error {
 		blocks = append(blocks, b)
 		p = b.End
 	}
+	if err := f.partition(blocks); err != nil {
+		return err
+	}
+	h.Blocks = blocks
+	f.blocks = blocks
+	return nil
+}
+
+// partition checks that blocks lie inside the header's dims, are pairwise
+// disjoint and cover the whole matrix (or frame).
+func (f *File) partition(blocks []Block) error {
+	h := &f.hdr
 	var area [2]uint64 // 128-bit sum of block areas: hi, lo
 	for i, b := range blocks {
-		if b.Type != BodyEmpty && b.ValueType != h.ValueType {
+		if b.Type != BodyEmpty && b.ValueType != h.ValueType && !f.doc {
 			return f.errf(b.Offset+25, nil, "block %d value type %v, header says %v", i, b.ValueType, h.ValueType)
 		}
 		if b.RX > h.FileRows || uint64(b.Rows) > h.FileRows-b.RX {
@@ -251,8 +285,6 @@ func (f *File) multiBlock(first Block) error {
 	if area[0] != hi || area[1] != lo {
 		return f.errf(headerSize-16, nil, "blocks cover %d cells of %d×%d (they must partition the matrix)", area[1], h.FileRows, h.FileCols)
 	}
-	h.Blocks = blocks
-	f.blocks = blocks
 	return nil
 }
 
@@ -286,25 +318,26 @@ func (f *File) parseBlock(p int64, first bool) (Block, error) {
 		b.DataOffset, b.End = p+25, p+25
 		return b, nil
 	}
-	// DAPHNE ignores the block's vt byte; lenient mode does too.
+	// DAPHNE ignores the block's vt byte; lenient mode does too. In the
+	// document's layout each block has its own.
 	raw, err := f.u8(p+25, "block value type")
 	if err != nil {
 		return b, err
 	}
 	b.ValueType = ValueType(raw)
-	if !f.opts.Lenient {
-		if _, err := f.valueType(p + 25); err != nil {
+	if !f.opts.Lenient || f.doc {
+		if b.ValueType, err = f.valueType(p + 25); err != nil {
 			return b, err
 		}
 	}
-	s := int64(f.hdr.ValueType.Size()) // values are read at the header's width
+	s := int64(f.blockType(&b).Size())
 	switch b.Type {
 	case BodyDense:
 		b.DataOffset = p + 26
 		n := uint64(b.Rows) * uint64(b.Cols) // u32·u32 fits u64
 		end, ok := sizeAt(b.DataOffset, n, s)
 		if !ok || end > f.size {
-			return b, f.errf(b.DataOffset, ErrTruncated, "dense block of %d×%d %v needs %d·%d bytes from offset %d, file has %d", b.Rows, b.Cols, f.hdr.ValueType, n, s, b.DataOffset, f.size)
+			return b, f.errf(b.DataOffset, mmapfile.ErrTruncated, "dense block of %d×%d %v needs %d·%d bytes from offset %d, file has %d", b.Rows, b.Cols, f.hdr.ValueType, n, s, b.DataOffset, f.size)
 		}
 		b.End = end
 	case BodyCOO:
@@ -320,7 +353,7 @@ func (f *File) parseBlock(p int64, first bool) (Block, error) {
 		}
 		end, ok := sizeAt(b.DataOffset, b.NNZ, entry)
 		if !ok || end > f.size {
-			return b, f.errf(p+26, ErrTruncated, "COO block of %d entries needs %d bytes each from offset %d, file has %d", nnz, entry, b.DataOffset, f.size)
+			return b, f.errf(p+26, mmapfile.ErrTruncated, "COO block of %d entries needs %d bytes each from offset %d, file has %d", nnz, entry, b.DataOffset, f.size)
 		}
 		if uint64(nnz) > uint64(b.Rows)*uint64(b.Cols) {
 			return b, f.errf(p+26, nil, "COO nnz %d exceeds the block's %d×%d cells", nnz, b.Rows, b.Cols)
@@ -363,6 +396,9 @@ func sparseEnd(b *Block, l Layout, s int64) (int64, bool) {
 
 func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	l := f.opts.CSRLayout
+	if f.doc {
+		l = LayoutDoc
+	}
 	if l == LayoutDetect && first {
 		for _, c := range []Layout{LayoutCurrent, LayoutRelease01, LayoutDoc} {
 			if e, ok := sparseEnd(b, c, s); ok && e == f.size {
@@ -370,6 +406,7 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 				break
 			}
 		}
+		f.misfit = l == LayoutDetect && !f.doc
 		if l == LayoutDetect && f.opts.Lenient {
 			if e, ok := sparseEnd(b, LayoutCurrent, s); ok && e < f.size {
 				l = LayoutCurrent
@@ -383,7 +420,7 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	if l != LayoutDoc {
 		e, ok := sparseEnd(b, l, s)
 		if !ok || e > f.size {
-			return f.errf(b.DataOffset-8, ErrTruncated, "sparse block (%v layout) of %d rows and nnz %d needs more bytes than the file's %d", l, b.Rows, b.NNZ, f.size)
+			return f.errf(b.DataOffset-8, mmapfile.ErrTruncated, "sparse block (%v layout) of %d rows and nnz %d needs more bytes than the file's %d", l, b.Rows, b.NNZ, f.size)
 		}
 		b.End = e
 		if l == LayoutRelease01 {
@@ -397,7 +434,7 @@ func (f *File) sparseLayout(b *Block, first bool, s int64) error {
 	// The doc layout's length is known only by walking its rows.
 	end, ok := sparseEnd(b, LayoutDoc, s)
 	if !ok || end > f.size {
-		return f.errf(b.DataOffset-8, ErrTruncated, "sparse block of %d rows and nnz %d fits no CSR layout in the file's %d bytes", b.Rows, b.NNZ, f.size)
+		return f.errf(b.DataOffset-8, mmapfile.ErrTruncated, "sparse block of %d rows and nnz %d fits no CSR layout in the file's %d bytes", b.Rows, b.NNZ, f.size)
 	}
 	end, err := f.walkRows(b, 4, s)
 	b.End = end
@@ -414,7 +451,7 @@ func (f *File) walkRows(b *Block, width, s int64) (int64, error) {
 	var buf [8]byte
 	for i := uint32(0); i < b.Rows; i++ {
 		if _, err := io.ReadFull(r, buf[:width]); err != nil {
-			return 0, f.errf(p, ErrTruncated, "row %d count: file ends", i)
+			return 0, f.errf(p, mmapfile.ErrTruncated, "row %d count: file ends", i)
 		}
 		n := binary.LittleEndian.Uint64(buf[:])
 		if width == 4 {
@@ -426,10 +463,10 @@ func (f *File) walkRows(b *Block, width, s int64) (int64, error) {
 		total += n
 		skip := int64(n) * (width + s)
 		if p+width+skip > f.size {
-			return 0, f.errf(p, ErrTruncated, "row %d: %d entries need %d bytes, file ends", i, n, skip)
+			return 0, f.errf(p, mmapfile.ErrTruncated, "row %d: %d entries need %d bytes, file ends", i, n, skip)
 		}
 		if _, err := r.Discard(int(skip)); err != nil {
-			return 0, f.errf(p, ErrTruncated, "row %d: %v", i, err)
+			return 0, f.errf(p, mmapfile.ErrTruncated, "row %d: %v", i, err)
 		}
 		p += width + skip
 	}
@@ -444,7 +481,7 @@ func (f *File) parseFrame() error {
 	cols := h.FileCols
 	typesEnd, ok := sizeAt(headerSize, cols, 1)
 	if !ok || typesEnd > f.size {
-		return f.errf(headerSize, ErrTruncated, "%d column types need %d bytes, file has %d", cols, cols, f.size)
+		return f.errf(headerSize, mmapfile.ErrTruncated, "%d column types need %d bytes, file has %d", cols, cols, f.size)
 	}
 	types := make([]byte, cols)
 	if err := f.readField(types, headerSize, "column types"); err != nil {
@@ -454,8 +491,9 @@ func (f *File) parseFrame() error {
 	f.colOff = make([]int64, cols)
 	for i, t := range types {
 		vt := ValueType(t)
-		if !vt.Numeric() {
-			if _, err := f.valueType(headerSize + int64(i)); err != nil {
+		if !vt.Numeric() || f.doc {
+			var err error
+			if vt, err = f.valueType(headerSize + int64(i)); err != nil {
 				return err
 			}
 		}
@@ -463,23 +501,53 @@ func (f *File) parseFrame() error {
 		f.colOff[i] = f.rowSize
 		f.rowSize += int64(vt.Size())
 	}
-	f.labelOff = make([]int64, cols)
 	p := typesEnd
 	r := bufio.NewReaderSize(io.NewSectionReader(f.ra, p, f.size-p), 64<<10)
 	var buf [2]byte
-	for i := range f.labelOff {
+	// The label bytes, kept to be used as labels when there is no .meta
+	// and they are real labels (as mmapkit writes them), not DAPHNE's
+	// pointer bytes.
+	var text []byte
+	var ends []uint32
+	real := f.keepLabels
+	if real {
+		ends = make([]uint32, cols)
+	}
+	for i := uint64(0); i < cols; i++ {
 		if _, err := io.ReadFull(r, buf[:]); err != nil {
-			return f.errf(p, ErrTruncated, "label %d length: file ends", i)
+			return f.errf(p, mmapfile.ErrTruncated, "label %d length: file ends", i)
 		}
 		n := int64(binary.LittleEndian.Uint16(buf[:]))
 		if p+2+n > f.size {
-			return f.errf(p, ErrTruncated, "label %d: %d bytes, file ends", i, n)
+			return f.errf(p, mmapfile.ErrTruncated, "label %d: %d bytes, file ends", i, n)
 		}
-		if _, err := r.Discard(int(n)); err != nil {
-			return f.errf(p, ErrTruncated, "label %d: %v", i, err)
+		if real && int64(len(text))+n <= maxLabelText {
+			at := len(text)
+			if cap(text)-at < int(n) {
+				text = slices.Grow(text, max(int(n), at)) // doubling
+			}
+			text = text[:at+int(n)]
+			if _, err := io.ReadFull(r, text[at:]); err != nil {
+				return f.errf(p, mmapfile.ErrTruncated, "label %d: %v", i, err)
+			}
+			real = labelText(text[at:])
+			ends[i] = uint32(len(text))
+		} else {
+			real, text, ends = false, nil, nil
+			if _, err := r.Discard(int(n)); err != nil {
+				return f.errf(p, mmapfile.ErrTruncated, "label %d: %v", i, err)
+			}
 		}
-		f.labelOff[i] = p
 		p += 2 + n
+	}
+	if real {
+		f.fileLabels, f.labelEnds = string(text), ends
+		if _, _, dup := firstDuplicate(len(ends), f.fileLabel); dup {
+			f.fileLabels, f.labelEnds = "", nil
+		}
+	}
+	if f.doc {
+		return f.frameBlocks(p)
 	}
 	rx, err := f.u64(p, "frame rx")
 	if err != nil {
@@ -502,9 +570,10 @@ func (f *File) parseFrame() error {
 	h.DataOffset = p + 16
 	end, ok := sizeAt(h.DataOffset, h.FileRows, f.rowSize)
 	if !ok || end > f.size {
-		return f.errf(h.DataOffset, ErrTruncated, "%d rows of %d bytes need more than the file's %d bytes", h.FileRows, f.rowSize, f.size)
+		return f.errf(h.DataOffset, mmapfile.ErrTruncated, "%d rows of %d bytes need more than the file's %d bytes", h.FileRows, f.rowSize, f.size)
 	}
 	if end < f.size {
+		f.misfit = true
 		if err := f.strictf(end, "%d bytes after the frame's values", f.size-end); err != nil {
 			return err
 		}
@@ -512,6 +581,81 @@ func (f *File) parseFrame() error {
 	return nil
 }
 
+// frameBlocks reads the body of a frame in the document's layout from p:
+// (rx, cx, block) to the end of the file, dense or empty blocks that
+// partition the frame, each with its own value type.
+func (f *File) frameBlocks(p int64) error {
+	h := &f.hdr
+	var blocks []Block
+	for p < f.size {
+		if len(blocks) >= f.opts.maxBlocks() {
+			return f.errf(p, ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
+		}
+		b, err := f.parseBlock(p, false)
+		if err != nil {
+			return err
+		}
+		if b.Type != BodyDense && b.Type != BodyEmpty {
+			return f.errf(p+24, errors.ErrUnsupported, "a frame's block is %v; frames hold dense and empty blocks", b.Type)
+		}
+		blocks = append(blocks, b)
+		p = b.End
+	}
+	if err := f.partition(blocks); err != nil {
+		return err
+	}
+	h.Blocks, f.blocks = blocks, blocks
+	return nil
+}
+
 const maxInt = int64(^uint(0) >> 1)
+
+// maxLabelText bounds the label bytes kept from a frame file.
+const maxLabelText = 1 << 30
+
+// labelText reports whether b can be a real label: valid UTF-8 without
+// control characters. DAPHNE writes the bytes of a pointer in place of a
+// label, which almost never pass.
+func labelText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// firstDuplicate finds the first label that repeats an earlier one, as a
+// scan with a set would: i is the smallest index whose label occurs at a
+// lower index, j the first index of that label. It sorts indexes instead of
+// building a set, so a frame of a million columns costs 8 bytes a column.
+func firstDuplicate(n int, label func(int) string) (i, j int, ok bool) {
+	idx := make([]int, n)
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := strings.Compare(label(a), label(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	i = n
+	for k := 0; k < n; {
+		e := k + 1
+		for e < n && label(idx[e]) == label(idx[k]) {
+			e++
+		}
+		// idx[k] is the label's first index, idx[k+1] its first repeat.
+		if e-k > 1 && idx[k+1] < i {
+			i, j = idx[k+1], idx[k]
+		}
+		k = e
+	}
+	return i, j, i < n
+}
 
 func mul64(a, b uint64) (hi, lo uint64) { return bits.Mul64(a, b) }

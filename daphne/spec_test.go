@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mmapkit/mmapkit/layout"
 )
 
 // unhex decodes a hex dump written as in the spec (spaces and newlines
@@ -101,9 +101,9 @@ func emptyBlockFile(t testing.TB) []byte {
 	return b
 }
 
-func open(t testing.TB, b []byte, o *ReadOptions) (*File, error) {
+func open(t testing.TB, b []byte, o *Options) (*File, error) {
 	t.Helper()
-	return NewReader(bytes.NewReader(b), int64(len(b)), nil, o)
+	return NewReader(bytes.NewReader(b), int64(len(b)), o)
 }
 
 func TestSpecHexDumpsMatchGoldenFiles(t *testing.T) {
@@ -129,7 +129,7 @@ func TestCSRLayouts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, lenient := range []bool{false, true} {
-				f, err := open(t, tc.data, &ReadOptions{Lenient: lenient})
+				f, err := open(t, tc.data, &Options{Lenient: lenient})
 				require.NoError(t, err)
 				h := f.Header()
 				assert.Equal(t, tc.layout, h.Layout)
@@ -179,7 +179,7 @@ func TestCSRLayouts(t *testing.T) {
 	require.NoError(t, err)
 	_, err = ReadCSR[float64](f)
 	assert.Error(t, err)
-	f, err = open(t, twice, &ReadOptions{Lenient: true})
+	f, err = open(t, twice, &Options{Lenient: true})
 	require.NoError(t, err)
 	m, err = ReadCSR[float64](f)
 	require.NoError(t, err)
@@ -193,15 +193,15 @@ func TestCSRLayouts(t *testing.T) {
 
 	// CSRLayout forces a layout: the current file read as 0.1 is 8 bytes
 	// too long.
-	_, err = open(t, cur, &ReadOptions{CSRLayout: LayoutRelease01})
+	_, err = open(t, cur, &Options{CSRLayout: LayoutRelease01})
 	require.Error(t, err)
-	f, err = open(t, cur, &ReadOptions{CSRLayout: LayoutRelease01, Lenient: true})
+	f, err = open(t, cur, &Options{CSRLayout: LayoutRelease01, Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, LayoutRelease01, f.Header().Layout)
 	assert.NotEmpty(t, f.Header().Relaxed)
 
 	// Lenient, with trailing bytes no size matches: the current layout.
-	f, err = open(t, append(append([]byte(nil), cur...), 0, 0, 0), &ReadOptions{Lenient: true})
+	f, err = open(t, append(append([]byte(nil), cur...), 0, 0, 0), &Options{Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, LayoutCurrent, f.Header().Layout)
 	m, err = ReadCSR[float64](f)
@@ -213,7 +213,7 @@ func TestEmptyBlock(t *testing.T) {
 	b := emptyBlockFile(t)
 	require.Len(t, b, 44)
 	for _, lenient := range []bool{false, true} {
-		f, err := open(t, b, &ReadOptions{Lenient: lenient})
+		f, err := open(t, b, &Options{Lenient: lenient})
 		require.NoError(t, err)
 		assert.Equal(t, BodyEmpty, f.Header().Blocks[0].Type)
 		v, err := ReadDense[float64](f)
@@ -222,7 +222,7 @@ func TestEmptyBlock(t *testing.T) {
 		assert.Equal(t, int64(-1), f.Arrays()[0].Offset)
 	}
 	// Cells not stored in the file are bounded by MaxAlloc.
-	f, err := open(t, b, &ReadOptions{MaxAlloc: 64})
+	f, err := open(t, b, &Options{MaxAlloc: 64})
 	require.NoError(t, err)
 	_, err = ReadDense[float64](f)
 	assert.ErrorIs(t, err, ErrTooLarge)
@@ -293,7 +293,7 @@ func TestMultiBlock(t *testing.T) {
 	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6, 9}, m.Values)
 
 	// Lenient reads only the first block, at its own dims.
-	f, err = open(t, multiBlockFile(1), &ReadOptions{Lenient: true})
+	f, err = open(t, multiBlockFile(1), &Options{Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), f.Header().Rows)
 	v, err = ReadDense[float64](f)
@@ -301,7 +301,7 @@ func TestMultiBlock(t *testing.T) {
 	assert.Equal(t, want[:6], v)
 
 	// MaxBlocks.
-	_, err = open(t, multiBlockFile(1), &ReadOptions{MaxBlocks: 2})
+	_, err = open(t, multiBlockFile(1), &Options{MaxBlocks: 2})
 	assert.ErrorIs(t, err, ErrTooLarge)
 
 	// Overlapping blocks and blocks that do not cover the matrix.
@@ -342,7 +342,7 @@ func TestStrictLenient(t *testing.T) {
 		{"rx 5", u64(19, 5), 19, nil, true},
 		{"cx 6", u64(27, 6), 27, nil, true},
 		{"block vt 3", set(44, 3), 44, nil, true},
-		{"trailing byte", append(append([]byte(nil), base...), 0), 93, ErrTruncated, true},
+		{"trailing byte", append(append([]byte(nil), base...), 0), 93, mmapfile.ErrTruncated, true},
 		{"dt 0", set(1, 0), 1, nil, false},
 		{"dt 4 scalar", set(1, 4), 1, errors.ErrUnsupported, false},
 		{"dt 5", set(1, 5), 1, nil, false},
@@ -353,8 +353,8 @@ func TestStrictLenient(t *testing.T) {
 		{"bt 4", set(43, 4), 43, nil, false},
 		{"block vt str", set(44, 8), 44, ErrStringType, true},
 		{"block vt 99", set(44, 99), 44, nil, true},
-		{"short by one", base[:92], 45, ErrTruncated, false},
-		{"block rows 3", set(35, 3), 45, ErrTruncated, false},
+		{"short by one", base[:92], 45, mmapfile.ErrTruncated, false},
+		{"block rows 3", set(35, 3), 45, mmapfile.ErrTruncated, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -368,7 +368,7 @@ func TestStrictLenient(t *testing.T) {
 				assert.ErrorIs(t, err, tc.sentinel)
 			}
 			assert.Contains(t, err.Error(), "daphne: <input>: offset ")
-			f, err := open(t, tc.data, &ReadOptions{Lenient: true})
+			f, err := open(t, tc.data, &Options{Lenient: true})
 			if !tc.lenientOK {
 				require.Error(t, err)
 				return
@@ -386,7 +386,7 @@ func TestKindAndTypeMismatch(t *testing.T) {
 	f, err := open(t, unhex(t, hexDense2x3), nil)
 	require.NoError(t, err)
 	_, err = ReadDense[float32](f)
-	assert.ErrorIs(t, err, ErrValueType)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	_, err = ReadCSR[float64](f)
 	assert.ErrorIs(t, err, ErrKind)
 	_, err = ReadFrame(f)
@@ -418,9 +418,9 @@ func TestReadDenseRangeTouchesOnlyItsBytes(t *testing.T) {
 		v[i] = int32(i)
 	}
 	var buf bytes.Buffer
-	require.NoError(t, encodeDense(&buf, rows, cols, cols, v))
+	require.NoError(t, encodeDense(&buf, rows, cols, cols, v, false))
 	rec := &recordingReader{r: bytes.NewReader(buf.Bytes())}
-	f, err := NewReader(rec, int64(buf.Len()), nil, nil)
+	f, err := NewReader(rec, int64(buf.Len()), nil)
 	require.NoError(t, err)
 	for _, w := range [][4]uint64{{3, 9, 0, cols}, {3, 9, 5, 17}, {0, rows, 39, 40}, {7, 7, 0, cols}, {2, 3, 4, 4}} {
 		rec.got = nil
@@ -490,7 +490,7 @@ func TestSparseBlockUnderDense(t *testing.T) {
 			} else {
 				require.NoError(t, err, "rows 1 and 2 hold one entry each: no order to break")
 			}
-			f, err = open(t, c, &ReadOptions{Lenient: true})
+			f, err = open(t, c, &Options{Lenient: true})
 			require.NoError(t, err)
 			_, err = ReadDense[float64](f)
 			if tc.lenient {

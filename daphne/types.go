@@ -25,6 +25,12 @@ const (
 	STR        ValueType = 8
 	FIXEDSTR16 ValueType = 9
 	INVALID    ValueType = 10
+	// SI16 and UI16 exist only in DAPHNE's format document (its codes 6
+	// and 2); DAPHNE's code has no 16-bit value types, so files in its
+	// layout never hold them. These values never appear as bytes in a
+	// file.
+	SI16 ValueType = 16
+	UI16 ValueType = 17
 )
 
 var vtInfo = [...]struct {
@@ -40,13 +46,52 @@ var vtInfo = [...]struct {
 	UI64: {"ui64", 8, layout.U64},
 	F32:  {"f32", 4, layout.F32},
 	F64:  {"f64", 8, layout.F64},
+	SI16: {"si16", 2, layout.I16},
+	UI16: {"ui16", 2, layout.U16},
 }
 
-// Numeric is the set of Go types that stand for DAPHNE's numeric value
-// types: si8 si32 si64 ui8 ui32 ui64 f32 f64. DAPHNE has no 16-bit or bool
-// value types.
-type Numeric interface {
-	int8 | int32 | int64 | uint8 | uint32 | uint64 | float32 | float64
+// known reports whether v is a numeric value type of either numbering.
+func (v ValueType) known() bool { return int(v) < len(vtInfo) && vtInfo[v].size > 0 }
+
+// docCodes is the format document's numbering of value types: 0 is
+// reserved, 1–10 are u8, u16, u32, u64, i8, i16, i32, i64, f32, f64.
+var docCodes = [...]ValueType{1: UI8, 2: UI16, 3: UI32, 4: UI64, 5: SI8, 6: SI16, 7: SI32, 8: SI64, 9: F32, 10: F64}
+
+// documentValueType returns the value type that code b names in the
+// format document.
+func documentValueType(b byte) (ValueType, bool) {
+	if b == 0 || int(b) >= len(docCodes) {
+		return INVALID, false
+	}
+	return docCodes[b], true
+}
+
+// documentCode returns v's code in the format document.
+func documentCode(v ValueType) byte {
+	for c, d := range docCodes {
+		if c > 0 && d == v {
+			return byte(c)
+		}
+	}
+	return 0
+}
+
+// codeReading names what code b means in DAPHNE's code: a value type, a
+// string type, or nothing.
+func codeReading(b byte) string {
+	switch v := ValueType(b); {
+	case v.Numeric(), v == STR, v == FIXEDSTR16:
+		return v.String()
+	}
+	return "no value type"
+}
+
+// documentReading names what code b means in the format document.
+func documentReading(b byte) string {
+	if v, ok := documentValueType(b); ok {
+		return v.String()
+	}
+	return "no value type"
 }
 
 // Numeric reports whether v is one of the eight numeric codes (0–7).
@@ -54,7 +99,7 @@ func (v ValueType) Numeric() bool { return v <= F64 }
 
 // Size is the element size in bytes (0 for non-numeric codes).
 func (v ValueType) Size() int {
-	if v.Numeric() {
+	if v.known() {
 		return vtInfo[v].size
 	}
 	return 0
@@ -63,7 +108,7 @@ func (v ValueType) Size() int {
 // Layout returns the mmapkit element type (layout.Invalid for non-numeric
 // codes).
 func (v ValueType) Layout() layout.Type {
-	if v.Numeric() {
+	if v.known() {
 		return vtInfo[v].lt
 	}
 	return layout.Invalid
@@ -72,7 +117,7 @@ func (v ValueType) Layout() layout.Type {
 // String returns the name DAPHNE's .meta uses ("si32", "f64", "str").
 func (v ValueType) String() string {
 	switch {
-	case v.Numeric():
+	case v.known():
 		return vtInfo[v].meta
 	case v == STR:
 		return "str"
@@ -87,8 +132,8 @@ func (v ValueType) String() string {
 // ParseValueType maps a .meta valueType name to its code. Unknown names
 // give INVALID and false, as in DAPHNE.
 func ParseValueType(s string) (ValueType, bool) {
-	for v := SI8; v <= F64; v++ {
-		if vtInfo[v].meta == s {
+	for v := range ValueType(len(vtInfo)) {
+		if v.known() && vtInfo[v].meta == s {
 			return v, true
 		}
 	}
@@ -109,25 +154,22 @@ func ValueTypeFor(t layout.Type) (ValueType, bool) {
 	return INVALID, false
 }
 
-func valueTypeOf[T Numeric]() ValueType {
-	var z T
-	switch any(z).(type) {
-	case int8:
-		return SI8
-	case int32:
-		return SI32
-	case int64:
-		return SI64
-	case uint8:
-		return UI8
-	case uint32:
-		return UI32
-	case uint64:
-		return UI64
-	case float32:
-		return F32
+// valueTypeOf returns the value type whose Go type is T: int8 (si8),
+// int16 and uint16 (the document's si16, ui16), int32, int64, uint8 (ui8),
+// uint32, uint64, float32 or float64; INVALID for the other element types,
+// which DAPHNE cannot store.
+func valueTypeOf[T layout.Elem]() ValueType {
+	return anyValueTypeFor(layout.TypeOf[T]())
+}
+
+// anyValueTypeFor is ValueTypeFor with the document's 16-bit types.
+func anyValueTypeFor(t layout.Type) ValueType {
+	for v := range ValueType(len(vtInfo)) {
+		if v.known() && vtInfo[v].lt == t {
+			return v
+		}
 	}
-	return F64
+	return INVALID
 }
 
 // Kind is DAPHNE's data type code (DF_data_t): what a file holds.

@@ -3,14 +3,20 @@ package daphne
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // WriteOptions configures the writers. A nil *WriteOptions means the
@@ -29,6 +35,34 @@ type WriteOptions struct {
 	// Perm is the permission of new files, less the umask; 0 means 0644.
 	// A file that is replaced keeps its own permission bits.
 	Perm os.FileMode
+	// DocumentLayout writes the layout of DAPHNE's format document (see
+	// Options.DocumentLayout), which DAPHNE itself does not read: value
+	// type codes 1–10 (16-bit types allowed), CSR blocks with u32 counts
+	// and column indexes, a frame as one dense block per column.
+	DocumentLayout bool
+}
+
+// storable checks that the layout can hold value type vt.
+func storable(path string, vt ValueType, doc bool, what string) error {
+	switch {
+	case doc && documentCode(vt) == 0:
+		return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%s: DAPHNE's format document has no value type for it (u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)", what), Err: mmapfile.ErrTypeMismatch}
+	case !doc && !vt.Numeric():
+		msg := "DAPHNE has no value type for it (si8 si32 si64 ui8 ui32 ui64 f32 f64)"
+		if vt == SI16 || vt == UI16 {
+			msg = "DAPHNE's code has no 16-bit value types (its format document does: WriteOptions.DocumentLayout)"
+		}
+		return &FormatError{File: path, Offset: -1, Msg: what + ": " + msg, Err: mmapfile.ErrTypeMismatch}
+	}
+	return nil
+}
+
+// typeCode is the byte that names vt in the layout.
+func typeCode(vt ValueType, doc bool) byte {
+	if doc {
+		return documentCode(vt)
+	}
+	return byte(vt)
 }
 
 func writeOpts(o *WriteOptions) WriteOptions {
@@ -50,40 +84,24 @@ func checkDims(path string, rows, cols uint64) error {
 }
 
 // matrixHeader returns bytes 0–44 of a single-block matrix file.
-func matrixHeader(kind Kind, vt ValueType, rows, cols uint64, bt BodyType) []byte {
+func matrixHeader(kind Kind, vt ValueType, doc bool, rows, cols uint64, bt BodyType) []byte {
 	b := make([]byte, DenseDataOffset)
 	b[0] = 1
 	b[1] = byte(kind)
 	binary.LittleEndian.PutUint64(b[2:], rows)
 	binary.LittleEndian.PutUint64(b[10:], cols)
-	b[18] = byte(vt)
+	b[18] = typeCode(vt, doc)
 	binary.LittleEndian.PutUint32(b[35:], uint32(rows))
 	binary.LittleEndian.PutUint32(b[39:], uint32(cols))
 	b[43] = byte(bt)
-	b[44] = byte(vt)
+	b[44] = typeCode(vt, doc)
 	return b
 }
 
 // writeLE writes v's little-endian bytes: v's own memory on little-endian
 // hosts, swapped copies in chunks on big-endian ones.
-func writeLE[T Numeric](w io.Writer, v []T) error {
-	b := unsafeslice.Bytes(v)
-	size := unsafeslice.SizeOf[T]()
-	if littleEndianHost || size == 1 {
-		_, err := w.Write(b)
-		return err
-	}
-	buf := make([]byte, 0, 1<<16)
-	for len(b) > 0 {
-		n := min(len(b), cap(buf)/size*size)
-		buf = append(buf[:0], b[:n]...)
-		layout.SwapBytes(buf, size)
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
+func writeLE[T layout.Elem](w io.Writer, v []T) error {
+	return writeHostAsLE(w, unsafeslice.Bytes(v), unsafeslice.SizeOf[T]())
 }
 
 // WriteDense writes a rows×cols dense matrix from row-major v (rows
@@ -91,7 +109,7 @@ func writeLE[T Numeric](w io.Writer, v []T) error {
 // as DaphneDSL writes it. Values are written bit-exact (NaN payloads,
 // −0.0). Invalid input fails before any file is touched; the files are
 // written beside the target and renamed into place, data first.
-func WriteDense[T Numeric](path string, rows, cols uint64, v []T, o *WriteOptions) error {
+func WriteDense[T layout.Elem](path string, rows, cols uint64, v []T, o *WriteOptions) error {
 	opts := writeOpts(o)
 	if err := checkDims(path, rows, cols); err != nil {
 		return err
@@ -111,14 +129,17 @@ func WriteDense[T Numeric](path string, rows, cols uint64, v []T, o *WriteOption
 		}
 	}
 	vt := valueTypeOf[T]()
+	if err := storable(path, vt, opts.DocumentLayout, fmt.Sprintf("%T values", v)); err != nil {
+		return err
+	}
 	meta := &Meta{NumRows: rows, NumCols: cols, ValueType: vt.String(), NumNonZeros: -1}
 	return writeFiles(path, meta, opts, func(w io.Writer) error {
-		return encodeDense(w, rows, cols, stride, v)
+		return encodeDense(w, rows, cols, stride, v, opts.DocumentLayout)
 	})
 }
 
-func encodeDense[T Numeric](w io.Writer, rows, cols, stride uint64, v []T) error {
-	if _, err := w.Write(matrixHeader(KindDense, valueTypeOf[T](), rows, cols, BodyDense)); err != nil {
+func encodeDense[T layout.Elem](w io.Writer, rows, cols, stride uint64, v []T, doc bool) error {
+	if _, err := w.Write(matrixHeader(KindDense, valueTypeOf[T](), doc, rows, cols, BodyDense)); err != nil {
 		return err
 	}
 	if rows == 0 || cols == 0 {
@@ -140,7 +161,7 @@ func encodeDense[T Numeric](w io.Writer, rows, cols, stride uint64, v []T) error
 // representation). As DAPHNE does, row offsets are written relative to
 // RowOffsets[0] and only the entries they cover are written. m must pass
 // Validate, except that RowOffsets[0] may be non-zero.
-func WriteCSR[T Numeric](path string, m *CSR[T], o *WriteOptions) error {
+func WriteCSR[T layout.Elem](path string, m *CSR[T], o *WriteOptions) error {
 	opts := writeOpts(o)
 	if err := checkDims(path, m.Rows, m.Cols); err != nil {
 		return err
@@ -157,16 +178,49 @@ func WriteCSR[T Numeric](path string, m *CSR[T], o *WriteOptions) error {
 	}
 	nnz := m.NNZ()
 	vt := valueTypeOf[T]()
+	if err := storable(path, vt, opts.DocumentLayout, fmt.Sprintf("%T values", m.Values)); err != nil {
+		return err
+	}
 	meta := &Meta{NumRows: m.Rows, NumCols: m.Cols, ValueType: vt.String(), NumNonZeros: int64(nnz)}
 	return writeFiles(path, meta, opts, func(w io.Writer) error {
+		if opts.DocumentLayout {
+			return encodeCSRDocument(w, m)
+		}
 		return encodeCSR(w, m)
 	})
 }
 
-func encodeCSR[T Numeric](w io.Writer, m *CSR[T]) error {
+// encodeCSRDocument writes m as the format document's sparse block: nnz
+// u64, then per row its count u32 and (column u32, value) pairs.
+func encodeCSRDocument[T layout.Elem](w io.Writer, m *CSR[T]) error {
+	vt := valueTypeOf[T]()
+	s := vt.Size()
+	hdr := binary.LittleEndian.AppendUint64(matrixHeader(KindCSR, vt, true, m.Rows, m.Cols, BodySparse), m.NNZ())
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	vals := unsafeslice.Bytes(m.Values)
+	var buf []byte
+	for i := uint64(0); i < m.Rows; i++ {
+		lo, hi := m.RowOffsets[i], m.RowOffsets[i+1]
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(hi-lo))
+		for k := lo; k < hi; k++ {
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(m.ColIdxs[k]))
+			at := len(buf)
+			buf = append(buf, vals[k*uint64(s):(k+1)*uint64(s)]...)
+			toHost(buf[at:], s) // host to little endian is the same swap
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func encodeCSR[T layout.Elem](w io.Writer, m *CSR[T]) error {
 	nnz := m.NNZ()
 	first := m.RowOffsets[0]
-	hdr := matrixHeader(KindCSR, valueTypeOf[T](), m.Rows, m.Cols, BodySparse)
+	hdr := matrixHeader(KindCSR, valueTypeOf[T](), false, m.Rows, m.Cols, BodySparse)
 	hdr = binary.LittleEndian.AppendUint64(hdr, nnz)
 	if _, err := w.Write(hdr); err != nil {
 		return err
@@ -213,11 +267,67 @@ func WriteFrame(path string, fr *Frame, o *WriteOptions) error {
 	}
 	meta := &Meta{NumRows: fr.Rows, NumCols: uint64(len(cols)), NumNonZeros: -1, Schema: make([]SchemaColumn, len(cols))}
 	for i := range cols {
+		if err := storable(path, types[i], opts.DocumentLayout, fmt.Sprintf("column %d", i)); err != nil {
+			return err
+		}
 		meta.Schema[i] = SchemaColumn{Label: labels[i], ValueType: types[i].String()}
 	}
 	return writeFiles(path, meta, opts, func(w io.Writer) error {
-		return encodeFrame(w, fr.Rows, labels, types, cols)
+		if !opts.DocumentLayout {
+			return encodeFrame(w, fr.Rows, labels, types, cols)
+		}
+		hdr, _ := frameHeader(fr.Rows, labels, types, true)
+		if _, err := w.Write(hdr); err != nil {
+			return err
+		}
+		for r := uint64(0); r < fr.Rows; r += maxU32 {
+			if err := frameColumnBlocks(w, r, int(min(maxU32, fr.Rows-r)), types, cols, int(r)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+}
+
+// frameColumnBlocks writes rows [at, at+k) of each column (host-order
+// values in cols) as the format document's dense blocks, one per column,
+// at row first of the frame.
+func frameColumnBlocks(w io.Writer, first uint64, k int, types []ValueType, cols [][]byte, at int) error {
+	var hdr []byte
+	for c, t := range types {
+		hdr = binary.LittleEndian.AppendUint64(hdr[:0], first)
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(c))
+		hdr = binary.LittleEndian.AppendUint32(hdr, uint32(k))
+		hdr = binary.LittleEndian.AppendUint32(hdr, 1)
+		hdr = append(hdr, byte(BodyDense), documentCode(t))
+		if _, err := w.Write(hdr); err != nil {
+			return err
+		}
+		s := t.Size()
+		if err := writeHostAsLE(w, cols[c][at*s:(at+k)*s], s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeHostAsLE writes host-order values of size bytes as little endian.
+func writeHostAsLE(w io.Writer, b []byte, size int) error {
+	if littleEndianHost || size == 1 {
+		_, err := w.Write(b)
+		return err
+	}
+	buf := make([]byte, 0, 1<<16)
+	for len(b) > 0 {
+		n := min(len(b), cap(buf)/size*size)
+		buf = append(buf[:0], b[:n]...)
+		layout.SwapBytes(buf, size)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
 }
 
 func checkFrame(path string, fr *Frame, o *WriteOptions) ([]string, []ValueType, [][]byte, error) {
@@ -234,7 +344,6 @@ func checkFrame(path string, fr *Frame, o *WriteOptions) ([]string, []ValueType,
 	}
 	types := make([]ValueType, n)
 	cols := make([][]byte, n)
-	seen := make(map[string]int, n)
 	for i, c := range fr.Columns {
 		vt, length, b, ok := columnBytes(c)
 		if !ok {
@@ -246,40 +355,58 @@ func checkFrame(path string, fr *Frame, o *WriteOptions) ([]string, []ValueType,
 		if uint64(length) != fr.Rows {
 			return nil, nil, nil, argErr(path, "column %d has %d values for %d rows", i, length, fr.Rows)
 		}
-		l := labels[i]
-		if !utf8.ValidString(l) {
-			return nil, nil, nil, argErr(path, "label %d %q is not valid UTF-8", i, l)
-		}
-		if len(l) > 65535 {
-			return nil, nil, nil, argErr(path, "label %d is %d bytes; the format stores lengths as u16", i, len(l))
-		}
-		if len(l) > maxSafeLabel && !o.AllowLongLabels {
-			return nil, nil, nil, argErr(path, "label %d is %d bytes; DAPHNE's reader overwrites its heap with labels over %d bytes (WriteOptions.AllowLongLabels)", i, len(l), maxSafeLabel)
-		}
-		if j, dup := seen[l]; dup {
-			return nil, nil, nil, argErr(path, "label %q of column %d repeats column %d", l, i, j)
-		}
-		seen[l] = i
 		types[i], cols[i] = vt, b
+	}
+	if err := checkLabels(path, labels, o.AllowLongLabels); err != nil {
+		return nil, nil, nil, err
 	}
 	return labels, types, cols, nil
 }
 
-func encodeFrame(w io.Writer, rows uint64, labels []string, types []ValueType, cols [][]byte) error {
+// checkLabels checks frame labels as DAPHNE and the .meta need them:
+// valid UTF-8, unique, at most 65535 bytes (32 unless long is set).
+func checkLabels(path string, labels []string, long bool) error {
+	for i, l := range labels {
+		if !utf8.ValidString(l) {
+			return argErr(path, "label %d %q is not valid UTF-8", i, l)
+		}
+		if len(l) > 65535 {
+			return argErr(path, "label %d is %d bytes; the format stores lengths as u16", i, len(l))
+		}
+		if len(l) > maxSafeLabel && !long {
+			return argErr(path, "label %d %q is %d bytes; DAPHNE's reader overwrites its heap with labels over %d bytes (WriteOptions.AllowLongLabels)", i, l, len(l), maxSafeLabel)
+		}
+	}
+	if i, j, dup := firstDuplicate(len(labels), func(i int) string { return labels[i] }); dup {
+		return argErr(path, "label %q of column %d repeats column %d", labels[i], i, j)
+	}
+	return nil
+}
+
+// frameHeader returns a frame file's bytes up to its first value, and the
+// size of a row.
+func frameHeader(rows uint64, labels []string, types []ValueType, doc bool) ([]byte, int) {
 	hdr := make([]byte, headerSize, headerSize+len(types)*4+16)
 	hdr[0], hdr[1] = 1, byte(KindFrame)
 	binary.LittleEndian.PutUint64(hdr[2:], rows)
 	binary.LittleEndian.PutUint64(hdr[10:], uint64(len(types)))
 	rowSize := 0
 	for _, t := range types {
-		hdr = append(hdr, byte(t))
+		hdr = append(hdr, typeCode(t, doc))
 		rowSize += t.Size()
 	}
 	for _, l := range labels {
 		hdr = binary.LittleEndian.AppendUint16(hdr, uint16(len(l)))
 		hdr = append(hdr, l...)
 	}
-	hdr = append(hdr, make([]byte, bodySize)...)
+	if doc {
+		return hdr, rowSize // blocks follow, each with its (rx, cx)
+	}
+	return append(hdr, make([]byte, bodySize)...), rowSize
+}
+
+func encodeFrame(w io.Writer, rows uint64, labels []string, types []ValueType, cols [][]byte) error {
+	hdr, rowSize := frameHeader(rows, labels, types, false)
 	if _, err := w.Write(hdr); err != nil {
 		return err
 	}
@@ -324,9 +451,13 @@ func scatter(dst, col []byte, at, rows, rowSize, off, size int) {
 }
 
 // writeFiles writes the data file and its .meta to temporaries beside
-// path, then renames them into place, data first. Nothing at path changes
-// unless every byte was written and synced. The two renames are two steps:
-// a crash between them leaves the new data file beside the old .meta.
+// path, synced, then renames them into place, data first. Nothing at path
+// changes unless every byte was written and synced; a replaced file keeps
+// its permission bits. If the .meta cannot be put in place after the data
+// file was, the old data file is put back, so that a failed write leaves
+// both files as they were. A crash between the two renames can still
+// leave the new data file beside the old .meta (a strict Open reports it
+// when they disagree).
 func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) error) error {
 	var metaBytes []byte
 	if !o.NoMeta {
@@ -341,7 +472,7 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 	}
 	defer dataFile.Abort()
 	if o.NoMeta {
-		return dataFile.Commit()
+		return commit(dataFile)
 	}
 	metaFile, err := writeTemp(path+".meta", o.Perm, func(w io.Writer) error {
 		_, err := w.Write(metaBytes)
@@ -351,10 +482,72 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 		return err
 	}
 	defer metaFile.Abort()
-	if err := dataFile.Commit(); err != nil {
+	// Both temporaries are synced (writeTemp), so that a commit fails
+	// only in its rename. Two renames, made undoable by a hard link to the
+	// old data file.
+	backup, existed := keepOld(path)
+	if err := commit(dataFile); err != nil {
+		dropOld(backup)
 		return err
 	}
-	return metaFile.Commit()
+	if err := commit(metaFile); err != nil {
+		restoreOld(path, backup, existed)
+		return err
+	}
+	dropOld(backup)
+	return nil
+}
+
+// commitHook, when set (by tests), runs before each commit with the path
+// it will replace; an error fails that commit.
+var commitHook func(target string) error
+
+func commit(f *atomicfile.File) error {
+	if commitHook != nil {
+		if err := commitHook(f.Target()); err != nil {
+			return err
+		}
+	}
+	return f.Commit()
+}
+
+// keepOld links the file at path to a new name beside it, so that it can
+// be put back, and reports whether there was a file at path. backup is ""
+// when there was none, or when the file system cannot link (the write
+// then cannot be undone after its first rename).
+func keepOld(path string) (backup string, existed bool) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	dir, base := filepath.Split(path)
+	for try := 0; try < 100; try++ {
+		name := filepath.Join(dir, "."+base+".old"+strconv.FormatInt(time.Now().UnixNano()+int64(try), 36))
+		err := os.Link(path, name)
+		if err == nil {
+			return name, true
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return "", true
+}
+
+// restoreOld puts the old data file back at path, or removes the new one
+// when there was none.
+func restoreOld(path, backup string, existed bool) {
+	switch {
+	case !existed:
+		os.Remove(path)
+	case backup != "":
+		os.Rename(backup, path)
+	}
+}
+
+func dropOld(backup string) {
+	if backup != "" {
+		os.Remove(backup)
+	}
 }
 
 // writeTemp writes a temporary file that will replace path, not yet
@@ -367,6 +560,9 @@ func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (*atom
 	bw := bufio.NewWriterSize(t, 1<<20)
 	if err = data(bw); err == nil {
 		err = bw.Flush()
+	}
+	if err == nil {
+		err = t.Sync()
 	}
 	if err != nil {
 		t.Abort()

@@ -64,7 +64,7 @@ func writeBenchFile(b *testing.B, size int64) (string, *Format) {
 // against copy() of the same mapped bytes. Throughput is file bytes.
 func BenchmarkDecodeFixed(b *testing.B) {
 	path, f := writeBenchFile(b, benchSize(b))
-	m, err := OpenMapped(path, f, ReadOptions{})
+	m, err := Open(path, &Options{Format: f, Lenient: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func BenchmarkDecodeFixed(b *testing.B) {
 	b.Run("Decode", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if _, err := Decode(data, f, ReadOptions{}); err != nil {
+			if _, err := Decode(data, &Options{Format: f, Lenient: true}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -97,7 +97,7 @@ func BenchmarkDecodeFixed(b *testing.B) {
 	b.Run("DecodeStrict", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if _, err := Decode(data, f, ReadOptions{Strict: true}); err != nil {
+			if _, err := Decode(data, &Options{Format: f}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -109,7 +109,7 @@ func BenchmarkDecodeFixed(b *testing.B) {
 // strided column touches every cache line of the file.
 func BenchmarkStridedColumn(b *testing.B) {
 	path, f := writeBenchFile(b, benchSize(b))
-	m, err := OpenMapped(path, f, ReadOptions{})
+	m, err := Open(path, &Options{Format: f, Lenient: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,21 +130,27 @@ func BenchmarkStridedColumn(b *testing.B) {
 		dst := make([]int64, m.Len())
 		b.SetBytes(size)
 		for b.Loop() {
-			ids.Copy(dst)
+			if _, err := ids.Copy(dst); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("Copy/double", func(b *testing.B) {
 		dst := make([]float64, m.Len())
 		b.SetBytes(size)
 		for b.Loop() {
-			xs.Copy(dst)
+			if _, err := xs.Copy(dst); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("Copy/int32null", func(b *testing.B) {
 		dst := make([]int32, m.Len())
 		b.SetBytes(size)
 		for b.Loop() {
-			ks.Copy(dst)
+			if _, err := ks.Copy(dst); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("At/int64", func(b *testing.B) {
@@ -183,7 +189,7 @@ func BenchmarkReader(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		row := make(Row, len(f.Attrs))
 		for b.Loop() {
-			r := NewReader(bytes.NewReader(data), f, ReadOptions{})
+			r := NewDecoder(bytes.NewReader(data), &Options{Format: f, Lenient: true})
 			var sum int64
 			for r.Read(row) == nil {
 				sum += row[0].Int64()
@@ -198,7 +204,7 @@ func BenchmarkReader(b *testing.B) {
 func BenchmarkEncodeFixed(b *testing.B) {
 	size := min(benchSize(b), 256<<20)
 	path, f := writeBenchFile(b, size)
-	t, err := DecodeFile(path, f, ReadOptions{})
+	t, err := DecodeFile(path, &Options{Format: f, Lenient: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,21 +4,47 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// ReadOptions configures reading. The zero value reads as SciDB's load()
-// does: leniently, refusing only input it cannot make sense of.
-type ReadOptions struct {
-	// Strict also rejects what load() accepts but save() never writes:
-	// null prefixes 0x80–0xFE, bool bytes other than 00/01, strings with
-	// length 0, without a final NUL or with an embedded NUL, string(N)
-	// values without a NUL, and null variable-size values with a payload.
+// Options configures Open, OpenFile, NewReader, NewDecoder, Decode and
+// DecodeFile. A nil *Options has no Format, which every reader needs.
+type Options struct {
+	// Options are the mapping's options (advice, populate, lock, wait).
+	// Create and Truncate are refused: SciDB files are written by
+	// EncodeFile and the encoders, never by mapping an empty file.
+	mmapfile.Options
+	// Format describes the cells (SciDB files have no header); required.
+	Format *Format
+	// Lenient reads what SciDB's load() accepts but save() never writes:
+	// null prefixes 0x80–0xFE (as present), bool bytes other than 00/01
+	// (as true), strings with length 0, without a final NUL or with an
+	// embedded NUL, string(N) values without a NUL, and null
+	// variable-size values with a payload. By default they are errors.
 	// Payload bytes of null fixed-size values are never checked.
-	Strict bool
+	Lenient bool
 	// NoOpaqueCheck reads input that starts like an opaque backup file
 	// (which is refused with ErrOpaque by default) as template data.
 	NoOpaqueCheck bool
 }
+
+// format returns o's Format, prepared, or an error wrapping ErrNoFormat
+// that names the file.
+func (o *Options) format(file string) (*Format, error) {
+	if o == nil || o.Format == nil {
+		return nil, fileError(file, -1, ErrNoFormat, "%v", ErrNoFormat)
+	}
+	f, err := o.Format.prepare()
+	if err != nil {
+		return nil, fileError(file, -1, err, "%v", err)
+	}
+	return f, nil
+}
+
+func (o *Options) strict() bool { return o == nil || !o.Lenient }
+
+func (o *Options) opaqueCheck() bool { return o == nil || !o.NoOpaqueCheck }
 
 // span locates one entry of one cell in the input.
 type span struct {
@@ -36,7 +62,7 @@ func (f *Format) scanCell(data []byte, pos int, cell int64, base int64, strict b
 		sp := span{prefix: -1}
 		if c.Nullable {
 			if pos >= len(data) {
-				return 0, f.dataError(cell, i, base+int64(pos), ErrTruncated, "input ends before the null prefix")
+				return 0, f.dataError(cell, i, base+int64(pos), mmapfile.ErrTruncated, "input ends before the null prefix")
 			}
 			p := int8(data[pos])
 			if c.Type != TypeSkip {
@@ -50,12 +76,12 @@ func (f *Format) scanCell(data []byte, pos int, cell int64, base int64, strict b
 		}
 		if vs := c.valueSize(); vs > 0 {
 			if left := len(data) - pos; left < vs {
-				return 0, f.dataError(cell, i, base+int64(pos), ErrTruncated, fmt.Sprintf("%d-byte value, input ends after %d", vs, left))
+				return 0, f.dataError(cell, i, base+int64(pos), mmapfile.ErrTruncated, fmt.Sprintf("%d-byte value, input ends after %d", vs, left))
 			}
 			sp.start, sp.end = pos, pos+vs
 		} else {
 			if left := len(data) - pos; left < 4 {
-				return 0, f.dataError(cell, i, base+int64(pos), ErrTruncated, fmt.Sprintf("4-byte length, input ends after %d", left))
+				return 0, f.dataError(cell, i, base+int64(pos), mmapfile.ErrTruncated, fmt.Sprintf("4-byte length, input ends after %d", left))
 			}
 			l := uint64(le32(data[pos:]))
 			pos += 4

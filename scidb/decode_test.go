@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestFlatArrayDecode(t *testing.T) {
 	require.Len(t, flatArray, 35)
 	f := mustFormat(t, flatFormat)
 	for _, strict := range []bool{false, true} {
-		tb, err := Decode(flatArray, f, ReadOptions{Strict: strict})
+		tb, err := Decode(flatArray, &Options{Format: f, Lenient: !strict})
 		require.NoError(t, err)
 		require.Equal(t, 2, tb.Len)
 		require.Len(t, tb.Cols, 4)
@@ -64,7 +65,7 @@ func TestFlatArrayDecode(t *testing.T) {
 
 func TestFlatArrayStream(t *testing.T) {
 	f := mustFormat(t, flatFormat)
-	r := NewReader(bytes.NewReader(flatArray), f, ReadOptions{Strict: true})
+	r := NewDecoder(bytes.NewReader(flatArray), &Options{Format: f})
 	row := make(Row, 4)
 	require.NoError(t, r.Read(row))
 	assert.Equal(t, int8(1), row[0].Int8())
@@ -85,7 +86,7 @@ func TestFlatArrayStream(t *testing.T) {
 	assert.Equal(t, io.EOF, r.Read(row))
 
 	var out bytes.Buffer
-	w := NewWriter(&out, f)
+	w := NewEncoder(&out, f)
 	require.NoError(t, w.Write(Row{Int8Value(1), NullValue(0), StringValue("Hello"), StringValue("W")}))
 	require.NoError(t, w.Write(Row{Int8Value(-2), Int16Value(258), NullValue(7), StringValue("")}))
 	require.NoError(t, w.Flush())
@@ -97,8 +98,8 @@ func TestFlatArrayTruncated(t *testing.T) {
 	f := mustFormat(t, flatFormat)
 	for n := 0; n <= len(flatArray); n++ {
 		data := flatArray[:n]
-		tb, err := Decode(data, f, ReadOptions{})
-		_, serr := readAll(data, f, ReadOptions{})
+		tb, err := Decode(data, &Options{Format: f, Lenient: true})
+		_, serr := readAll(data, &Options{Format: f, Lenient: true})
 		switch n {
 		case 0, 21, 35:
 			require.NoError(t, err, "t=%d", n)
@@ -106,14 +107,14 @@ func TestFlatArrayTruncated(t *testing.T) {
 			assert.Equal(t, map[int]int{0: 0, 21: 1, 35: 2}[n], tb.Len)
 		default:
 			for _, e := range []error{err, serr} {
-				var de *DataError
+				var de *FormatError
 				require.True(t, errors.As(e, &de), "t=%d: %v", n, e)
 				want := int64(0)
 				if n > 21 {
 					want = 1
 				}
 				assert.Equal(t, want, de.Cell, "t=%d", n)
-				assert.True(t, errors.Is(e, ErrTruncated) || errors.Is(e, ErrLength), "t=%d: %v", n, e)
+				assert.True(t, errors.Is(e, mmapfile.ErrTruncated) || errors.Is(e, ErrLength), "t=%d: %v", n, e)
 				assert.LessOrEqual(t, de.Offset, int64(n))
 			}
 		}
@@ -122,7 +123,7 @@ func TestFlatArrayTruncated(t *testing.T) {
 
 func TestFlatArraySkips(t *testing.T) {
 	f := mustFormat(t, "(int8, skip(2) null, skip null, string)")
-	tb, err := Decode(flatArray, f, ReadOptions{Strict: true})
+	tb, err := Decode(flatArray, &Options{Format: f})
 	require.NoError(t, err)
 	require.Len(t, tb.Cols, 2)
 	assert.Equal(t, []int8{1, -2}, tb.Cols[0].Data)
@@ -135,11 +136,11 @@ func TestFlatArraySkips(t *testing.T) {
 }
 
 // readAll reads data with a Reader and returns one Row copy per cell.
-func readAll(data []byte, f *Format, o ReadOptions) ([]Row, error) {
-	r := NewReader(bytes.NewReader(data), f, o)
+func readAll(data []byte, o *Options) ([]Row, error) {
+	r := NewDecoder(bytes.NewReader(data), o)
 	var rows []Row
 	for {
-		row := make(Row, len(f.Attrs))
+		row := make(Row, len(o.Format.Attrs))
 		err := r.Read(row)
 		if err == io.EOF {
 			return rows, nil
@@ -157,7 +158,7 @@ func readAll(data []byte, f *Format, o ReadOptions) ([]Row, error) {
 }
 
 // TestCases runs spec §7's table of cases through Decode, the streaming
-// Reader and (for fixed formats) OpenMapped.
+// Decoder.
 func TestCases(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -207,7 +208,7 @@ func TestCases(t *testing.T) {
 			data: "80 0080 00000080 0000000000000080 ff ffff ffffffff ffffffffffffffff 41",
 			want: []any{int8(-128), int16(-32768), int32(-2147483648), int64(-9223372036854775808), uint8(255), uint16(65535), uint32(4294967295), uint64(18446744073709551615), byte('A')}},
 		{name: "truncated", format: "(int64, string)", data: "0100000000000000 05000000 61", err: ErrLength, cell: 0, attr: 1, off: 12},
-		{name: "stride", format: "(int8, int16 null, char)", data: "01 ff0200 41 02 ff0300 42 03 ff", err: ErrTruncated, cell: 2, attr: 1, off: 12},
+		{name: "stride", format: "(int8, int16 null, char)", data: "01 ff0200 41 02 ff0300 42 03 ff", err: mmapfile.ErrTruncated, cell: 2, attr: 1, off: 12},
 		{name: "empty file", format: "(int64, string null)", data: "", want: nil},
 	}
 	for _, c := range cases {
@@ -215,17 +216,17 @@ func TestCases(t *testing.T) {
 			f := mustFormat(t, c.format)
 			data := hx(c.data)
 			for _, strict := range []bool{false, true} {
-				o := ReadOptions{Strict: strict}
+				o := &Options{Format: f, Lenient: !strict}
 				wantErr := c.err
 				if strict && c.strictErr != nil {
 					wantErr = c.strictErr
 				}
-				tb, err := Decode(data, f, o)
-				rows, serr := readAll(data, f, o)
+				tb, err := Decode(data, o)
+				rows, serr := readAll(data, o)
 				if wantErr != nil {
 					for _, e := range []error{err, serr} {
 						require.ErrorIs(t, e, wantErr, "strict=%v", strict)
-						var de *DataError
+						var de *FormatError
 						require.ErrorAs(t, e, &de)
 						if c.err != nil && wantErr == c.err {
 							assert.Equal(t, c.cell, de.Cell)
@@ -280,7 +281,7 @@ func TestCases(t *testing.T) {
 				require.NoError(t, Encode(&out, tb))
 				assert.Equal(t, want, out.Bytes())
 				out.Reset()
-				w := NewWriter(&out, f)
+				w := NewEncoder(&out, f)
 				require.NoError(t, w.Write(rows[0]))
 				require.NoError(t, w.Flush())
 				assert.Equal(t, want, out.Bytes())
@@ -386,10 +387,10 @@ func TestWriterErrors(t *testing.T) {
 		t.Run(c.format, func(t *testing.T) {
 			f := mustFormat(t, c.format)
 			var out bytes.Buffer
-			w := NewWriter(&out, f)
+			w := NewEncoder(&out, f)
 			err := w.Write(c.row)
 			require.ErrorIs(t, err, c.kind)
-			var de *DataError
+			var de *FormatError
 			require.ErrorAs(t, err, &de)
 			assert.Equal(t, c.attr, de.Attr)
 			assert.Equal(t, int64(-1), de.Offset)
@@ -399,26 +400,26 @@ func TestWriterErrors(t *testing.T) {
 	}
 	f := mustFormat(t, "(string(9))")
 	var out bytes.Buffer
-	w := NewWriter(&out, f)
+	w := NewEncoder(&out, f)
 	require.NoError(t, w.Write(Row{StringValue("abcdefgh")}))
 	require.NoError(t, w.Flush())
 	assert.Equal(t, hx("6162636465666768 00"), out.Bytes())
 
 	f = mustFormat(t, "(int64, string null)")
-	assert.NoError(t, NewWriter(io.Discard, f).Write(Row{Int64Value(1), NullValue(0)}))
-	assert.Error(t, NewWriter(io.Discard, f).Write(Row{Int64Value(1), NullValue(3), StringValue("")}))
-	de := (&DataError{Cell: 3, Attr: 1, Column: 2, Name: "b: string null", Offset: -1, Err: ErrNull, Msg: "null value for an entry without null"})
+	assert.NoError(t, NewEncoder(io.Discard, f).Write(Row{Int64Value(1), NullValue(0)}))
+	assert.Error(t, NewEncoder(io.Discard, f).Write(Row{Int64Value(1), NullValue(3), StringValue("")}))
+	de := (&FormatError{Cell: 3, Attr: 1, Column: 2, Name: "b: string null", Offset: -1, Err: ErrNull, Msg: "null value for an entry without null"})
 	assert.Equal(t, "scidb: row 3, attribute 1 (b: string null): null value for an entry without null", de.Error())
 }
 
 func TestDataErrorMessage(t *testing.T) {
 	f := mustFormat(t, "(int8, int16 null, string null)")
 	require.NoError(t, f.SetNames("a", "b", "c"))
-	_, err := Decode(hx("01 ff0100 ff 0c000000 48656c6c6f20776f726c6400 02 ff0200 00 ffffffff 0102030405"), f, ReadOptions{})
-	assert.EqualError(t, err, "scidb: cell 1, attribute 2 (c: string null), offset 30: length 4294967295 exceeds the 5 bytes left")
+	_, err := Decode(hx("01 ff0100 ff 0c000000 48656c6c6f20776f726c6400 02 ff0200 00 ffffffff 0102030405"), &Options{Format: f, Lenient: true})
+	assert.EqualError(t, err, "scidb: offset 30: cell 1, attribute 2 (c: string null): length 4294967295 exceeds the 5 bytes left")
 	f = mustFormat(t, "(int8, skip null)")
-	_, err = Decode(hx("01 00 0500"), f, ReadOptions{})
-	assert.EqualError(t, err, "scidb: cell 0, entry 1 (skip null), offset 2: 4-byte length, input ends after 2")
+	_, err = Decode(hx("01 00 0500"), &Options{Format: f, Lenient: true})
+	assert.EqualError(t, err, "scidb: offset 2: cell 0, entry 1 (skip null): 4-byte length, input ends after 2")
 }
 
 func TestTimes(t *testing.T) {

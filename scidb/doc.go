@@ -9,35 +9,49 @@
 // their terminating NUL, counted in the length word.
 //
 // ParseFormat follows SciDB's template parser exactly, including its error
-// positions. Decode and DecodeFile read a whole file into typed columns;
-// NewReader and NewWriter stream cells; OpenMapped maps a file of
-// fixed-size cells for O(1) access to any cell and strided access to any
-// attribute (ColumnOf) without decoding the file. Reading is as lenient as
-// load() by default (ReadOptions.Strict tightens it); writing produces
-// exactly what save() writes. Files in SciDB's opaque backup format are
-// recognised and refused with ErrOpaque.
+// positions. Open maps a file of any format, checks every cell once and
+// then reaches any cell without decoding the file: in O(1) for fixed-size
+// cells, whose attributes can also be read in place as strided columns
+// (ColumnOf), and through a mark every few hundred cells otherwise. Decode
+// and DecodeFile read a whole file into typed columns; NewDecoder and
+// NewEncoder stream cells; writing produces exactly what save() writes.
+// Files in SciDB's opaque backup format are recognised and refused with
+// ErrOpaque.
+//
+//	f, err := scidb.ParseFormat("(int64, double null)")
+//	file, err := scidb.Open("cells.scidb", &scidb.Options{Format: f})
+//	xs, err := scidb.ColumnOf[float64](file, 1)
+//	n, err := xs.Copy(dst) // nulls are zeros; xs.Nulls says where
+//
+// The package registers the format "scidb" (extension .scidb; files are
+// never recognised from their bytes: the parameter "scidb-format" gives
+// the format string and says the file is SciDB's) with package format: a
+// *File is a format.File and a format.TableScanner whose records are the
+// attributes, and Write writes any table as SciDB cells.
 //
 // # What is unsafe
 //
-// A Mapped file's Cell, Bytes and View slices, and the Raw bytes of values
-// it reads, alias the mapping: they must not be used after Close, where any
-// access crashes the process. Writing through them when the file was opened
-// read-only crashes too (the pages are read-only); use Set, which writes
-// through a checked path on a read-write mapping. If another process
-// truncates the file while it is mapped, reading the lost pages through
-// these slices (or with Strided.At and Strided.Copy) raises SIGBUS and kills
-// the process; DecodeFile, Validate and Strided.CopyFrom guard their reads
-// and return an error instead.
+// A File's Cell, Bytes and View slices alias the mapping: they must not be
+// used after Close, where any access crashes the process. Writing through
+// them when the file was opened read-only crashes too (the pages are
+// read-only); use Set or SetValue, which write through a checked path on a
+// read-write mapping. If another process truncates the file while it is
+// mapped, reading the lost pages through these slices, or with Strided.At
+// (which reads the mapping as a view does), raises SIGBUS and kills the
+// process; every call that copies (Read, Copy, CopyFrom, Nulls,
+// DecodeInto, Validate, ReadArray, ScanTable, DecodeFile) guards its reads
+// and returns an error wrapping mmapfile.ErrFault instead. Values that
+// Read returns are copies.
 //
-// Values read by a Reader alias its buffer and are valid until the next
+// Values read by a Decoder alias its buffer and are valid until the next
 // Read.
 //
-// # Defaults
+// # Strict and lenient reading
 //
-// Reading is lenient by default, as SciDB's load() is: prefix bytes
-// 0x80–0xFE read as present, bool bytes other than 00/01 as true, strings
-// without their NUL as the bytes there are, and the payloads of null
-// values are skipped unread. Set ReadOptions.Strict to accept only what
-// save() writes. Errors in files opened by path (DecodeFile, OpenMapped)
-// name the file; the streaming Reader does not know one.
+// Reading accepts by default only what save() writes. Options.Lenient
+// reads as SciDB's load() does: prefix bytes 0x80–0xFE as present, bool
+// bytes other than 00/01 as true, strings without their NUL as the bytes
+// there are. The payloads of null values are never read. Errors name the
+// file (a Decoder's, when its reader has a Name method, as *os.File does),
+// the byte offset, the cell and the attribute.
 package scidb

@@ -2,15 +2,18 @@ package scidb
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
 
-// Data error kinds, for errors.Is on a *DataError.
+// Data error kinds, for errors.Is on a *FormatError. Conditions every
+// format shares are mmapfile's sentinels, wrapped: input that ends inside
+// a cell (a prefix, length word or fixed-size value cut short) is
+// mmapfile.ErrTruncated, a Go type that is not an attribute's
+// mmapfile.ErrTypeMismatch, a closed file mmapfile.ErrClosed, a fault
+// in the mapping mmapfile.ErrFault.
 var (
-	// ErrTruncated: the input ends inside a cell (a prefix, length word or
-	// fixed-size value is cut short).
-	ErrTruncated = errors.New("input ends inside a cell")
 	// ErrLength: a length word exceeds the bytes left (reading) or a value
 	// is longer than 2³²−1 bytes (writing).
 	ErrLength = errors.New("length exceeds the input")
@@ -31,56 +34,65 @@ var (
 	// ErrWidth: a value that does not fit its entry: longer than N for
 	// string(N)/binary(N), or a fixed-size value of the wrong byte size.
 	ErrWidth = errors.New("value does not fit the entry")
-	// ErrNotFixed: OpenMapped on a format with variable-size entries.
+	// ErrNotFixed: an operation that needs fixed-size cells (strided
+	// columns, in-place changes, views) on a format with variable-size
+	// entries.
 	ErrNotFixed = errors.New("format has variable-size entries")
-	// ErrType: a Go type that does not match the attribute's SciDB type.
-	ErrType = errors.New("Go type does not match the attribute type")
+	// ErrNoFormat: Options.Format is missing; SciDB files carry no
+	// description of their cells.
+	ErrNoFormat = errors.New("no format string: SciDB files need one (Options.Format)")
 )
 
-// DataError reports bad input (or a bad value to write) at one cell and
-// entry. Offsets are SciDB's: the start of the failing read (the prefix,
-// the length word or the data).
-type DataError struct {
-	File   string // file name, when the input was a named file
-	Cell   int64  // 0-based cell (SciDB's line − 1); the row for writers
-	Attr   int    // 0-based attribute; -1 for a skip entry
-	Column int    // 0-based entry index in the format (skips counted)
-	Name   string // attribute name and entry, e.g. "c: string null"
+// FormatError reports bad input (or a bad value to write): which file,
+// which byte offset, which cell and entry, and what is wrong. Offsets are
+// SciDB's: the start of the failing read (the prefix, the length word or
+// the data). Error reads "scidb: FILE: offset N: cell C, attribute A
+// (NAME): MSG"; writers' errors, which have no offset, "scidb: FILE: row
+// R, attribute A (NAME): MSG".
+type FormatError struct {
+	File   string // file name; "" when the input was not a named file
 	Offset int64  // byte offset of the failing read; -1 for writers
-	Err    error  // one of the Err… kinds
 	Msg    string // details, e.g. "length 4294967295 exceeds the 5 bytes left"
+	Err    error  // one of the Err… kinds, or an mmapfile sentinel
+	Cell   int64  // 0-based cell (SciDB's line − 1); the row for writers
+	Attr   int    // 0-based attribute; -1 for a skip entry (or none)
+	Column int    // 0-based entry index in the format (skips counted); -1 if none
+	Name   string // attribute name and entry, e.g. "c: string null"
 }
 
-func (e *DataError) Error() string {
+func (e *FormatError) Error() string {
 	var b strings.Builder
 	b.WriteString("scidb: ")
 	if e.File != "" {
 		b.WriteString(e.File)
 		b.WriteString(": ")
 	}
-	if e.Offset < 0 {
-		b.WriteString("row ")
-	} else {
-		b.WriteString("cell ")
-	}
-	b.WriteString(strconv.FormatInt(e.Cell, 10))
-	if e.Attr >= 0 {
-		b.WriteString(", attribute ")
-		b.WriteString(strconv.Itoa(e.Attr))
-	} else {
-		b.WriteString(", entry ")
-		b.WriteString(strconv.Itoa(e.Column))
-	}
-	if e.Name != "" {
-		b.WriteString(" (")
-		b.WriteString(e.Name)
-		b.WriteString(")")
-	}
 	if e.Offset >= 0 {
-		b.WriteString(", offset ")
+		b.WriteString("offset ")
 		b.WriteString(strconv.FormatInt(e.Offset, 10))
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
+	if e.Column >= 0 || e.Attr >= 0 {
+		if e.Offset >= 0 {
+			b.WriteString("cell ")
+		} else {
+			b.WriteString("row ")
+		}
+		b.WriteString(strconv.FormatInt(e.Cell, 10))
+		if e.Attr >= 0 {
+			b.WriteString(", attribute ")
+			b.WriteString(strconv.Itoa(e.Attr))
+		} else {
+			b.WriteString(", entry ")
+			b.WriteString(strconv.Itoa(e.Column))
+		}
+		if e.Name != "" {
+			b.WriteString(" (")
+			b.WriteString(e.Name)
+			b.WriteString(")")
+		}
+		b.WriteString(": ")
+	}
 	if e.Msg != "" {
 		b.WriteString(e.Msg)
 	} else if e.Err != nil {
@@ -90,16 +102,21 @@ func (e *DataError) Error() string {
 }
 
 // Unwrap returns Err.
-func (e *DataError) Unwrap() error { return e.Err }
+func (e *FormatError) Unwrap() error { return e.Err }
 
-// dataError builds a DataError for entry col of f.
-func (f *Format) dataError(cell int64, col int, off int64, kind error, msg string) *DataError {
+// fileError is a FormatError about a whole file or call, not a cell.
+func fileError(file string, off int64, err error, format string, args ...any) *FormatError {
+	return &FormatError{File: file, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err, Attr: -1, Column: -1}
+}
+
+// dataError builds a FormatError for entry col of f.
+func (f *Format) dataError(cell int64, col int, off int64, kind error, msg string) *FormatError {
 	a := f.attrOf(col)
 	name := f.Columns[col].String()
 	if a >= 0 {
 		name = f.name(a) + ": " + name
 	}
-	return &DataError{Cell: cell, Attr: a, Column: col, Name: name, Offset: off, Err: kind, Msg: msg}
+	return &FormatError{Cell: cell, Attr: a, Column: col, Name: name, Offset: off, Err: kind, Msg: msg}
 }
 
 func bytesLeft(n int64) string {

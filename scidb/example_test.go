@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/scidb"
 )
 
@@ -33,7 +34,7 @@ func ExampleDecode() {
 		0xfe, 0xff, 0x02, 0x01, 0x07, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
 	}
 	f, _ := scidb.ParseFormat("(int8, int16 null, string null, string)")
-	t, err := scidb.Decode(data, f, scidb.ReadOptions{})
+	t, err := scidb.Decode(data, &scidb.Options{Format: f, Lenient: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -47,10 +48,10 @@ func ExampleDecode() {
 	// a3 string [W ] []
 }
 
-func ExampleNewWriter() {
+func ExampleNewEncoder() {
 	f, _ := scidb.ParseFormat("(int64, double null, string)")
 	var buf bytes.Buffer
-	w := scidb.NewWriter(&buf, f)
+	w := scidb.NewEncoder(&buf, f)
 	w.Write(scidb.Row{scidb.Int64Value(1), scidb.Float64Value(0.5), scidb.StringValue("a")})
 	w.Write(scidb.Row{scidb.Int64Value(2), scidb.NullValue(0), scidb.StringValue("")})
 	if err := w.Flush(); err != nil {
@@ -58,7 +59,7 @@ func ExampleNewWriter() {
 	}
 	fmt.Printf("% x\n", buf.Bytes())
 
-	r := scidb.NewReader(&buf, f, scidb.ReadOptions{Strict: true})
+	r := scidb.NewDecoder(&buf, &scidb.Options{Format: f})
 	row := make(scidb.Row, 3)
 	for r.Read(row) != io.EOF {
 		fmt.Printf("%q %q %q\n", row[0].Text(f.Attr(0)), row[1].Text(f.Attr(1)), row[2].Text(f.Attr(2)))
@@ -69,14 +70,14 @@ func ExampleNewWriter() {
 	// "2" "" ""
 }
 
-func ExampleOpenMapped() {
+func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "scidb")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "points.scidb")
 
 	f, _ := scidb.ParseFormat("(int64, double null)")
 	var buf bytes.Buffer
-	w := scidb.NewWriter(&buf, f)
+	w := scidb.NewEncoder(&buf, f)
 	for i := int64(0); i < 4; i++ {
 		v := scidb.Float64Value(float64(i) / 4)
 		if i == 2 {
@@ -87,7 +88,7 @@ func ExampleOpenMapped() {
 	w.Flush()
 	os.WriteFile(path, buf.Bytes(), 0o644)
 
-	m, err := scidb.OpenMapped(path, f, scidb.ReadOptions{Strict: true})
+	m, err := scidb.Open(path, &scidb.Options{Format: f})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -95,7 +96,9 @@ func ExampleOpenMapped() {
 	ids, _ := scidb.ColumnOf[int64](m, 0)
 	xs, _ := scidb.ColumnOf[float64](m, 1)
 	all := make([]float64, m.Len())
-	xs.Copy(all)
+	if _, err := xs.Copy(all); err != nil {
+		log.Fatal(err)
+	}
 	id, _, _ := ids.At(3)
 	_, null, reason := xs.At(2)
 	fmt.Println(m.Len(), id, all, null, reason)
@@ -119,4 +122,46 @@ func ExampleValue_Text() {
 	// "2019-01-01 12:00:00 +02:00"
 	// "0xcafe"
 	// ""
+}
+
+// Read a SciDB file through the format registry: the format string names
+// the format and describes the cells; the table comes in batches, values
+// SciDB prints as text as text, nulls as missing reasons.
+func Example_format() {
+	dir, err := os.MkdirTemp("", "scidb-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "cells.bin")
+	f, err := scidb.ParseFormat("(int64, datetime null)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	enc := scidb.NewEncoder(w, f)
+	enc.Write(scidb.Row{scidb.Int64Value(1), scidb.DatetimeValue(1548942300)})
+	enc.Write(scidb.Row{scidb.Int64Value(2), scidb.NullValue(3)})
+	if err := enc.Flush(); err != nil {
+		log.Fatal(err)
+	}
+	w.Close()
+
+	file, err := format.Open(path, &format.Options{Params: map[string]string{"scidb-format": "(int64, datetime null)", "scidb-names": "id,at"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer file.Close()
+	err = format.ScanTable(file, 1024, func(first int64, cols []format.Column) error {
+		fmt.Println(cols[0].Values, cols[1].Values, cols[1].Reason)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// [1 2] [2019-01-31 13:45:00 ] [-1 3]
 }

@@ -1,319 +1,557 @@
 package scidb
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"strconv"
+	"io"
+	"os"
+	"reflect"
 	"strings"
+	"sync"
 
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
-
-// Type is the type of one format-string entry: a SciDB built-in type, or
-// Skip for padding that is not an attribute.
-type Type uint8
-
-// The types mmapkit reads and writes. The zero value is not a type.
-const (
-	TypeBool Type = iota + 1
-	TypeChar
-	TypeInt8
-	TypeInt16
-	TypeInt32
-	TypeInt64
-	TypeUint8
-	TypeUint16
-	TypeUint32
-	TypeUint64
-	TypeFloat
-	TypeDouble
-	TypeDatetime
-	TypeDatetimeTZ
-	TypeString
-	TypeBinary
-	TypeSkip
-)
-
-var typeInfo = [...]struct {
-	name string
-	size int // bytes of a value; 0 = variable (uint32 length word first)
-}{
-	TypeBool:       {"bool", 1},
-	TypeChar:       {"char", 1},
-	TypeInt8:       {"int8", 1},
-	TypeInt16:      {"int16", 2},
-	TypeInt32:      {"int32", 4},
-	TypeInt64:      {"int64", 8},
-	TypeUint8:      {"uint8", 1},
-	TypeUint16:     {"uint16", 2},
-	TypeUint32:     {"uint32", 4},
-	TypeUint64:     {"uint64", 8},
-	TypeFloat:      {"float", 4},
-	TypeDouble:     {"double", 8},
-	TypeDatetime:   {"datetime", 8},
-	TypeDatetimeTZ: {"datetimetz", 16},
-	TypeString:     {"string", 0},
-	TypeBinary:     {"binary", 0},
-	TypeSkip:       {"skip", 0},
-}
-
-// typeByName is SciDB's type registry lookup: exact, case-sensitive names.
-// "skip" is not here: it is matched case-insensitively before the lookup.
-var typeByName = map[string]Type{}
 
 func init() {
-	for t := TypeBool; t < TypeSkip; t++ {
-		typeByName[typeInfo[t].name] = t
-	}
+	format.Register(format.Format{
+		Name:        "scidb",
+		Description: "SciDB binary load/save files: cells laid out by a format string such as '(int64, double null, string)'",
+		Extensions:  []string{".scidb"},
+		// Never sniffed: the files have no header.
+		Open: func(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
+			so, err := optionsFrom(path, o)
+			if err != nil {
+				return nil, err
+			}
+			return OpenFile(path, mode, so)
+		},
+		Write:  Write,
+		Encode: EncodeSource,
+		Params: []format.Param{
+			{Name: "scidb-format", Implies: true,
+				Usage: "the format string of the file's cells, e.g. '(int64, double null, string)' (SciDB files have no header; giving it says the file is SciDB's)"},
+			{Name: "scidb-names", Usage: "the attributes' names, comma-separated (default a0, a1, …)"},
+			{Name: "out-scidb-format", Write: true,
+				Usage: "the format string to write (default: the input's SciDB types, else one derived from the column types)"},
+		},
+	})
 }
 
-// String returns SciDB's name of the type ("int64", "datetimetz", "skip").
-func (t Type) String() string {
-	if t >= TypeBool && t <= TypeSkip {
-		return typeInfo[t].name
+// optionsFrom maps the format-neutral options (params scidb-format and
+// scidb-names) onto this package's.
+func optionsFrom(path string, o *format.Options) (*Options, error) {
+	spec := o.Param("scidb-format")
+	if spec == "" {
+		return nil, fileError(path, -1, ErrNoFormat, "%v (the scidb-format parameter)", ErrNoFormat)
 	}
-	return "Type(" + strconv.Itoa(int(t)) + ")"
-}
-
-// Size returns the byte size of a value of a fixed-size type, and 0 for
-// string, binary and skip, whose size is given by a width or a length word.
-func (t Type) Size() int {
-	if t >= TypeBool && t <= TypeSkip {
-		return typeInfo[t].size
+	f, err := ParseFormat(spec)
+	if err != nil {
+		return nil, err
 	}
-	return 0
-}
-
-// Column is one entry of a format string.
-type Column struct {
-	Type     Type
-	Width    uint32 // N of string(N), binary(N), skip(N); 0 = none
-	Nullable bool   // the entry ends in "null": a prefix byte precedes the value
-	Pos      int    // byte offset of the entry's name in the format string
-}
-
-// Fixed reports whether the entry occupies the same number of bytes in
-// every cell.
-func (c Column) Fixed() bool { return c.Width > 0 || c.Type.Size() > 0 }
-
-// Size returns the entry's byte size in a cell, prefix included, and true;
-// or 0 and false for a variable-size entry (string, binary, skip, with or
-// without null).
-func (c Column) Size() (int, bool) {
-	n := c.Type.Size()
-	if c.Width > 0 {
-		n = int(c.Width)
-	}
-	if n == 0 {
-		return 0, false
-	}
-	if c.Nullable {
-		n++
-	}
-	return n, true
-}
-
-// valueSize is the size of the value slot after the prefix; 0 if variable.
-func (c Column) valueSize() int {
-	if c.Width > 0 {
-		return int(c.Width)
-	}
-	return c.Type.Size()
-}
-
-// String returns the entry as the canonical format string writes it:
-// "int16 null", "string(10)", "skip(8) null".
-func (c Column) String() string {
-	s := c.Type.String()
-	if c.Width > 0 {
-		s += "(" + strconv.FormatUint(uint64(c.Width), 10) + ")"
-	}
-	if c.Nullable {
-		s += " null"
-	}
-	return s
-}
-
-// Format is a parsed format string: the entries of every cell in order.
-type Format struct {
-	Columns []Column // every entry, skips included
-	Attrs   []int    // indexes into Columns of the non-skip entries, one per attribute
-	Names   []string // attribute names, one per attribute; a0, a1, … by default
-
-	offsets []int // byte offset of each entry in a cell, if every entry is fixed-size
-	stride  int   // cell size, 0 unless every entry is fixed-size
-}
-
-// NewFormat builds a Format from entries, as ParseFormat would from their
-// canonical text. It checks each entry the way the parser does.
-func NewFormat(cols ...Column) (*Format, error) {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		if c.Type < TypeBool || c.Type > TypeSkip {
-			return nil, fmt.Errorf("scidb: entry %d: invalid type %v", i+1, c.Type)
+	if names := o.Param("scidb-names"); names != "" {
+		if err := f.SetNames(strings.Split(names, ",")...); err != nil {
+			return nil, fmt.Errorf("scidb-names: %w", err)
 		}
-		parts[i] = c.String()
 	}
-	return ParseFormat("(" + strings.Join(parts, ", ") + ")")
+	so := &Options{Format: f, Lenient: o.Lenient}
+	so.Options = o.Options
+	return so, nil
 }
 
-// String returns the canonical format string, e.g.
-// "(int8, int16 null, string(10), skip(8) null)". ParseFormat of it gives
-// the same entries.
-func (f *Format) String() string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, c := range f.Columns {
-		if i > 0 {
-			b.WriteString(", ")
+// recordType is the layout type of an attribute's values as records carry
+// it: bool, the integers and floats; Invalid for char, datetime,
+// datetimetz, string and binary, whose values are read as text.
+func recordType(c Column) layout.Type {
+	if c.Width > 0 || c.Type == TypeChar || c.Type == TypeDatetime {
+		return layout.Invalid
+	}
+	lt, _ := LayoutType(c.Type)
+	return lt
+}
+
+// typeName is an entry's type as SciDB names it, without " null".
+func typeName(c Column) string {
+	c.Nullable = false
+	return c.String()
+}
+
+// The methods below make a *File a format.File and a format.TableScanner:
+// each attribute is a column record.
+
+// Format returns "scidb".
+func (m *File) Format() string { return "scidb" }
+
+// Version returns "": SciDB files have no version.
+func (m *File) Version() string { return "" }
+
+// Records lists the attributes as columns: Type the layout type of bool,
+// integer and floating attributes (Invalid for the others, read as text
+// with ScanTable), TypeName the SciDB type ("int64", "string(10)",
+// "datetime"), Nullable for "null" entries, Offset -1 (values are strided
+// through the cells), Size the bytes of the values.
+func (m *File) Records() []format.Record {
+	m.recsOnce.Do(func() {
+		arrays := m.Arrays()
+		m.recs = make([]format.Record, len(arrays))
+		for a := range arrays {
+			c := m.f.Attr(a)
+			arrays[a].Type = recordType(c)
+			m.recs[a] = format.Record{Array: arrays[a], Kind: format.KindColumn, TypeName: typeName(c), Nullable: c.Nullable}
 		}
-		b.WriteString(c.String())
-	}
-	b.WriteByte(')')
-	return b.String()
+	})
+	return m.recs
 }
 
-// Stride returns the size of a cell in bytes and true if every entry is
-// fixed-size (fixed types, (N) forms and skip(N), with or without null).
-func (f *Format) Stride() (int, bool) {
-	off := 0
-	for _, c := range f.Columns {
-		n, ok := c.Size()
-		if !ok || off+n > maxStride {
-			return 0, false
+// formatState is the File's format-neutral state, built on first use.
+type formatState struct {
+	recsOnce sync.Once
+	recs     []format.Record
+}
+
+// ReadArray copies values [first, first+len(dst)/size) of attribute i, in
+// byte order bo, into dst; nulls read as zeros (ScanTable gives them).
+// Only attributes of layout types (bool, integers, floats) can be read so.
+func (m *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	if err := m.use(); err != nil {
+		return err
+	}
+	recs := m.Records()
+	if i < 0 || i >= len(recs) {
+		return fileError(m.path, -1, format.ErrNoRecord, "record %d of %d", i, len(recs))
+	}
+	rec := &recs[i]
+	if !rec.Type.Valid() {
+		return fileError(m.path, -1, errors.ErrUnsupported, "attribute %q is %s: read it as text with ScanTable", rec.Name, rec.TypeName)
+	}
+	size := rec.Type.Size()
+	n := int64(len(dst)) / int64(size)
+	if end, ok := layout.Add(first, n); len(dst)%size != 0 || first < 0 || !ok || end > m.n {
+		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %q: %d bytes from value %d: outside [0, %d) or not whole %s values", rec.Name, len(dst), first, m.n, rec.Type)
+	}
+	ci := m.f.Attrs[i]
+	c := &m.f.Columns[ci]
+	err := m.guard(func() {
+		if m.stride > 0 {
+			off := m.f.offsets[ci]
+			if c.Nullable {
+				off++
+			}
+			base := int(first) * m.stride
+			for k := 0; k < int(n); k++ {
+				p := base + k*m.stride
+				out := dst[k*size : (k+1)*size]
+				if c.Nullable && m.data[p+off-1] < 0x80 {
+					clear(out)
+					continue
+				}
+				copy(out, m.data[p+off:p+off+size])
+			}
+			return
 		}
-		off += n
+		spans := make([]span, len(m.f.Columns))
+		pos, _ := m.cellAt(first, spans)
+		for k := int64(0); k < n; k++ {
+			pos, _ = m.f.scanCell(m.data, pos, first+k, 0, false, spans)
+			out := dst[k*int64(size) : (k+1)*int64(size)]
+			if sp := spans[ci]; sp.prefix >= 0 {
+				clear(out)
+			} else {
+				copy(out, m.data[sp.start:sp.end])
+			}
+		}
+	})
+	if err != nil {
+		return err
 	}
-	return off, off > 0
-}
-
-// Attr returns the entry of attribute i (0-based, skips not counted).
-func (f *Format) Attr(i int) Column { return f.Columns[f.Attrs[i]] }
-
-// NumAttrs returns the number of attributes (non-skip entries).
-func (f *Format) NumAttrs() int { return len(f.Attrs) }
-
-// SetNames replaces the attribute names; there must be one per attribute.
-func (f *Format) SetNames(names ...string) error {
-	if len(names) != len(f.Attrs) {
-		return fmt.Errorf("scidb: %d names for %d attributes of %s", len(names), len(f.Attrs), f)
+	if rec.Type == layout.Bool {
+		normBools(dst)
 	}
-	f.Names = append([]string(nil), names...)
+	mmapfile.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
 	return nil
 }
 
-// name returns the name of attribute a, or a default.
-func (f *Format) name(a int) string {
-	if a >= 0 && a < len(f.Names) {
-		return f.Names[a]
+// ScanTable calls fn with batches of at most batch cells: each attribute's
+// values as []T of its layout type, or []string of the values as SciDB
+// prints them (datetime "2019-01-31 13:45:00", datetimetz with its offset,
+// char and string as their bytes, binary as 0x… hex), and for nullable
+// attributes the missing reason of each null (-1 where present; nulls are
+// zero values and "").
+func (m *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	if err := m.use(); err != nil {
+		return err
 	}
-	return "a" + strconv.Itoa(a)
-}
-
-// attrOf returns the attribute index of entry i, or -1 for a skip.
-func (f *Format) attrOf(col int) int {
-	for a, c := range f.Attrs {
-		if c == col {
-			return a
+	if batch <= 0 {
+		batch = 1 << 16
+	}
+	batch = int(min(int64(batch), max(m.n, 1)))
+	out := make([]format.Column, len(m.f.Attrs))
+	texts := make([][]string, len(m.f.Attrs))
+	var t *Table
+	if m.stride > 0 {
+		var err error
+		if t, err = NewTable(m.f, batch); err != nil {
+			return err
 		}
 	}
-	return -1
-}
-
-// finish computes attribute indexes, default names and, when every entry
-// is fixed-size, the entries' offsets in a cell: the layout planner places
-// each entry (its prefix as a header, its value as the payload) with
-// alignment 1, packed as SciDB writes them.
-func (f *Format) finish() {
-	f.Attrs = f.Attrs[:0]
-	recs := make([]layout.Record, 0, len(f.Columns))
-	fixed := true
-	for i, c := range f.Columns {
-		if c.Type != TypeSkip {
-			f.Attrs = append(f.Attrs, i)
-		}
-		vs := c.valueSize()
-		if vs == 0 {
-			fixed = false
-		}
-		prefix := int64(0)
-		if c.Nullable {
-			prefix = 1
-		}
-		recs = append(recs, layout.Record{Header: prefix, ElemAlign: 1, Payload: int64(vs)})
-	}
-	f.offsets, f.stride = nil, 0
-	if fixed {
-		if pl, err := layout.Plan(0, layout.Policy{Align: 1}, recs); err == nil && pl[len(pl)-1].End <= maxStride {
-			f.offsets = make([]int, len(pl))
-			for i, p := range pl {
-				f.offsets[i] = int(p.Start)
+	spans := make([]span, len(m.f.Columns))
+	pos := 0
+	for first := int64(0); first < m.n; first += int64(batch) {
+		k := int(min(int64(batch), m.n-first))
+		if m.stride > 0 {
+			if _, err := m.DecodeInto(t, first); err != nil {
+				return err
 			}
-			f.stride = int(pl[len(pl)-1].End)
+		} else {
+			var derr error
+			err := m.guard(func() {
+				end := pos
+				for c := 0; c < k; c++ {
+					end, _ = m.f.scanCell(m.data, end, first+int64(c), 0, false, spans)
+				}
+				t, derr = decodeVar(m.data[pos:end], m.f, false, first)
+				pos = end
+			})
+			if err == nil {
+				err = derr
+			}
+			if err != nil {
+				return withFile(err, m.path)
+			}
+		}
+		for a := range out {
+			col := &t.Cols[a]
+			out[a] = format.Column{Values: col.Data, Reason: col.Reason}
+			if recordType(col.Column).Valid() {
+				continue
+			}
+			if cap(texts[a]) < k {
+				texts[a] = make([]string, k)
+			}
+			s := texts[a][:k]
+			for r := range s {
+				s[r] = t.Value(r, a).Text(col.Column)
+			}
+			out[a].Values = s
+		}
+		if err := fn(first, out); err != nil {
+			return err
 		}
 	}
-	f.Names = make([]string, len(f.Attrs))
+	return nil
+}
+
+// SetText changes attribute i of cell idx[0] in place to value: a Futhark
+// literal for bool, integer and floating attributes ("42", "0x1f",
+// "-1.5e3", "inf", "true"), SciDB's text for the others (ParseText), and
+// for a nullable attribute "null", `\N` or "?N" (reason N) for a null. The
+// format must be fixed-size and the file opened read-write.
+func (m *File) SetText(i int, idx []int64, value string) error {
+	if err := m.use(); err != nil {
+		return err
+	}
+	if i < 0 || i >= len(m.f.Attrs) {
+		return fileError(m.path, -1, format.ErrNoRecord, "record %d of %d", i, len(m.f.Attrs))
+	}
+	if len(idx) != 1 {
+		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %q: index %v: an attribute is 1-D, the index is [cell]", m.f.name(i), idx)
+	}
+	c := m.f.Attr(i)
+	v, err := parseCell(c, value)
+	if err != nil {
+		return fileError(m.path, -1, err, "attribute %q: %v", m.f.name(i), err)
+	}
+	return m.SetValue(idx[0], i, v)
+}
+
+// parseCell parses value for entry c: a null's text, a Futhark literal of
+// the layout type, or SciDB's text.
+func parseCell(c Column, value string) (Value, error) {
+	if c.Nullable {
+		if r, ok, err := parseNull(value, c.Type == TypeString); err != nil {
+			return Value{}, err
+		} else if ok {
+			return NullValue(r), nil
+		}
+	}
+	if lt := recordType(c); lt.Valid() {
+		b, err := format.ParseLiteral(lt, value, binary.LittleEndian)
+		if err != nil {
+			return Value{}, err
+		}
+		return copiedValue(b), nil
+	}
+	return ParseText(c, value)
+}
+
+// Write writes the table of src (columns, or equal-length 1-D arrays) to
+// path as SciDB cells, through a temporary file renamed into place (a
+// failed write leaves the file as it was). See EncodeSource for the format
+// string.
+func Write(path string, src format.Source, o *format.Options) error {
+	if err := checkSource(src); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0, func(f *os.File) error {
+		return withFile(EncodeSource(f, src, o), path)
+	})
+}
+
+func checkSource(src format.Source) error {
+	if _, ok := src.(format.TableScanner); ok || format.IsTable(src) {
+		return nil
+	}
+	recs := src.Records()
+	for i := range recs {
+		if len(recs[i].Shape) != 1 {
+			return format.Unrepresentable(&recs[i], "a SciDB file holds 1-D attributes of one length")
+		}
+	}
+	return format.Unrepresentable(&recs[0], "a SciDB file holds attributes of one length")
+}
+
+// EncodeSource writes the table of src as SciDB cells to w, in the format
+// the parameter "out-scidb-format" gives; else, for a SciDB File, its own
+// format; else each column's SciDB type where it has one (a column read
+// from a SciDB file keeps its type), else
+// one derived from its layout type (int64, double, …; text columns are
+// string; a nullable column's entry is nullable). 64-bit integer and
+// floating columns (what a CSV file gives) are narrowed to the entry's
+// type when every value fits. Nulls go to "null" entries with their
+// reasons; a column the format cannot hold is an error naming it.
+func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
+	if err := checkSource(src); err != nil {
+		return err
+	}
+	cols := format.TableColumns(src)
+	spec := o.Param("out-scidb-format")
+	if sf, ok := src.(*File); ok && spec == "" {
+		spec = sf.f.String() // skips included
+	}
+	if spec == "" {
+		parts := make([]string, len(cols))
+		for i := range cols {
+			t, err := entryFor(&cols[i])
+			if err != nil {
+				return err
+			}
+			parts[i] = t
+		}
+		spec = "(" + strings.Join(parts, ", ") + ")"
+	}
+	f, err := ParseFormat(spec)
+	if err != nil {
+		return err
+	}
+	if f.NumAttrs() != len(cols) {
+		return fmt.Errorf("scidb: the format %s has %d attributes, the table %d columns: %w", f, f.NumAttrs(), len(cols), format.ErrNotRepresentable)
+	}
+	names := make([]string, len(cols))
+	conv := make([]converter, len(cols))
+	for a := range cols {
+		names[a] = cols[a].Name
+		if conv[a], err = converterFor(&cols[a], f.Attr(a)); err != nil {
+			return err
+		}
+	}
+	if err := f.SetNames(names...); err != nil {
+		return err
+	}
+	enc := NewEncoder(w, f)
+	if m, ok := src.(*File); ok && sameValues(m.f, f) {
+		// Cell by cell, the stored bytes: exact whatever the values.
+		if err := m.encodeTo(enc); err != nil {
+			return err
+		}
+		return enc.Flush()
+	}
+	row := make(Row, len(cols))
+	err = format.ScanTable(src, 4096, func(first int64, cs []format.Column) error {
+		n := reflect.ValueOf(cs[0].Values).Len()
+		for k := 0; k < n; k++ {
+			for a := range row {
+				c := &cs[a]
+				if c.Reason != nil && c.Reason[k] >= 0 {
+					row[a] = NullValue(c.Reason[k])
+					continue
+				}
+				v, err := conv[a](c.Values, k)
+				if err != nil {
+					return fmt.Errorf("scidb: column %q, row %d: %w", names[a], first+int64(k), err)
+				}
+				row[a] = v
+			}
+			if err := enc.Write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return enc.Flush()
+}
+
+// sameValues reports whether every attribute of g holds the values of f's
+// as they are stored: the same type and width, nullable if f's is.
+func sameValues(f, g *Format) bool {
+	if f.NumAttrs() != g.NumAttrs() {
+		return false
+	}
 	for a := range f.Attrs {
-		f.Names[a] = "a" + strconv.Itoa(a)
+		c, d := f.Attr(a), g.Attr(a)
+		if c.Type != d.Type || c.Width != d.Width || c.Nullable && !d.Nullable {
+			return false
+		}
 	}
+	return true
 }
 
-// maxStride bounds a fixed cell so that offsets stay far from overflow;
-// formats with larger cells are read as variable-size ones.
-const maxStride = 1 << 40
-
-// prepare checks a Format before use and returns one whose derived fields
-// (Attrs, cell offsets, stride) match its Columns: f itself when they do,
-// as after ParseFormat, or a rebuilt copy (keeping Names when their count
-// fits) for a Format built or changed by hand.
-func (f *Format) prepare() (*Format, error) {
-	if f == nil {
-		return nil, fmt.Errorf("scidb: nil format")
+// encodeTo writes every cell of m to enc.
+func (m *File) encodeTo(enc *Encoder) error {
+	if err := m.use(); err != nil {
+		return err
 	}
-	if len(f.Columns) == 0 {
-		return nil, fmt.Errorf("scidb: format has no entries")
-	}
-	a, off, fixed := 0, 0, true
-	consistent := true
-	for i, c := range f.Columns {
-		if c.Type < TypeBool || c.Type > TypeSkip {
-			return nil, fmt.Errorf("scidb: entry %d: invalid type %v", i+1, c.Type)
-		}
-		if c.Width > 0 && c.Type.Size() > 0 {
-			return nil, fmt.Errorf("scidb: entry %d: fixed-size type %s takes no width: %w", i+1, c.Type, ErrFixedSizeWidth)
-		}
-		if c.Width > maxWidth {
-			return nil, fmt.Errorf("scidb: entry %d: width %d exceeds 2147483647", i+1, c.Width)
-		}
-		if c.Type != TypeSkip {
-			if a >= len(f.Attrs) || f.Attrs[a] != i {
-				consistent = false
+	var werr error
+	err := m.guard(func() {
+		spans := make([]span, len(m.f.Columns))
+		row := make(Row, len(m.f.Attrs))
+		pos := 0
+		for i := int64(0); i < m.n; i++ {
+			pos, _ = m.f.scanCell(m.data, pos, i, 0, false, spans) // checked at open
+			for a, ci := range m.f.Attrs {
+				if sp := spans[ci]; sp.prefix >= 0 {
+					row[a] = NullValue(sp.prefix)
+				} else {
+					row[a] = RawValue(stored(&m.f.Columns[ci], m.data[sp.start:sp.end]))
+				}
 			}
-			a++
-		}
-		if fixed {
-			if i < len(f.offsets) && f.offsets[i] != off {
-				consistent = false
-			}
-			if n, ok := c.Size(); ok && off+n <= maxStride {
-				off += n
-			} else {
-				fixed = false
+			if werr = enc.Write(row); werr != nil {
+				return
 			}
 		}
+	})
+	if err != nil {
+		return err
 	}
-	if a != len(f.Attrs) {
-		consistent = false
-	}
-	if fixed && (f.stride != off || len(f.offsets) != len(f.Columns)) || !fixed && (f.stride != 0 || f.offsets != nil) {
-		consistent = false
-	}
-	if consistent {
-		return f, nil
-	}
-	g := &Format{Columns: append([]Column(nil), f.Columns...)}
-	g.finish()
-	if len(f.Names) == len(g.Names) {
-		copy(g.Names, f.Names)
-	}
-	return g, nil
+	return werr
 }
+
+// entryFor names the SciDB entry for a column without out-scidb-format.
+func entryFor(c *format.Record) (string, error) {
+	t := ""
+	if e, err := ParseFormat("(" + c.TypeName + ")"); c.TypeName != "" && err == nil && len(e.Columns) == 1 && e.Columns[0].Type != TypeSkip && !e.Columns[0].Nullable {
+		t = c.TypeName
+	} else {
+		switch typ := c.Type; {
+		case typ == layout.Bool:
+			t = "bool"
+		case typ.IsSigned() && typ.Size() <= 8:
+			t = fmt.Sprintf("int%d", typ.Size()*8)
+		case typ.IsUnsigned() && typ.Size() <= 8:
+			t = fmt.Sprintf("uint%d", typ.Size()*8)
+		case typ == layout.F32:
+			t = "float"
+		case typ == layout.F64:
+			t = "double"
+		case typ == layout.Invalid:
+			t = "string"
+		default:
+			return "", format.Unrepresentable(c, "SciDB has no type for "+c.TypeString())
+		}
+	}
+	if c.Nullable {
+		t += " null"
+	}
+	return t, nil
+}
+
+// converter turns value k of a batch's column into a Value of an entry.
+type converter func(values any, k int) (Value, error)
+
+// converterFor returns the converter from column c's values to entry e.
+func converterFor(c *format.Record, e Column) (converter, error) {
+	mismatch := func() error {
+		return format.Unrepresentable(c, fmt.Sprintf("the SciDB entry %q needs %s values", e, e.Type))
+	}
+	if !c.Type.Valid() {
+		// Text: SciDB's own.
+		return func(values any, k int) (Value, error) {
+			s, ok := values.([]string)
+			if !ok {
+				return Value{}, fmt.Errorf("values %T, not text", values)
+			}
+			return ParseText(e, s[k])
+		}, nil
+	}
+	lt, ok := LayoutType(e.Type)
+	if !ok || e.Width > 0 {
+		return nil, mismatch()
+	}
+	size := c.Type.Size()
+	if c.Type == lt {
+		// The same bytes: char takes u8, datetime i64 seconds.
+		return func(values any, k int) (Value, error) {
+			_, b, _ := layout.BytesOf(values)
+			v := b[k*size : (k+1)*size]
+			if !littleEndianHost {
+				var le [16]byte
+				copy(le[:], v)
+				mmapfile.SwapOrder(le[:size], c.Type, mmapfile.HostOrder(), binary.LittleEndian)
+				v = le[:size]
+			}
+			return copiedValue(v), nil
+		}, nil
+	}
+	if e.Type == TypeChar || e.Type == TypeDatetime || e.Type == TypeBool {
+		return nil, mismatch()
+	}
+	// CSV-like columns: i64 to any integer or floating entry, f64 to a
+	// floating one, value by value, failing on the first that does not
+	// fit.
+	switch {
+	case c.Type == layout.I64:
+		return func(values any, k int) (Value, error) {
+			x := values.([]int64)[k]
+			return narrowInt(x, lt)
+		}, nil
+	case c.Type == layout.F64 && lt == layout.F32:
+		return func(values any, k int) (Value, error) {
+			return Float32Value(float32(values.([]float64)[k])), nil
+		}, nil
+	}
+	return nil, mismatch()
+}
+
+// narrowInt returns x as a value of layout type t, or an error when it
+// does not fit.
+func narrowInt(x int64, t layout.Type) (Value, error) {
+	bits := t.Size() * 8
+	switch {
+	case t.IsSigned():
+		if bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
+			return Value{}, fmt.Errorf("%d does not fit %s: %w", x, t, ErrWidth)
+		}
+		return fixedValue(t.Size(), uint64(x)), nil
+	case t.IsUnsigned():
+		if x < 0 || bits < 64 && x >= 1<<bits {
+			return Value{}, fmt.Errorf("%d does not fit %s: %w", x, t, ErrWidth)
+		}
+		return fixedValue(t.Size(), uint64(x)), nil
+	case t == layout.F32:
+		return Float32Value(float32(x)), nil
+	case t == layout.F64:
+		return Float64Value(float64(x)), nil
+	}
+	return Value{}, fmt.Errorf("no %s from an integer: %w", t, mmapfile.ErrTypeMismatch)
+}
+
+var (
+	_ format.File         = (*File)(nil)
+	_ format.TableScanner = (*File)(nil)
+	_ format.Setter       = (*File)(nil)
+)

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Format-string error kinds, for errors.Is on a *FormatError. The SciDB
+// Format-string error kinds, for errors.Is on a *FormatStringError. The SciDB
 // error each one stands for is named in its text.
 var (
 	ErrSyntax            = errors.New("syntax error (SCIDB_LE_TEMPLATE_PARSE_ERROR)")
@@ -19,8 +19,8 @@ var (
 	ErrOpaque = fmt.Errorf("opaque SciDB format: %w", errors.ErrUnsupported)
 )
 
-// FormatError reports a format string SciDB would refuse.
-type FormatError struct {
+// FormatStringError reports a format string SciDB would refuse.
+type FormatStringError struct {
 	Format string // the format string
 	Pos    int    // SciDB's position: just past the offending token, or an illegal character's index
 	Entry  int    // 1-based entry the error is in; 0 if none
@@ -28,7 +28,7 @@ type FormatError struct {
 	Msg    string // what is wrong, e.g. "empty entry"
 }
 
-func (e *FormatError) Error() string {
+func (e *FormatStringError) Error() string {
 	var b strings.Builder
 	b.WriteString("scidb: format ")
 	b.WriteString(strconv.Quote(e.Format))
@@ -44,7 +44,7 @@ func (e *FormatError) Error() string {
 }
 
 // Unwrap returns Kind.
-func (e *FormatError) Unwrap() error { return e.Kind }
+func (e *FormatStringError) Unwrap() error { return e.Kind }
 
 type token uint8
 
@@ -118,11 +118,11 @@ const maxWidth = 2147483647
 // "(int8, int16 null, string null, string)", following SciDB's
 // TemplateParser: type names are case-sensitive, "skip" and "null" are not,
 // "null" is the only nullability keyword, and the first character must be
-// "(". Errors are *FormatError values naming the position SciDB would
+// "(". Errors are *FormatStringError values naming the position SciDB would
 // report.
 func ParseFormat(s string) (*Format, error) {
 	fail := func(pos, entry int, kind error, msg string) (*Format, error) {
-		return nil, &FormatError{Format: s, Pos: pos, Entry: entry, Kind: kind, Msg: msg}
+		return nil, &FormatStringError{Format: s, Pos: pos, Entry: entry, Kind: kind, Msg: msg}
 	}
 	if strings.EqualFold(s, "opaque") {
 		return fail(0, 0, ErrOpaque, "the opaque backup format is not a binary format string; use '(…)'")

@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Reader reads cells from a stream, one at a time, as SciDB's load() does.
-// Its memory is bounded by the largest cell: a bogus length word makes it
-// read (at most 1 MiB ahead of the data received) until the stream ends.
-type Reader struct {
+// Decoder reads cells from a stream, one at a time, as SciDB's load()
+// does. Its memory is bounded by the largest cell: a bogus length word
+// makes it read (at most 1 MiB ahead of the data received) until the
+// stream ends.
+type Decoder struct {
 	r      *bufio.Reader
 	f      *Format
-	o      ReadOptions
+	strict bool
+	check  bool   // look for an opaque header
 	buf    []byte // the current cell's bytes
 	spans  []span
 	cell   int64 // cells read
@@ -24,44 +28,45 @@ type Reader struct {
 	name   string
 }
 
-// NewReader returns a Reader of cells of format f from r. If r has a Name
-// method (an *os.File does), errors name the file.
-func NewReader(r io.Reader, f *Format, o ReadOptions) *Reader {
-	pf, err := f.prepare()
-	if err != nil {
-		return &Reader{f: f, err: err}
-	}
-	rd := &Reader{r: bufio.NewReaderSize(r, 1<<16), f: pf, o: o, spans: make([]span, len(pf.Columns))}
+// NewDecoder returns a Decoder of cells of format o.Format from r. If r
+// has a Name method (an *os.File does), errors name the file.
+func NewDecoder(r io.Reader, o *Options) *Decoder {
+	var name string
 	if n, ok := r.(interface{ Name() string }); ok {
-		rd.name = n.Name()
+		name = n.Name()
 	}
-	return rd
+	pf, err := o.format(name)
+	if err != nil {
+		return &Decoder{err: err}
+	}
+	return &Decoder{r: bufio.NewReaderSize(r, 1<<16), f: pf, strict: o.strict(), check: o.opaqueCheck(),
+		spans: make([]span, len(pf.Columns)), name: name}
 }
 
 // Cell returns the number of cells read so far, which is the index of the
 // next cell.
-func (r *Reader) Cell() int64 { return r.cell }
+func (r *Decoder) Cell() int64 { return r.cell }
 
 // Offset returns the stream offset of the next cell.
-func (r *Reader) Offset() int64 { return r.off }
+func (r *Decoder) Offset() int64 { return r.off }
 
 // Format returns the reader's format.
-func (r *Reader) Format() *Format { return r.f }
+func (r *Decoder) Format() *Format { return r.f }
 
 // Read reads the next cell into row, which must have one Value per
 // attribute. Raw bytes alias the reader's buffer and are valid until the
 // next Read. It returns io.EOF only at a cell boundary; a stream ending
-// inside a cell is a *DataError. Errors are sticky.
-func (r *Reader) Read(row Row) error {
+// inside a cell is a *FormatError. Errors are sticky.
+func (r *Decoder) Read(row Row) error {
 	if r.err != nil {
 		return r.err
 	}
 	if len(row) != len(r.f.Attrs) {
-		return fmt.Errorf("scidb: row has %d values, format %s has %d attributes", len(row), r.f, len(r.f.Attrs))
+		return fileError(r.name, -1, ErrWidth, "row has %d values, format %s has %d attributes", len(row), r.f, len(r.f.Attrs))
 	}
 	if !r.opaque {
 		r.opaque = true
-		if !r.o.NoOpaqueCheck {
+		if r.check {
 			if e := r.detectOpaque(); e != nil {
 				r.err = withFile(e, r.name)
 				return r.err
@@ -102,12 +107,12 @@ func (r *Reader) Read(row Row) error {
 // there and valid: one scan over bytes in memory, one copy. Anything else
 // (a cell across the buffer's end, bad data) is left to readCell, which
 // reads entry by entry and reports errors exactly.
-func (r *Reader) scanBuffered() bool {
+func (r *Decoder) scanBuffered() bool {
 	b, _ := r.r.Peek(r.r.Buffered())
 	if len(b) == 0 {
 		return false
 	}
-	end, err := r.f.scanCell(b, 0, r.cell, r.off, r.o.Strict, r.spans)
+	end, err := r.f.scanCell(b, 0, r.cell, r.off, r.strict, r.spans)
 	if err != nil {
 		return false
 	}
@@ -117,7 +122,7 @@ func (r *Reader) scanBuffered() bool {
 }
 
 // readCell reads one cell's bytes into r.buf and scans them into r.spans.
-func (r *Reader) readCell() error {
+func (r *Decoder) readCell() error {
 	f := r.f
 	r.buf = r.buf[:0]
 	for i := range f.Columns {
@@ -131,7 +136,7 @@ func (r *Reader) readCell() error {
 			if c.Type != TypeSkip {
 				if p >= 0 {
 					sp.prefix = p
-				} else if r.o.Strict && p != -1 {
+				} else if r.strict && p != -1 {
 					return f.dataError(r.cell, i, r.off+int64(len(r.buf)-1), ErrPrefix, fmt.Sprintf("null prefix 0x%02x", byte(p)))
 				}
 			}
@@ -152,7 +157,7 @@ func (r *Reader) readCell() error {
 			}
 		}
 		sp.end = len(r.buf)
-		if r.o.Strict {
+		if r.strict {
 			if err := f.checkStrict(r.buf, sp, r.cell, i, r.off); err != nil {
 				return err
 			}
@@ -163,7 +168,7 @@ func (r *Reader) readCell() error {
 }
 
 // fill appends exactly n bytes of a fixed-size read to r.buf.
-func (r *Reader) fill(n, col int) error {
+func (r *Decoder) fill(n, col int) error {
 	start := len(r.buf)
 	r.buf = grow(r.buf, n)
 	got, err := io.ReadFull(r.r, r.buf[start:start+n])
@@ -172,7 +177,7 @@ func (r *Reader) fill(n, col int) error {
 		return nil
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return r.f.dataError(r.cell, col, r.off+int64(start), ErrTruncated, fmt.Sprintf("%d-byte read, stream ends after %d", n, got))
+		return r.f.dataError(r.cell, col, r.off+int64(start), mmapfile.ErrTruncated, fmt.Sprintf("%d-byte read, stream ends after %d", n, got))
 	}
 	return err
 }
@@ -180,7 +185,7 @@ func (r *Reader) fill(n, col int) error {
 // fillLength appends the l bytes of a variable-size value, growing the
 // buffer only as data arrives, so that a bogus length costs no more memory
 // than the stream holds (plus 1 MiB).
-func (r *Reader) fillLength(l uint64, col int) error {
+func (r *Decoder) fillLength(l uint64, col int) error {
 	start := len(r.buf)
 	// Grow with the data received: 64 KiB at first, then as much as has
 	// arrived, never more than 1 MiB ahead.
@@ -215,7 +220,7 @@ func grow(b []byte, n int) []byte {
 // detectOpaque looks for an opaque header at the start of the stream. When
 // the header's first record fits the read buffer, the stream must hold all
 // of it, as Decode requires when it knows the size.
-func (r *Reader) detectOpaque() *OpaqueError {
+func (r *Decoder) detectOpaque() *OpaqueError {
 	head, _ := r.r.Peek(opaqueHeader)
 	e := detectOpaque(head, -1)
 	if e == nil {

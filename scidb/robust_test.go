@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ const allTypesFormat = "(bool, char null, int8, int16 null, int32, int64 null, u
 func allTypesFile(t testing.TB) []byte {
 	f := mustFormat(t, allTypesFormat)
 	var buf bytes.Buffer
-	w := NewWriter(&buf, f)
+	w := NewEncoder(&buf, f)
 	rows := []Row{
 		{BoolValue(true), CharValue('x'), Int8Value(-1), Int16Value(-300), Int32Value(1 << 30), Int64Value(-1 << 40), Uint8Value(200),
 			Uint16Value(60000), Uint32Value(4e9), Uint64Value(1 << 63), Float32Value(-1.5), Float64Value(0.1), DatetimeValue(1548942300),
@@ -65,7 +66,7 @@ func TestGoldenFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, g.data, b, g.file)
 	}
-	tb, err := DecodeFile("testdata/alltypes.scidb", mustFormat(t, allTypesFormat), ReadOptions{Strict: true})
+	tb, err := DecodeFile("testdata/alltypes.scidb", &Options{Format: mustFormat(t, allTypesFormat)})
 	require.NoError(t, err)
 	require.Equal(t, 2, tb.Len)
 	assert.Equal(t, []string{"héllo", "x"}, tb.Cols[14].Data)
@@ -84,14 +85,15 @@ func TestGoldenFiles(t *testing.T) {
 // agree and that what parsed re-encodes stably. It must never panic.
 func checkInput(t *testing.T, f *Format, data []byte) {
 	for _, strict := range []bool{false, true} {
-		o := ReadOptions{Strict: strict}
-		tb, err := Decode(data, f, o)
-		rows, serr := readAll(data, f, o)
+		o := &Options{Format: f, Lenient: !strict}
+		tb, err := Decode(data, o)
+		rows, serr := readAll(data, o)
 		if (err == nil) != (serr == nil) {
 			t.Fatalf("strict=%v: Decode error %v, Reader error %v", strict, err, serr)
 		}
+		checkFile(t, o, data, tb, err)
 		if err != nil {
-			var de, se *DataError
+			var de, se *FormatError
 			if !errors.As(err, &de) {
 				if errors.Is(err, ErrOpaque) && errors.Is(serr, ErrOpaque) {
 					continue
@@ -120,7 +122,7 @@ func checkInput(t *testing.T, f *Format, data []byte) {
 			continue
 		}
 		var enc1s bytes.Buffer
-		w := NewWriter(&enc1s, f)
+		w := NewEncoder(&enc1s, f)
 		for _, r := range rows {
 			if err := w.Write(r); err != nil {
 				t.Fatalf("writing a row the Reader read: %v", err)
@@ -132,7 +134,7 @@ func checkInput(t *testing.T, f *Format, data []byte) {
 		if !bytes.Equal(enc1.Bytes(), enc1s.Bytes()) {
 			t.Fatalf("Decode and Reader values differ")
 		}
-		tb2, err := Decode(enc1.Bytes(), f, ReadOptions{Strict: true, NoOpaqueCheck: true})
+		tb2, err := Decode(enc1.Bytes(), &Options{Format: f, NoOpaqueCheck: true})
 		if err != nil {
 			t.Fatalf("strict decoding of what was written: %v", err)
 		}
@@ -146,6 +148,49 @@ func checkInput(t *testing.T, f *Format, data []byte) {
 		if strict && !o.NoOpaqueCheck && isSaveOutput(f) && !bytes.Equal(enc1.Bytes(), data) {
 			t.Fatalf("strict input did not re-encode to the same bytes:\n% x\n% x", data, enc1.Bytes())
 		}
+	}
+}
+
+// checkFile opens data as a File (NewReader), which must fail where Decode
+// failed, at the same cell and offset, and otherwise give Decode's values:
+// cell by cell (Read), through ScanTable, and written back through the
+// registry (EncodeSource) as Encode writes them.
+func checkFile(t *testing.T, o *Options, data []byte, tb *Table, derr error) {
+	m, err := NewReader(bytes.NewReader(data), int64(len(data)), o)
+	if (err == nil) != (derr == nil) {
+		t.Fatalf("Decode error %v, File error %v", derr, err)
+	}
+	if err != nil {
+		var de, fe *FormatError
+		if errors.As(derr, &de) && errors.As(err, &fe) && (de.Cell != fe.Cell || de.Offset != fe.Offset) {
+			t.Fatalf("Decode and File disagree: %v / %v", derr, err)
+		}
+		return
+	}
+	defer m.Close()
+	if m.Len() != int64(tb.Len) {
+		t.Fatalf("Decode %d cells, File %d", tb.Len, m.Len())
+	}
+	row := make(Row, len(tb.Cols))
+	for i := 0; i < tb.Len; i++ {
+		if err := m.Read(int64(i), row); err != nil {
+			t.Fatal(err)
+		}
+		for a := range row {
+			if got, want := row[a].Text(tb.Cols[a].Column), tb.Value(i, a).Text(tb.Cols[a].Column); got != want {
+				t.Fatalf("cell %d attribute %d: File %q, Decode %q", i, a, got, want)
+			}
+		}
+	}
+	var enc, via bytes.Buffer
+	if Encode(&enc, tb) != nil {
+		return
+	}
+	if err := EncodeSource(&via, m, nil); err != nil {
+		t.Fatalf("EncodeSource: %v", err)
+	}
+	if !bytes.Equal(enc.Bytes(), via.Bytes()) {
+		t.Fatalf("EncodeSource and Encode differ")
 	}
 }
 
@@ -166,7 +211,7 @@ func TestTruncationEveryByte(t *testing.T) {
 		// Where each cell ends, from the whole file: a cut there is the
 		// end of the input, anywhere else it is an error in the cut cell.
 		var ends []int
-		r := NewReader(bytes.NewReader(g.data), f, ReadOptions{})
+		r := NewDecoder(bytes.NewReader(g.data), &Options{Format: f, Lenient: true})
 		row := make(Row, len(f.Attrs))
 		for r.Read(row) == nil {
 			ends = append(ends, int(r.Offset()))
@@ -176,7 +221,7 @@ func TestTruncationEveryByte(t *testing.T) {
 		for n := 0; n <= len(g.data); n++ {
 			data := g.data[:n]
 			checkInput(t, f, data)
-			_, err := Decode(data, f, ReadOptions{})
+			_, err := Decode(data, &Options{Format: f, Lenient: true})
 			if n == 0 || n == ends[cell] {
 				require.NoError(t, err, "%s cut at %d, a cell boundary", g.name, n)
 				if n > 0 {
@@ -184,10 +229,10 @@ func TestTruncationEveryByte(t *testing.T) {
 				}
 				continue
 			}
-			var de *DataError
+			var de *FormatError
 			require.ErrorAs(t, err, &de, "%s cut at %d", g.name, n)
 			assert.Equal(t, int64(cell), de.Cell, "%s cut at %d", g.name, n)
-			assert.True(t, errors.Is(err, ErrTruncated) || errors.Is(err, ErrLength), "%s cut at %d: %v", g.name, n, err)
+			assert.True(t, errors.Is(err, mmapfile.ErrTruncated) || errors.Is(err, ErrLength), "%s cut at %d: %v", g.name, n, err)
 		}
 	}
 }
@@ -210,9 +255,9 @@ func TestMappedTruncation(t *testing.T) {
 	f := mustFormat(t, fixedFormat)
 	for n := 0; n <= len(fixedCells); n += 7 {
 		p := writeTemp(t, fixedCells[:n])
-		m, err := OpenMapped(p, f, ReadOptions{})
+		m, err := Open(p, &Options{Format: f, Lenient: true})
 		if n%33 != 0 {
-			var de *DataError
+			var de *FormatError
 			require.ErrorAs(t, err, &de)
 			assert.Equal(t, int64(n/33), de.Cell)
 			continue
@@ -237,7 +282,7 @@ func TestHostileInputAllocation(t *testing.T) {
 	f := mustFormat(t, "(string null)")
 	hostile := hx("00 ffffff7f")
 	n := allocs(func() {
-		_, err := Decode(hostile, f, ReadOptions{})
+		_, err := Decode(hostile, &Options{Format: f, Lenient: true})
 		assert.ErrorIs(t, err, ErrLength)
 	})
 	assert.Less(t, n, uint64(1<<20))
@@ -245,8 +290,8 @@ func TestHostileInputAllocation(t *testing.T) {
 	// A stream that promises 4 GiB but holds 100 KiB.
 	stream := append(hx("ff fffffffe"), make([]byte, 100<<10)...)
 	n = allocs(func() {
-		_, err := readAll(stream, f, ReadOptions{})
-		var de *DataError
+		_, err := readAll(stream, &Options{Format: f, Lenient: true})
+		var de *FormatError
 		require.ErrorAs(t, err, &de)
 		assert.ErrorIs(t, err, ErrLength)
 		assert.Equal(t, int64(5), de.Offset)
@@ -257,32 +302,32 @@ func TestHostileInputAllocation(t *testing.T) {
 	// more than its cells need.
 	f = mustFormat(t, "(skip(2147483647), int8)")
 	n = allocs(func() {
-		_, err := Decode(make([]byte, 1000), f, ReadOptions{})
-		assert.ErrorIs(t, err, ErrTruncated)
+		_, err := Decode(make([]byte, 1000), &Options{Format: f, Lenient: true})
+		assert.ErrorIs(t, err, mmapfile.ErrTruncated)
 	})
 	assert.Less(t, n, uint64(1<<20))
 }
 
 func TestReaderErrorsAreSticky(t *testing.T) {
 	f := mustFormat(t, "(int32)")
-	r := NewReader(bytes.NewReader(hx("01000000 0200")), f, ReadOptions{})
+	r := NewDecoder(bytes.NewReader(hx("01000000 0200")), &Options{Format: f, Lenient: true})
 	row := make(Row, 1)
 	require.NoError(t, r.Read(row))
 	assert.Equal(t, int32(1), row[0].Int32())
 	err := r.Read(row)
-	assert.ErrorIs(t, err, ErrTruncated)
+	assert.ErrorIs(t, err, mmapfile.ErrTruncated)
 	assert.Equal(t, err, r.Read(row))
-	assert.Error(t, NewReader(bytes.NewReader(nil), f, ReadOptions{}).Read(make(Row, 2)))
-	assert.Equal(t, io.EOF, NewReader(bytes.NewReader(nil), f, ReadOptions{}).Read(row))
+	assert.Error(t, NewDecoder(bytes.NewReader(nil), &Options{Format: f, Lenient: true}).Read(make(Row, 2)))
+	assert.Equal(t, io.EOF, NewDecoder(bytes.NewReader(nil), &Options{Format: f, Lenient: true}).Read(row))
 
 	// Read from a file, errors name it.
 	p := writeTemp(t, hx("01000000 0200"))
 	file, err := os.Open(p)
 	require.NoError(t, err)
 	defer file.Close()
-	r = NewReader(file, f, ReadOptions{})
+	r = NewDecoder(file, &Options{Format: f, Lenient: true})
 	require.NoError(t, r.Read(row))
-	var de *DataError
+	var de *FormatError
 	require.ErrorAs(t, r.Read(row), &de)
 	assert.Equal(t, p, de.File)
 	assert.Equal(t, int64(4), de.Offset)
@@ -316,13 +361,13 @@ func TestReaderSmallReadsAndLargeValues(t *testing.T) {
 	f := mustFormat(t, "(binary, string null, int16)")
 	big := bytes.Repeat([]byte("0123456789abcdef"), 300000) // 4.8 MB, several growth steps
 	var buf bytes.Buffer
-	w := NewWriter(&buf, f)
+	w := NewEncoder(&buf, f)
 	require.NoError(t, w.Write(Row{BinaryValue(big), StringValue("s"), Int16Value(-2)}))
 	require.NoError(t, w.Write(Row{BinaryValue(nil), NullValue(9), Int16Value(3)}))
 	require.NoError(t, w.Flush())
 	for _, src := range []io.Reader{bytes.NewReader(buf.Bytes()), iotest.OneByteReader(bytes.NewReader(buf.Bytes())),
 		iotest.HalfReader(bytes.NewReader(buf.Bytes()))} {
-		r := NewReader(src, f, ReadOptions{Strict: true})
+		r := NewDecoder(src, &Options{Format: f})
 		row := make(Row, 3)
 		require.NoError(t, r.Read(row))
 		assert.Equal(t, big, row[0].Bytes())
@@ -335,6 +380,6 @@ func TestReaderSmallReadsAndLargeValues(t *testing.T) {
 		assert.Equal(t, io.EOF, r.Read(row))
 		assert.Equal(t, int64(buf.Len()), r.Offset())
 	}
-	r := NewReader(iotest.ErrReader(io.ErrClosedPipe), f, ReadOptions{})
+	r := NewDecoder(iotest.ErrReader(io.ErrClosedPipe), &Options{Format: f, Lenient: true})
 	assert.ErrorIs(t, r.Read(make(Row, 3)), io.ErrClosedPipe)
 }

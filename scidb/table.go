@@ -20,7 +20,7 @@ type Table struct {
 }
 
 // NewTable returns a table of n cells of format f with zero values, its
-// columns allocated: for Mapped.DecodeInto to fill and refill.
+// columns allocated: for File.DecodeInto to fill and refill.
 func NewTable(f *Format, n int) (*Table, error) {
 	f, err := f.prepare()
 	if err != nil {
@@ -175,30 +175,35 @@ func (t *Table) Arrays() []layout.Array {
 	})
 }
 
-// Decode decodes a whole SciDB binary file held in data into columns.
-// Input that starts like an opaque backup file is refused with an
-// *OpaqueError (ErrOpaque) unless o.NoOpaqueCheck is set. Bad input gives a
-// *DataError naming the cell, the attribute and the byte offset.
-func Decode(data []byte, f *Format, o ReadOptions) (*Table, error) {
-	f, err := f.prepare()
+// Decode decodes a whole SciDB binary file held in data, of format
+// o.Format, into columns. Input that starts like an opaque backup file is
+// refused with an *OpaqueError (ErrOpaque) unless o.NoOpaqueCheck is set.
+// Bad input gives a *FormatError naming the cell, the attribute and the
+// byte offset.
+func Decode(data []byte, o *Options) (*Table, error) {
+	return decode(data, "", o)
+}
+
+func decode(data []byte, path string, o *Options) (*Table, error) {
+	f, err := o.format(path)
 	if err != nil {
 		return nil, err
 	}
-	if !o.NoOpaqueCheck {
+	if o.opaqueCheck() {
 		if e := detectOpaque(data, int64(len(data))); e != nil {
 			return nil, e
 		}
 	}
 	if stride, ok := f.Stride(); ok {
-		return decodeFixed(data, f, stride, o.Strict)
+		return decodeFixed(data, f, stride, o.strict())
 	}
-	return decodeVar(data, f, o.Strict)
+	return decodeVar(data, f, o.strict(), 0)
 }
 
 // DecodeFile maps the file at path and decodes it (see Decode). A fault
 // while reading the mapping (the file truncated by another process) is an
-// error, not a crash.
-func DecodeFile(path string, f *Format, o ReadOptions) (*Table, error) {
+// error wrapping mmapfile.ErrFault, not a crash.
+func DecodeFile(path string, o *Options) (*Table, error) {
 	mf, err := mmapfile.Open(path)
 	if err != nil {
 		return nil, err
@@ -209,7 +214,7 @@ func DecodeFile(path string, f *Format, o ReadOptions) (*Table, error) {
 		return nil, err
 	}
 	var t *Table
-	gerr := r.Guard(func() { t, err = Decode(r.Bytes(), f, o) })
+	gerr := r.Guard(func() { t, err = decode(r.Bytes(), path, o) })
 	if gerr != nil {
 		return nil, gerr
 	}
@@ -224,7 +229,7 @@ func withFile(err error, path string) error {
 	if path == "" {
 		return err
 	}
-	var de *DataError
+	var de *FormatError
 	if errors.As(err, &de) {
 		de.File = path
 	}
@@ -257,7 +262,7 @@ func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error
 		spans := make([]span, len(f.Columns))
 		_, err := f.scanCell(data, n*stride, int64(n), 0, strict, spans)
 		if err == nil { // cannot happen: a partial cell always fails
-			err = f.dataError(int64(n), 0, int64(n*stride), ErrTruncated, "partial cell")
+			err = f.dataError(int64(n), 0, int64(n*stride), mmapfile.ErrTruncated, "partial cell")
 		}
 		return nil, err
 	}
@@ -401,7 +406,7 @@ func zeroNulls(col *Col) {
 // at data[0]; first is the number of the first cell. It reports the error
 // a cell-by-cell reader meets first: the lowest cell, then the lowest entry.
 func validateFixed(data []byte, f *Format, stride, n int, first int64) error {
-	var best *DataError
+	var best *FormatError
 	bestCell := n
 	for ci, c := range f.Columns {
 		checkPrefix := c.Nullable && c.Type != TypeSkip
@@ -457,8 +462,9 @@ type builder struct {
 	rsn   []int8
 }
 
-// decodeVar decodes cell by cell, for formats with variable-size entries.
-func decodeVar(data []byte, f *Format, strict bool) (*Table, error) {
+// decodeVar decodes cell by cell, for formats with variable-size entries;
+// first is the number of the first cell in data, for errors.
+func decodeVar(data []byte, f *Format, strict bool, first int64) (*Table, error) {
 	spans := make([]span, len(f.Columns))
 	bs := make([]builder, len(f.Attrs))
 	for a, ci := range f.Attrs {
@@ -467,7 +473,7 @@ func decodeVar(data []byte, f *Format, strict bool) (*Table, error) {
 	var zeros [16]byte
 	pos, n := 0, 0
 	for pos < len(data) {
-		end, err := f.scanCell(data, pos, int64(n), 0, strict, spans)
+		end, err := f.scanCell(data, pos, first+int64(n), 0, strict, spans)
 		if err != nil {
 			return nil, err
 		}

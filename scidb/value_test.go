@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +37,7 @@ func TestValueAccessors(t *testing.T) {
 
 func TestNoAllocationPerFixedValue(t *testing.T) {
 	f := mustFormat(t, "(int64, double null, int32 null, bool, datetimetz)")
-	w := NewWriter(io.Discard, f)
+	w := NewEncoder(io.Discard, f)
 	row := make(Row, 5)
 	n := testing.AllocsPerRun(100, func() {
 		row[0] = Int64Value(1)
@@ -51,12 +52,12 @@ func TestNoAllocationPerFixedValue(t *testing.T) {
 	assert.Zero(t, n, "Writer.Write")
 
 	var buf bytes.Buffer
-	w = NewWriter(&buf, f)
+	w = NewEncoder(&buf, f)
 	for i := 0; i < 200; i++ {
 		require.NoError(t, w.Write(row))
 	}
 	require.NoError(t, w.Flush())
-	r := NewReader(bytes.NewReader(buf.Bytes()), f, ReadOptions{Strict: true})
+	r := NewDecoder(bytes.NewReader(buf.Bytes()), &Options{Format: f})
 	require.NoError(t, r.Read(row))
 	var sum, runs int64
 	n = testing.AllocsPerRun(100, func() {
@@ -70,7 +71,7 @@ func TestNoAllocationPerFixedValue(t *testing.T) {
 	assert.Equal(t, 3*runs, sum)
 
 	p := writeTemp(t, buf.Bytes())
-	m, err := OpenMapped(p, f, ReadOptions{})
+	m, err := Open(p, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	defer m.Close()
 	n = testing.AllocsPerRun(100, func() {
@@ -78,7 +79,7 @@ func TestNoAllocationPerFixedValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	assert.Zero(t, n, "Mapped.Read")
+	assert.Zero(t, n, "File.Read")
 }
 
 func TestText(t *testing.T) {
@@ -148,7 +149,7 @@ func TestText(t *testing.T) {
 func TestTableArraysAndEncodeChecks(t *testing.T) {
 	f := mustFormat(t, flatFormat)
 	require.NoError(t, f.SetNames("A", "B", "C", "D"))
-	tb, err := Decode(flatArray, f, ReadOptions{})
+	tb, err := Decode(flatArray, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, []layout.Array{
 		{Name: "A", Type: layout.I8, Shape: []int64{2}, Order: layout.RowMajor, Offset: -1, Size: 2},
@@ -161,7 +162,7 @@ func TestTableArraysAndEncodeChecks(t *testing.T) {
 	bad := *tb
 	bad.Cols = append([]Col(nil), tb.Cols...)
 	bad.Cols[0].Data = []int16{1, 2}
-	assert.ErrorIs(t, Encode(io.Discard, &bad), ErrType)
+	assert.ErrorIs(t, Encode(io.Discard, &bad), mmapfile.ErrTypeMismatch)
 	bad.Cols[0].Data = []int8{1}
 	assert.Error(t, Encode(io.Discard, &bad))
 	bad.Cols = bad.Cols[:3]
@@ -172,7 +173,7 @@ func TestTableArraysAndEncodeChecks(t *testing.T) {
 
 func TestEncodeFile(t *testing.T) {
 	f := mustFormat(t, flatFormat)
-	tb, err := Decode(flatArray, f, ReadOptions{})
+	tb, err := Decode(flatArray, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	p := filepath.Join(t.TempDir(), "out.scidb")
 	require.NoError(t, EncodeFile(p, tb))
@@ -190,10 +191,10 @@ func TestEncodeFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, ents, 1)
 
-	_, err = DecodeFile(filepath.Join(t.TempDir(), "missing"), f, ReadOptions{})
+	_, err = DecodeFile(filepath.Join(t.TempDir(), "missing"), &Options{Format: f, Lenient: true})
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = DecodeFile(writeTemp(t, flatArray[:30]), f, ReadOptions{})
-	var de *DataError
+	_, err = DecodeFile(writeTemp(t, flatArray[:30]), &Options{Format: f, Lenient: true})
+	var de *FormatError
 	require.ErrorAs(t, err, &de)
 	assert.NotEmpty(t, de.File)
 }
@@ -235,7 +236,7 @@ func TestEncodeFixedBlocks(t *testing.T) {
 	require.NoError(t, Encode(&fast, tb))
 	// The same rows through the row writer.
 	var slow bytes.Buffer
-	w := NewWriter(&slow, f)
+	w := NewEncoder(&slow, f)
 	row := make(Row, 6)
 	for i := 0; i < n; i++ {
 		for a := range row {
@@ -246,7 +247,7 @@ func TestEncodeFixedBlocks(t *testing.T) {
 	require.NoError(t, w.Flush())
 	require.Equal(t, slow.Bytes(), fast.Bytes())
 
-	back, err := Decode(fast.Bytes(), f, ReadOptions{Strict: true})
+	back, err := Decode(fast.Bytes(), &Options{Format: f})
 	require.NoError(t, err)
 	assert.Equal(t, ids, back.Cols[0].Data)
 	assert.Equal(t, reason, back.Cols[1].Reason)
@@ -258,7 +259,7 @@ func TestEncodeFixedBlocks(t *testing.T) {
 	reason[2*encodeBlock+5] = -3
 	null[2*encodeBlock+5] = true
 	err = Encode(io.Discard, tb)
-	var de *DataError
+	var de *FormatError
 	require.ErrorAs(t, err, &de)
 	assert.ErrorIs(t, err, ErrReason)
 	assert.Equal(t, int64(2*encodeBlock+5), de.Cell)

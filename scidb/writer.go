@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // appendEntry appends entry c holding v as SciDB's save() writes it: a
@@ -93,9 +94,9 @@ func appendEntry(buf []byte, c *Column, v *Value) ([]byte, error) {
 	return append(buf, b...), nil
 }
 
-// errNull is a DataError without location; the caller fills it in.
-func errNull(kind error, msg string) *DataError {
-	return &DataError{Err: kind, Msg: msg, Offset: -1}
+// errNull is a FormatError without location; the caller fills it in.
+func errNull(kind error, msg string) *FormatError {
+	return &FormatError{Err: kind, Msg: msg, Offset: -1}
 }
 
 func appendZeros(buf []byte, n int) []byte {
@@ -111,7 +112,7 @@ func appendLen(buf []byte, n int) []byte {
 // is written.
 func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error) {
 	if len(row) != len(f.Attrs) {
-		return buf, &DataError{Cell: rowIndex, Attr: -1, Offset: -1, Err: ErrWidth,
+		return buf, &FormatError{Cell: rowIndex, Attr: -1, Offset: -1, Err: ErrWidth,
 			Msg: fmt.Sprintf("row has %d values, format %s has %d attributes", len(row), f, len(f.Attrs))}
 	}
 	start := len(buf)
@@ -127,7 +128,7 @@ func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error)
 		var err error
 		buf, err = appendEntry(buf, c, v)
 		if err != nil {
-			de := err.(*DataError)
+			de := err.(*FormatError)
 			e := f.dataError(rowIndex, i, -1, de.Err, de.Msg)
 			return buf[:start], e
 		}
@@ -135,37 +136,43 @@ func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error)
 	return buf, nil
 }
 
-// Writer writes cells to a stream, as SciDB's save() does.
-type Writer struct {
-	w   *bufio.Writer
-	f   *Format
-	buf []byte
-	n   int64
-	err error // an unusable format
+// Encoder writes cells to a stream, as SciDB's save() does.
+type Encoder struct {
+	w    *bufio.Writer
+	f    *Format
+	buf  []byte
+	n    int64
+	err  error  // an unusable format
+	name string // the file written, for errors
 }
 
-// NewWriter returns a Writer of cells of format f to w. Call Flush at the
-// end.
-func NewWriter(w io.Writer, f *Format) *Writer {
+// NewEncoder returns an Encoder of cells of format f to w. Call Flush at
+// the end.
+// If w has a Name method (an *os.File does), errors name the file.
+func NewEncoder(w io.Writer, f *Format) *Encoder {
+	var name string
+	if n, ok := w.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
 	pf, err := f.prepare()
 	if err != nil {
-		return &Writer{w: bufio.NewWriterSize(w, 1<<16), f: f, err: err}
+		return &Encoder{w: bufio.NewWriterSize(w, 1<<16), f: f, err: fileError(name, -1, err, "%v", err), name: name}
 	}
-	return &Writer{w: bufio.NewWriterSize(w, 1<<16), f: pf}
+	return &Encoder{w: bufio.NewWriterSize(w, 1<<16), f: pf, name: name}
 }
 
 // Write writes one cell: one Value per attribute of the format. A row that
 // cannot be written (a null into an entry without null, a reason outside
 // 0..127, a string with a NUL, a value too wide) is an error naming the row
 // and the attribute, and nothing of it is written.
-func (w *Writer) Write(row Row) error {
+func (w *Encoder) Write(row Row) error {
 	if w.err != nil {
 		return w.err
 	}
 	var err error
 	w.buf, err = w.f.appendCell(w.buf[:0], row, w.n)
 	if err != nil {
-		return err
+		return withFile(err, w.name)
 	}
 	if _, err := w.w.Write(w.buf); err != nil {
 		return err
@@ -175,18 +182,18 @@ func (w *Writer) Write(row Row) error {
 }
 
 // Count returns the number of cells written.
-func (w *Writer) Count() int64 { return w.n }
+func (w *Encoder) Count() int64 { return w.n }
 
 // Flush writes buffered cells to the underlying writer.
-func (w *Writer) Flush() error { return w.w.Flush() }
+func (w *Encoder) Flush() error { return w.w.Flush() }
 
 // Encode writes the table as SciDB's save() would, with t.Format. Every
 // column must have Len values of its Go type (see Col).
 func Encode(w io.Writer, t *Table) error {
-	if err := t.check(); err != nil {
+	if err := t.check(""); err != nil {
 		return err
 	}
-	wr := NewWriter(w, t.Format)
+	wr := NewEncoder(w, t.Format)
 	if stride, ok := wr.f.Stride(); ok {
 		return encodeFixed(wr, t, stride)
 	}
@@ -197,7 +204,7 @@ func Encode(w io.Writer, t *Table) error {
 }
 
 // encodeRows writes rows [from, to) of t one by one.
-func encodeRows(wr *Writer, t *Table, from, to int) error {
+func encodeRows(wr *Encoder, t *Table, from, to int) error {
 	row := make(Row, len(t.Cols))
 	for i := from; i < to; i++ {
 		for a := range row {
@@ -217,7 +224,7 @@ const encodeBlock = 4096
 // attribute is stored into the block's cells by one loop. A block with a
 // bad value is redone row by row, so that the error is the one the row
 // writer reports (the first bad row), and nothing of that row is written.
-func encodeFixed(wr *Writer, t *Table, stride int) error {
+func encodeFixed(wr *Encoder, t *Table, stride int) error {
 	f := wr.f
 	block := make([]byte, min(t.Len, encodeBlock)*stride)
 	for start := 0; start < t.Len; start += encodeBlock {
@@ -320,29 +327,30 @@ func fillFixedBlock(buf []byte, f *Format, t *Table, start, nb, stride int) bool
 	return true
 }
 
-// check verifies that the table's columns match its format.
-func (t *Table) check() error {
+// check verifies that the table's columns match its format; errors name
+// file.
+func (t *Table) check(file string) error {
 	f, err := t.Format.prepare()
 	if err != nil {
-		return err
+		return fileError(file, -1, err, "%v", err)
 	}
 	if len(t.Cols) != len(f.Attrs) {
-		return fmt.Errorf("scidb: table has %d columns, format %s has %d attributes", len(t.Cols), f, len(f.Attrs))
+		return fileError(file, -1, ErrWidth, "table has %d columns, format %s has %d attributes", len(t.Cols), f, len(f.Attrs))
 	}
 	for a := range t.Cols {
 		c := &t.Cols[a]
 		want := f.Attr(a)
 		if c.Column.Type != want.Type {
-			return fmt.Errorf("scidb: column %d (%s) is %s, format says %s: %w", a, c.Name, c.Column.Type, want.Type, ErrType)
+			return fileError(file, -1, mmapfile.ErrTypeMismatch, "column %d (%s) is %s, format says %s", a, c.Name, c.Column.Type, want.Type)
 		}
 		if n := dataLen(want, c.Data); n != t.Len {
 			if n < 0 {
-				return fmt.Errorf("scidb: column %d (%s): Data is %T, want %s: %w", a, c.Name, c.Data, GoType(want.Type), ErrType)
+				return fileError(file, -1, mmapfile.ErrTypeMismatch, "column %d (%s): Data is %T, want %s", a, c.Name, c.Data, GoType(want.Type))
 			}
-			return fmt.Errorf("scidb: column %d (%s) has %d values, table has %d rows", a, c.Name, n, t.Len)
+			return fileError(file, -1, ErrWidth, "column %d (%s) has %d values, table has %d rows", a, c.Name, n, t.Len)
 		}
 		if c.Null != nil && len(c.Null) != t.Len || c.Reason != nil && len(c.Reason) != t.Len {
-			return fmt.Errorf("scidb: column %d (%s): null mask or reasons not of length %d", a, c.Name, t.Len)
+			return fileError(file, -1, ErrWidth, "column %d (%s): null mask or reasons not of length %d", a, c.Name, t.Len)
 		}
 	}
 	return nil
@@ -353,8 +361,8 @@ func (t *Table) check() error {
 // write leaves path as it was. A replaced file keeps its permission bits; a
 // new one gets 0644 less the umask.
 func EncodeFile(path string, t *Table) error {
-	if err := t.check(); err != nil {
+	if err := t.check(path); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, 0, func(f *os.File) error { return Encode(f, t) })
+	return atomicfile.Write(path, 0, func(f *os.File) error { return withFile(Encode(f, t), path) })
 }

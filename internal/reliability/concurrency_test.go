@@ -257,7 +257,7 @@ func init() {
 		return f.Close()
 	}
 	children["daphne-rw"] = func(path string, _ int64) error {
-		f, err := daphne.Open(path, &daphne.ReadOptions{ReadWrite: true})
+		f, err := daphne.OpenFile(path, mmapfile.ReadWrite, nil)
 		if err != nil {
 			return err
 		}
@@ -362,7 +362,7 @@ func TestConcurrentLockAcrossProcesses(t *testing.T) {
 
 	dp := filepath.Join(dir, "x.dbdf")
 	require.NoError(t, daphne.WriteDense(dp, 2, 2, []float64{1, 2, 3, 4}, nil))
-	df, err := daphne.Open(dp, &daphne.ReadOptions{ReadWrite: true})
+	df, err := daphne.OpenFile(dp, mmapfile.ReadWrite, nil)
 	require.NoError(t, err)
 	out, code = runChild(t, "daphne-rw", dp, 0)
 	assert.Equal(t, exitLocked, code, out)

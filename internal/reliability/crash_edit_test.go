@@ -102,7 +102,7 @@ var editors = []editor{
 			return daphne.WriteDense(p, editElems/64, 64, make([]float64, editElems), nil)
 		},
 		open: func(p string) (func(int, []byte) error, error) {
-			f, err := daphne.Open(p, &daphne.ReadOptions{ReadWrite: true})
+			f, err := daphne.OpenFile(p, mmapfile.ReadWrite, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/futhark"
 	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/require"
 )
 
 // Writers that replace a whole file (futhark.WriteFile, daphne.WriteDense)
@@ -166,7 +165,7 @@ func checkDaphneVersion(t *testing.T, path string) int {
 	if err != nil {
 		t.Logf("strict open: %v", err)
 		stale = true
-		f, err = daphne.Open(path, &daphne.ReadOptions{Lenient: true})
+		f, err = daphne.Open(path, &daphne.Options{Lenient: true})
 	}
 	require.NoError(t, err)
 	defer f.Close()

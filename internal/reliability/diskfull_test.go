@@ -266,7 +266,7 @@ func scidbTable(t *testing.T, n int) (*scidb.Table, []byte) {
 		b = binary.LittleEndian.AppendUint64(b, uint64(i*3))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i)+0.5))
 	}
-	tb, err := scidb.Decode(b, f, scidb.ReadOptions{})
+	tb, err := scidb.Decode(b, &scidb.Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	return tb, b
 }

@@ -148,7 +148,7 @@ func writeDenseU8(p string) error {
 	return daphne.WriteDense(p, 8*uint64(pageSize)/64, 64, v, nil)
 }
 
-func scidbProbe(dir string, fn func(*scidb.Mapped) error) error {
+func scidbProbe(dir string, fn func(*scidb.File) error) error {
 	format, err := scidb.ParseFormat("(int64 null, double)")
 	if err != nil {
 		return err
@@ -162,7 +162,9 @@ func scidbProbe(dir string, fn func(*scidb.Mapped) error) error {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(i)))
 		}
 		return p, os.WriteFile(p, b, 0o644)
-	}, func(p string) (*scidb.Mapped, error) { return scidb.OpenMapped(p, format, scidb.ReadOptions{}) })
+	}, func(p string) (*scidb.File, error) {
+		return scidb.Open(p, &scidb.Options{Format: format, Lenient: true})
+	})
 	if err != nil {
 		return fmt.Errorf("setup: %w", err)
 	}
@@ -296,7 +298,7 @@ var probes = []probe{
 		f, err := openCut(dir, func(dir string) (string, error) {
 			p := filepath.Join(dir, "p.dbdf")
 			return p, writeDenseF64(p)
-		}, func(p string) (*daphne.File, error) { return daphne.Open(p, &daphne.ReadOptions{ReadWrite: true}) })
+		}, func(p string) (*daphne.File, error) { return daphne.OpenFile(p, mmapfile.ReadWrite, nil) })
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
@@ -323,7 +325,7 @@ var probes = []probe{
 	}},
 
 	{"scidb Strided.CopyFrom", probeError, func(dir string) error {
-		return scidbProbe(dir, func(m *scidb.Mapped) error {
+		return scidbProbe(dir, func(m *scidb.File) error {
 			c, err := scidb.ColumnOf[float64](m, 1)
 			if err != nil {
 				return err
@@ -332,32 +334,32 @@ var probes = []probe{
 			return err
 		})
 	}},
-	{"scidb Mapped.Validate", probeError, func(dir string) error {
-		return scidbProbe(dir, func(m *scidb.Mapped) error { return m.Validate() })
+	{"scidb File.Validate", probeError, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.File) error { return m.Validate() })
 	}},
-	{"scidb Mapped.Read", probeError, func(dir string) error {
-		return scidbProbe(dir, func(m *scidb.Mapped) error {
+	{"scidb File.Read", probeError, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.File) error {
 			return m.Read(m.Len()-1, make(scidb.Row, 2))
 		})
 	}},
 	{"scidb Strided.Nulls", probeError, func(dir string) error {
-		return scidbProbe(dir, func(m *scidb.Mapped) error {
+		return scidbProbe(dir, func(m *scidb.File) error {
 			c, err := scidb.ColumnOf[int64](m, 0)
 			if err != nil {
 				return err
 			}
-			_, err = c.Nulls(make([]bool, m.Len()), nil)
+			_, err = c.Nulls(0, make([]bool, m.Len()), nil)
 			return err
 		})
 	}},
-	{"scidb Strided.Copy (documented unguarded)", probeCrash, func(dir string) error {
-		return scidbProbe(dir, func(m *scidb.Mapped) error {
+	{"scidb Strided.Copy", probeError, func(dir string) error {
+		return scidbProbe(dir, func(m *scidb.File) error {
 			c, err := scidb.ColumnOf[float64](m, 1)
 			if err != nil {
 				return err
 			}
-			c.Copy(make([]float64, m.Len()))
-			return nil
+			_, err = c.Copy(make([]float64, m.Len()))
+			return err
 		})
 	}},
 }
@@ -372,7 +374,7 @@ func probeResult(i int, dir string) (string, error) {
 		return "", err
 	case errors.Is(err, mmapfile.ErrFault):
 		return "error fault: " + err.Error(), nil
-	case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, daphne.ErrTruncated):
+	case errors.Is(err, mmapfile.ErrOutOfRange), errors.Is(err, mmapfile.ErrTruncated):
 		return "error bounds: " + err.Error(), nil
 	default:
 		return "error other: " + err.Error(), nil

@@ -39,7 +39,7 @@ func TestMapped(t *testing.T) {
 	require.Len(t, fixedCells, 3*33)
 	p := writeTemp(t, fixedCells)
 
-	m, err := OpenMapped(p, f, ReadOptions{})
+	m, err := Open(p, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	defer m.Close()
 	assert.Equal(t, int64(3), m.Len())
@@ -63,9 +63,9 @@ func TestMapped(t *testing.T) {
 	assert.Error(t, m.Read(3, row))
 
 	// Mapped, Decode and the Reader agree.
-	tb, err := DecodeFile(p, f, ReadOptions{})
+	tb, err := DecodeFile(p, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
-	rows, err := readAll(fixedCells, f, ReadOptions{})
+	rows, err := readAll(fixedCells, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	for i := int64(0); i < m.Len(); i++ {
 		require.NoError(t, m.Read(i, row))
@@ -90,29 +90,44 @@ func TestMapped(t *testing.T) {
 	assert.True(t, null)
 	assert.Equal(t, int8(5), r)
 	dst := make([]int16, 5)
-	assert.Equal(t, 3, c16.Copy(dst))
+	n, err := c16.Copy(dst)
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
 	assert.Equal(t, []int16{0x0102, 0, -1, 0, 0}, dst)
-	n, err := c16.CopyFrom(dst[:1], 2)
+	n, err = c16.CopyFrom(dst[:1], 2)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Equal(t, int16(-1), dst[0])
 	nulls := make([]bool, 3)
 	reasons := make([]int8, 3)
-	nn, err := c16.Nulls(nulls, reasons)
+	nn, err := c16.Nulls(0, nulls, reasons)
 	require.NoError(t, err)
 	assert.Equal(t, 3, nn)
 	assert.Equal(t, []bool{false, true, false}, nulls)
 	assert.Equal(t, []int8{-1, 5, -1}, reasons)
+	// From any start cell.
+	nn, err = c16.Nulls(1, nulls, reasons)
+	require.NoError(t, err)
+	assert.Equal(t, 2, nn)
+	assert.Equal(t, []bool{true, false}, nulls[:2])
+	assert.Equal(t, []int8{5, -1}, reasons[:2])
+	nn, err = c16.Nulls(3, nulls, reasons)
+	require.NoError(t, err)
+	assert.Equal(t, 0, nn)
+	_, err = c16.Nulls(4, nulls, reasons)
+	assert.ErrorIs(t, err, mmapfile.ErrOutOfRange)
 
 	cb, err := ColumnOf[bool](m, 3)
 	require.NoError(t, err)
 	bs := make([]bool, 3)
-	cb.Copy(bs)
+	_, err = cb.Copy(bs)
+	require.NoError(t, err)
 	assert.Equal(t, []bool{true, false, true}, bs)
 	ctz, err := ColumnOf[DatetimeTZ](m, 4)
 	require.NoError(t, err)
 	tzs := make([]DatetimeTZ, 3)
-	ctz.Copy(tzs)
+	_, err = ctz.Copy(tzs)
+	require.NoError(t, err)
 	assert.Equal(t, tb.Cols[4].Data, tzs)
 	cc, err := ColumnOf[byte](m, 2)
 	require.NoError(t, err)
@@ -120,15 +135,15 @@ func TestMapped(t *testing.T) {
 	assert.Equal(t, byte('C'), x)
 
 	_, err = ColumnOf[int32](m, 1)
-	assert.ErrorIs(t, err, ErrType)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	_, err = ColumnOf[int8](m, 7)
 	assert.Error(t, err)
 	_, err = View[int8](m)
-	assert.ErrorIs(t, err, ErrType)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 
 	assert.ErrorIs(t, m.Validate(), ErrPrefix)
-	_, err = OpenMapped(p, f, ReadOptions{Strict: true})
-	var de *DataError
+	_, err = Open(p, &Options{Format: f})
+	var de *FormatError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, int64(2), de.Cell)
 	assert.Equal(t, 1, de.Attr)
@@ -142,34 +157,34 @@ func TestMapped(t *testing.T) {
 	assert.Equal(t, layout.Invalid, arr[4].Type)
 	assert.Equal(t, int64(48), arr[4].Size)
 
-	assert.Error(t, m.Set(0, 0, Int8Value(3)), "read-only mapping")
+	assert.Error(t, m.SetValue(0, 0, Int8Value(3)), "read-only mapping")
 }
 
 func TestMappedSet(t *testing.T) {
 	f := mustFormat(t, "(int64, double null, int32 null)")
 	var buf bytes.Buffer
-	w := NewWriter(&buf, f)
+	w := NewEncoder(&buf, f)
 	for i := 0; i < 4; i++ {
 		require.NoError(t, w.Write(Row{Int64Value(int64(i)), Float64Value(float64(i) / 2), NullValue(int8(i))}))
 	}
 	require.NoError(t, w.Flush())
 	p := writeTemp(t, buf.Bytes())
-	m, err := OpenMappedFile(p, f, mmapfile.ReadWrite, ReadOptions{Strict: true})
+	m, err := OpenFile(p, mmapfile.ReadWrite, &Options{Format: f})
 	require.NoError(t, err)
-	require.NoError(t, m.Set(2, 2, Int32Value(-7)))
-	require.NoError(t, m.Set(1, 1, NullValue(9)))
-	require.NoError(t, m.Set(3, 0, Int64Value(1<<40)))
-	assert.ErrorIs(t, m.Set(0, 0, NullValue(0)), ErrNull)
-	assert.ErrorIs(t, m.Set(0, 1, Int32Value(1)), ErrWidth)
-	assert.Error(t, m.Set(4, 0, Int64Value(0)))
-	assert.Error(t, m.Set(0, 3, Int64Value(0)))
+	require.NoError(t, m.SetValue(2, 2, Int32Value(-7)))
+	require.NoError(t, m.SetValue(1, 1, NullValue(9)))
+	require.NoError(t, m.SetValue(3, 0, Int64Value(1<<40)))
+	assert.ErrorIs(t, m.SetValue(0, 0, NullValue(0)), ErrNull)
+	assert.ErrorIs(t, m.SetValue(0, 1, Int32Value(1)), ErrWidth)
+	assert.Error(t, m.SetValue(4, 0, Int64Value(0)))
+	assert.Error(t, m.SetValue(0, 3, Int64Value(0)))
 	require.NoError(t, m.Close())
 
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, hx("ff f9ffffff"), data[2*22+17:3*22])
 	assert.Equal(t, hx("09 0000000000000000"), data[22+8:22+17])
-	tb, err := Decode(data, f, ReadOptions{Strict: true})
+	tb, err := Decode(data, &Options{Format: f})
 	require.NoError(t, err)
 	assert.Equal(t, []int64{0, 1, 2, 1 << 40}, tb.Cols[0].Data)
 	assert.Equal(t, []float64{0, 0, 1, 1.5}, tb.Cols[1].Data)
@@ -181,27 +196,37 @@ func TestMappedSet(t *testing.T) {
 func TestMappedErrors(t *testing.T) {
 	f := mustFormat(t, "(int8, int16 null, char)")
 	p := writeTemp(t, hx("01 ff0200 41 02 ff0300 42 03 ff"))
-	_, err := OpenMapped(p, f, ReadOptions{})
-	var de *DataError
+	_, err := Open(p, &Options{Format: f, Lenient: true})
+	var de *FormatError
 	require.ErrorAs(t, err, &de)
-	assert.ErrorIs(t, err, ErrTruncated)
+	assert.ErrorIs(t, err, mmapfile.ErrTruncated)
 	assert.Equal(t, int64(2), de.Cell)
 	assert.Equal(t, 1, de.Attr)
 	assert.Equal(t, int64(12), de.Offset)
 	assert.Contains(t, err.Error(), p)
 
-	_, err = OpenMapped(p, mustFormat(t, "(int8, string)"), ReadOptions{})
+	// A variable-size format opens (its cells are checked and marked),
+	// but has no strided columns.
+	v := writeTemp(t, hx("01 02000000 6100 02 01000000 00"))
+	m, err := Open(v, &Options{Format: mustFormat(t, "(int8, string)")})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), m.Len())
+	_, err = ColumnOf[int8](m, 0)
 	assert.ErrorIs(t, err, ErrNotFixed)
-	_, err = OpenMapped(filepath.Join(t.TempDir(), "missing"), f, ReadOptions{})
+	assert.ErrorContains(t, err, v)
+	require.NoError(t, m.Close())
+	_, err = Open(filepath.Join(t.TempDir(), "missing"), &Options{Format: f, Lenient: true})
 	assert.Error(t, err)
 
 	empty := writeTemp(t, nil)
-	m, err := OpenMapped(empty, f, ReadOptions{Strict: true})
+	m, err = Open(empty, &Options{Format: f})
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), m.Len())
 	c, err := ColumnOf[int8](m, 0)
 	require.NoError(t, err)
-	assert.Equal(t, 0, c.Copy(make([]int8, 4)))
+	n, err := c.Copy(make([]int8, 4))
+	require.NoError(t, err)
+	assert.Equal(t, 0, n)
 	require.NoError(t, m.Close())
 }
 
@@ -211,12 +236,12 @@ func TestView(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	f := mustFormat(t, "(double)")
-	w := NewWriter(&buf, f)
+	w := NewEncoder(&buf, f)
 	for i := 0; i < 100; i++ {
 		require.NoError(t, w.Write(Row{Float64Value(float64(i) * 1.5)}))
 	}
 	require.NoError(t, w.Flush())
-	m, err := OpenMapped(writeTemp(t, buf.Bytes()), f, ReadOptions{})
+	m, err := Open(writeTemp(t, buf.Bytes()), &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	defer m.Close()
 	xs, err := View[float64](m)
@@ -224,10 +249,10 @@ func TestView(t *testing.T) {
 	require.Len(t, xs, 100)
 	assert.Equal(t, 148.5, xs[99])
 	_, err = View[int64](m)
-	assert.ErrorIs(t, err, ErrType)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 
 	f = mustFormat(t, "(datetime)")
-	m2, err := OpenMapped(writeTemp(t, hx("dcfb525c00000000")), f, ReadOptions{})
+	m2, err := Open(writeTemp(t, hx("dcfb525c00000000")), &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	defer m2.Close()
 	ds, err := View[int64](m2)
@@ -248,36 +273,36 @@ func TestOpaqueFile(t *testing.T) {
 
 	for _, fs := range []string{"(int64 null)", "(string)", "(int8, int16 null, string null, string)", "(double)", "(skip(1033))"} {
 		f := mustFormat(t, fs)
-		_, err := Decode(data, f, ReadOptions{})
+		_, err := Decode(data, &Options{Format: f, Lenient: true})
 		assert.ErrorIs(t, err, ErrOpaque, fs)
 		assert.EqualError(t, err, "scidb: opaque SciDB file (magic 0x5AC00E, version 1), not a binary template file; re-save with save(A, f, -2, '(…)')")
-		_, err = DecodeFile(opaquePath, f, ReadOptions{Strict: true})
+		_, err = DecodeFile(opaquePath, &Options{Format: f})
 		assert.ErrorIs(t, err, ErrOpaque, fs)
 		assert.Contains(t, err.Error(), opaquePath)
-		_, err = readAll(data, f, ReadOptions{})
+		_, err = readAll(data, &Options{Format: f, Lenient: true})
 		assert.ErrorIs(t, err, ErrOpaque, fs)
 		if _, ok := f.Stride(); ok {
-			_, err = OpenMapped(opaquePath, f, ReadOptions{})
+			_, err = Open(opaquePath, &Options{Format: f, Lenient: true})
 			assert.ErrorIs(t, err, ErrOpaque, fs)
 		}
 	}
 	f := mustFormat(t, "(int64 null)")
-	o := ReadOptions{NoOpaqueCheck: true}
+	o := &Options{Format: f, Lenient: true, NoOpaqueCheck: true}
 	for _, err := range []error{
-		func() error { _, err := Decode(data, f, o); return err }(),
-		func() error { _, err := readAll(data, f, o); return err }(),
-		func() error { _, err := OpenMapped(opaquePath, f, o); return err }(),
+		func() error { _, err := Decode(data, o); return err }(),
+		func() error { _, err := readAll(data, o); return err }(),
+		func() error { _, err := Open(opaquePath, o); return err }(),
 	} {
-		var de *DataError
+		var de *FormatError
 		require.ErrorAs(t, err, &de)
 		assert.Equal(t, int64(114), de.Cell)
 		assert.Equal(t, int64(1027), de.Offset)
 	}
 	// A prefix of the opaque file shorter than its first record's size is
 	// not taken for one, when the size is known.
-	_, err = Decode(data[:400], mustFormat(t, "(skip(400))"), ReadOptions{})
+	_, err = Decode(data[:400], &Options{Format: mustFormat(t, "(skip(400))"), Lenient: true})
 	assert.NoError(t, err)
-	_, err = Decode(data[:474], mustFormat(t, "(skip(474))"), ReadOptions{})
+	_, err = Decode(data[:474], &Options{Format: mustFormat(t, "(skip(474))"), Lenient: true})
 	assert.ErrorIs(t, err, ErrOpaque)
 }
 
@@ -292,10 +317,10 @@ func TestMappedDecodeInto(t *testing.T) {
 	}
 	data[33*4+1] = 0x80 // a present value in cell 4 where cell 1 has a null
 	p := writeTemp(t, data)
-	whole, err := Decode(data, f, ReadOptions{})
+	whole, err := Decode(data, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 
-	m, err := OpenMapped(p, f, ReadOptions{})
+	m, err := Open(p, &Options{Format: f, Lenient: true})
 	require.NoError(t, err)
 	defer m.Close()
 	for _, chunk := range []int{1, 5, 12, 20} {
@@ -324,11 +349,11 @@ func TestMappedDecodeInto(t *testing.T) {
 	other, err := NewTable(mustFormat(t, "(int64)"), 4)
 	require.NoError(t, err)
 	_, err = m.DecodeInto(other, 0)
-	require.ErrorIs(t, err, ErrType)
+	require.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	_, err = m.DecodeInto(&Table{Format: f, Len: 3, Cols: make([]Col, 7)}, 0)
-	require.ErrorIs(t, err, ErrType)
+	require.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	_, err = m.DecodeInto(&Table{Cols: make([]Col, 7)}, 0)
-	require.ErrorIs(t, err, ErrType)
+	require.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	tab, err := NewTable(f, 2)
 	require.NoError(t, err)
 	_, err = m.DecodeInto(tab, 13)
