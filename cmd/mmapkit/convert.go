@@ -74,6 +74,10 @@ The formats and their options:
 			for p := range params {
 				by := wf.flags[p].by
 				if !contains(by, target.Name) {
+					if _, reading := rf.params.flags[p]; reading {
+						delete(params, p) // an option of the input only
+						continue
+					}
 					return usageErr("convert: --%s applies to %s output, not %s", p, strings.Join(by, " or "), target.Name)
 				}
 			}

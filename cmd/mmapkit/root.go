@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -34,8 +33,6 @@ func (rf *readFlags) add(cmd *cobra.Command) {
 type paramFlag struct {
 	param format.Param
 	by    []string // the formats that declare it
-	text  string
-	on    bool // for switches
 }
 
 // paramFlags are a command's format-option flags, by name.
@@ -45,7 +42,8 @@ type paramFlags struct {
 }
 
 // addParams adds a flag for each reading (write false) or writing option
-// that a registered format declares.
+// that a registered format declares. An option that is both (DAPHNE's
+// layout) is one flag that reaches the reader and the writer.
 func addParams(cmd *cobra.Command, write bool) paramFlags {
 	pf := paramFlags{cmd: cmd, flags: map[string]*paramFlag{}}
 	for _, fm := range format.Formats() {
@@ -57,14 +55,16 @@ func addParams(cmd *cobra.Command, write bool) paramFlags {
 				f.by = append(f.by, fm.Name)
 				continue
 			}
-			f := &paramFlag{param: p, by: []string{fm.Name}}
-			pf.flags[p.Name] = f
-			usage := p.Usage + " (" + fm.Name + ")"
-			if p.Switch {
-				cmd.Flags().BoolVar(&f.on, p.Name, false, usage)
+			pf.flags[p.Name] = &paramFlag{param: p, by: []string{fm.Name}}
+			if cmd.Flags().Lookup(p.Name) != nil {
 				continue
 			}
-			cmd.Flags().StringVar(&f.text, p.Name, "", usage)
+			usage := p.Usage + " (" + fm.Name + ")"
+			if p.Switch {
+				cmd.Flags().Bool(p.Name, false, usage)
+				continue
+			}
+			cmd.Flags().String(p.Name, "", usage)
 			if p.NoValue != "" {
 				cmd.Flags().Lookup(p.Name).NoOptDefVal = p.NoValue
 			}
@@ -79,14 +79,9 @@ func (pf paramFlags) given() map[string]string {
 	if pf.cmd == nil {
 		return out
 	}
-	for name, f := range pf.flags {
-		if !pf.cmd.Flags().Changed(name) {
-			continue
-		}
-		if f.param.Switch {
-			out[name] = strconv.FormatBool(f.on)
-		} else {
-			out[name] = f.text
+	for name := range pf.flags {
+		if f := pf.cmd.Flags().Lookup(name); f != nil && f.Changed {
+			out[name] = f.Value.String()
 		}
 	}
 	return out
@@ -107,6 +102,13 @@ func (rf *readFlags) options(path string) (*format.Options, error) {
 		f := rf.params.flags[name]
 		if f.param.Implies && o.Format != "" && o.Format != f.by[0] {
 			return nil, usageErr("--%s says the input is %s, but --format says %s", name, f.by[0], o.Format)
+		}
+	}
+	for _, fm := range format.Formats() {
+		if fm.CheckParams != nil && (o.Format == "" || o.Format == fm.Name) {
+			if err := fm.CheckParams(o.Params, false); err != nil {
+				return nil, fileUsageErr(path, err)
+			}
 		}
 	}
 	want := o.Format
