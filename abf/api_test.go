@@ -2,7 +2,7 @@ package abf
 
 import (
 	"bytes"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -41,7 +41,7 @@ func roundTrip[T Elem](t *testing.T, dims []int64, vals []T) {
 		r, err := Read[T](f, "k")
 		require.NoError(t, err, name)
 		assert.Equal(t, vals, r, name)
-		g, err := NewReader(bytes.NewReader(data), int64(len(data)))
+		g, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 		require.NoError(t, err)
 		r, err = Read[T](g, "k")
 		require.NoError(t, err, name)
@@ -88,7 +88,7 @@ func TestBoolArrayAndBitArray(t *testing.T) {
 		assert.Equal(t, vals, got, k)
 	}
 	_, err := View[bool](f, "b")
-	assert.ErrorIs(t, err, ErrTypeMismatch)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 
 	// A Bool byte other than 0/1 is refused by views and strict reads.
 	bad := append([]byte{}, data...)
@@ -98,7 +98,7 @@ func TestBoolArrayAndBitArray(t *testing.T) {
 	requireFormatErr(t, err, recs[0].DataOffset+2, mmapfile.ErrInvalidBool)
 	_, err = Read[bool](g, "a")
 	requireFormatErr(t, err, recs[0].DataOffset+2, nil)
-	h, err := OpenFile(tempFile(t, bad), "r", &Options{Lenient: true})
+	h, err := openMode(tempFile(t, bad), "r", &Options{Lenient: true})
 	require.NoError(t, err)
 	got, err := Read[bool](h, "a")
 	require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestReadAt(t *testing.T) {
 		b, _ := PackBits([]int64{130}, bits)
 		must(f.WriteBits("b", b))
 	})
-	for _, f := range []*File{func() *File { f, _ := openBytes(t, data, "r"); return f }(), must2(NewReader(bytes.NewReader(data), int64(len(data))))} {
+	for _, f := range []*File{func() *File { f, _ := openBytes(t, data, "r"); return f }(), must2(NewReader(bytes.NewReader(data), int64(len(data)), nil))} {
 		dst := make([]float64, 7)
 		require.NoError(t, ReadAt(f, "x", 93, dst))
 		assert.Equal(t, x[93:100], dst)
@@ -129,7 +129,7 @@ func TestReadAt(t *testing.T) {
 		bdst := make([]bool, 70)
 		require.NoError(t, ReadAt(f, "b", 60, bdst))
 		assert.Equal(t, bits[60:130], bdst)
-		assert.ErrorIs(t, ReadAt(f, "x", 0, make([]float32, 1)), ErrTypeMismatch)
+		assert.ErrorIs(t, ReadAt(f, "x", 0, make([]float32, 1)), mmapfile.ErrTypeMismatch)
 	}
 }
 
@@ -140,39 +140,19 @@ func must2[T any](v T, err error) T {
 
 func TestNewReaderRefusesViews(t *testing.T) {
 	data := unhex(tv1Hex)
-	f, err := NewReader(bytes.NewReader(data), int64(len(data)))
+	f, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 	require.NoError(t, err)
 	_, err = View[float64](f, "x")
-	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
 	_, err = f.ViewBits("b")
-	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
 	_, err = f.ViewBytes("b")
-	assert.ErrorIs(t, err, ErrUnsupported)
-	assert.ErrorIs(t, Write(f, "y", []int64{1}, []int8{1}), ErrNotWritable)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.ErrorIs(t, Write(f, "y", []int64{1}, []int8{1}), mmapfile.ErrNotWritable)
 	require.NoError(t, f.Close())
 	_, err = Read[float64](f, "x")
-	assert.ErrorIs(t, err, os.ErrClosed)
-	assert.ErrorIs(t, f.Close(), os.ErrClosed)
-}
-
-func TestSetElement(t *testing.T) {
-	f, p := openBytes(t, build(t, FormatC, readmeFile1), "r+")
-	require.NoError(t, f.SetElement("ζ!/b", 7, binary.LittleEndian.AppendUint64(nil, math.Float64bits(-8))))
-	require.NoError(t, f.SetElement("bitmat", 0, []byte{1}))
-	require.NoError(t, f.SetElement("bitmat", 1, []byte{0}))
-	assert.Error(t, f.SetElement("ζ!/b", 15, make([]byte, 8)))
-	assert.Error(t, f.SetElement("ζ!/b", -1, make([]byte, 8)))
-	assert.ErrorIs(t, f.SetElement("ζ!/b", 0, make([]byte, 4)), ErrTypeMismatch)
-	assert.Error(t, f.SetElement("bitmat", 0, []byte{2}))
-	assert.ErrorIs(t, f.SetElement("nope", 0, []byte{1}), ErrNotFound)
-	require.NoError(t, f.Close())
-	g, err := Open(p)
-	require.NoError(t, err)
-	defer g.Close()
-	z, _ := Read[float64](g, "ζ!/b")
-	assert.Equal(t, -8.0, z[7])
-	b, _ := g.ReadBits("bitmat")
-	assert.Equal(t, []uint64{0x5355}, b.Chunks)
+	assert.ErrorIs(t, err, mmapfile.ErrClosed)
+	assert.ErrorIs(t, f.Close(), mmapfile.ErrClosed)
 }
 
 func TestArrays(t *testing.T) {
@@ -192,10 +172,10 @@ func TestArrays(t *testing.T) {
 
 func TestAppendsKeepViewsAndLock(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.abf")
-	f, err := OpenFile(p, "w+", nil)
+	f, err := openMode(p, "w+", nil)
 	require.NoError(t, err)
 	defer f.Close()
-	_, err = OpenFile(p, "r+", nil)
+	_, err = openMode(p, "r+", nil)
 	assert.ErrorIs(t, err, mmapfile.ErrLocked)
 	require.NoError(t, Write(f, "a", []int64{4}, []int64{1, 2, 3, 4}))
 	a, err := View[int64](f, "a")
@@ -212,7 +192,7 @@ func TestAppendsKeepViewsAndLock(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.abf")
-	f, err := OpenFile(p, "w+", nil)
+	f, err := openMode(p, "w+", nil)
 	require.NoError(t, err)
 	require.NoError(t, Write(f, "base", []int64{3}, []float64{1, 2, 3}))
 	var wg sync.WaitGroup
@@ -243,15 +223,67 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	assert.Len(t, f.Records(), 101)
 	require.NoError(t, f.Close())
-	g, err := Open(p)
+	g, err := Open(p, nil)
 	require.NoError(t, err)
 	assert.Len(t, g.Records(), 101)
 	g.Close()
 }
 
 func TestFormatErrorText(t *testing.T) {
-	e := &FormatError{File: "x.abf", Offset: 93, Msg: `record "b": dimension 1 truncated (8 bytes needed, 7 left)`, Err: ErrTruncated}
+	e := &FormatError{File: "x.abf", Offset: 93, Msg: `record "b": dimension 1 truncated (8 bytes needed, 7 left)`, Err: mmapfile.ErrTruncated}
 	assert.Equal(t, `abf: x.abf: offset 93: record "b": dimension 1 truncated (8 bytes needed, 7 left)`, e.Error())
 	e = &FormatError{Offset: -1, Msg: "boom", Err: os.ErrPermission}
 	assert.Equal(t, "abf: boom: permission denied", e.Error())
+}
+
+// TestOpenFileModes: mmapfile's mode says read-only or read-write;
+// Options.Mode chooses among Julia's modes, and the two must agree.
+func TestOpenFileModes(t *testing.T) {
+	tv1 := goldenFiles(t)["tv1-c.abf"]
+	create := mmapfile.Options{Create: true}
+	for _, tc := range []struct {
+		name     string
+		data     []byte // nil: no file
+		mode     mmapfile.Mode
+		opt      Options
+		fails    bool
+		err      error // what a failure wraps, if a sentinel
+		records  int   // after opening
+		size     int64 // of the file after Close
+		readable bool
+	}{
+		{"read-only", tv1, mmapfile.ReadOnly, Options{}, false, nil, 2, 112, true},
+		{"read-write is r+", tv1, mmapfile.ReadWrite, Options{}, false, nil, 2, 112, true},
+		{"read-write with Truncate is w+", tv1, mmapfile.ReadWrite, Options{Options: mmapfile.Options{Truncate: true}}, false, nil, 0, 0, true},
+		{"read-write with Create makes a missing file", nil, mmapfile.ReadWrite, Options{Options: create}, false, nil, 0, 0, true},
+		{"read-write with Create, Format A", nil, mmapfile.ReadWrite, Options{Options: create, Format: FormatA}, false, nil, 0, 22, true},
+		{"w", tv1, mmapfile.ReadWrite, Options{Mode: "w"}, false, nil, 0, 0, false},
+		{"a", tv1, mmapfile.ReadWrite, Options{Mode: "a"}, false, nil, 2, 112, false},
+		{"a makes a missing file", nil, mmapfile.ReadWrite, Options{Mode: "a"}, false, nil, 0, 0, false},
+		{"r+ of a missing file", nil, mmapfile.ReadWrite, Options{}, true, os.ErrNotExist, 0, 0, false},
+		{"w needs ReadWrite", tv1, mmapfile.ReadOnly, Options{Mode: "w"}, true, mmapfile.ErrNotWritable, 0, 0, false},
+		{"r needs ReadOnly", tv1, mmapfile.ReadWrite, Options{Mode: "r"}, true, nil, 0, 0, false},
+		{"Julia's a+ is not a mode", tv1, mmapfile.ReadWrite, Options{Mode: "a+"}, true, nil, 0, 0, false},
+	} {
+		p := filepath.Join(t.TempDir(), "x.abf")
+		if tc.data != nil {
+			require.NoError(t, os.WriteFile(p, tc.data, 0o644))
+		}
+		f, err := OpenFile(p, tc.mode, &tc.opt)
+		if tc.fails {
+			fe := requireFormatErr(t, err, -1, tc.err)
+			assert.Equal(t, p, fe.File, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Len(t, f.Records(), tc.records, tc.name)
+		_, err = Read[float64](f, "x")
+		assert.Equal(t, tc.readable && tc.records > 0, err == nil, "%s: %v", tc.name, err)
+		require.NoError(t, f.Close(), tc.name)
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, tc.size, fi.Size(), tc.name)
+	}
+	_, err := NewReader(bytes.NewReader(tv1), int64(len(tv1)), &Options{Mode: "r+"})
+	requireFormatErr(t, err, -1, mmapfile.ErrNotWritable)
 }

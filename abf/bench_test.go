@@ -1,14 +1,18 @@
 package abf
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -28,7 +32,7 @@ func benchSize(b *testing.B) int64 {
 // bigFile writes one Float64 array of size bytes, "x", to a new file.
 func bigFile(b *testing.B, size int64) string {
 	p := filepath.Join(b.TempDir(), "big.abf")
-	f, err := OpenFile(p, "w", nil)
+	f, err := openMode(p, "w", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +54,7 @@ func bigFile(b *testing.B, size int64) string {
 func BenchmarkOpen10000(b *testing.B) {
 	const n = 10000
 	p := filepath.Join(b.TempDir(), "many.abf")
-	f, err := OpenFile(p, "w", nil)
+	f, err := openMode(p, "w", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +69,7 @@ func BenchmarkOpen10000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		g, err := Open(p)
+		g, err := Open(p, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,7 +85,7 @@ func BenchmarkOpen10000(b *testing.B) {
 // does not depend on the array's size.
 func BenchmarkView(b *testing.B) {
 	p := bigFile(b, benchSize(b))
-	w, err := OpenFile(p, "a", nil)
+	w, err := openMode(p, "a", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,7 +93,7 @@ func BenchmarkView(b *testing.B) {
 		b.Fatal(err)
 	}
 	w.Close()
-	f, err := Open(p)
+	f, err := Open(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +123,7 @@ func sum(xs []float64) float64 {
 func BenchmarkScan(b *testing.B) {
 	size := benchSize(b)
 	p := bigFile(b, size)
-	f, err := Open(p)
+	f, err := Open(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,7 +192,7 @@ func BenchmarkAppend(b *testing.B) {
 	}
 	dir := b.TempDir()
 	b.Run("abf.Write", func(b *testing.B) {
-		f, err := OpenFile(filepath.Join(dir, "append.abf"), "w", nil)
+		f, err := openMode(filepath.Join(dir, "append.abf"), "w", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -222,7 +226,7 @@ func BenchmarkAppend(b *testing.B) {
 	// shared machine hits both alike, and reports abf's speed relative to
 	// os.File.Write.
 	b.Run("paired", func(b *testing.B) {
-		f, err := OpenFile(filepath.Join(dir, "paired.abf"), "w", nil)
+		f, err := openMode(filepath.Join(dir, "paired.abf"), "w", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -252,4 +256,107 @@ func BenchmarkAppend(b *testing.B) {
 		}
 		b.ReportMetric(tos.Seconds()/tabf.Seconds(), "abf/os-speed")
 	})
+}
+
+// writeSource is a Source of one f64 vector of size bytes held in memory,
+// as a file being converted would be mapped.
+func writeSource(size int64) (*memSource, []byte) {
+	x := make([]float64, size/8)
+	for i := range x {
+		x[i] = float64(i & 1023)
+	}
+	raw := unsafeslice.Bytes(x)
+	src := &memSource{fail: -1}
+	src.add(memArray("x", []int64{int64(len(x))}, layout.RowMajor, x))
+	return src, raw
+}
+
+// writeRaw replaces path with a new file that it writes with write(2), in
+// chunks of format.StreamBytes, and fsyncs: the floor for a durable writer
+// of the same bytes. (Like the writer's rename, it frees the old file's
+// blocks.)
+func writeRaw(path string, data []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		n := min(len(data), format.StreamBytes)
+		if _, err := f.Write(data[:n]); err != nil {
+			f.Close()
+			return err
+		}
+		data = data[n:]
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// BenchmarkWriteStream writes an f64 vector (1 GiB, or MMAPKIT_BENCH_SIZE
+// bytes) as an ABF file through the registered writer: pulled from the
+// source a chunk at a time, written with large sequential writes to a
+// temporary file, fsynced and renamed into place.
+func BenchmarkWriteStream(b *testing.B) {
+	size := benchSize(b)
+	src, _ := writeSource(size)
+	p := filepath.Join(b.TempDir(), "stream.abf")
+	b.SetBytes(size)
+	for b.Loop() {
+		if err := format.Write(p, src, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteRaw writes the same bytes with write(2) and fsyncs them.
+func BenchmarkWriteRaw(b *testing.B) {
+	size := benchSize(b)
+	_, raw := writeSource(size)
+	p := filepath.Join(b.TempDir(), "raw.bin")
+	b.SetBytes(size)
+	for b.Loop() {
+		if err := writeRaw(p, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWritePaired runs the two in each iteration, taking turns at
+// going first, so that a noisy, shared machine hits both alike, and
+// reports the writer's speed as a fraction of write(2)'s: the median over
+// the iterations of each pair's ratio (abf/raw-speed; 1 is as fast).
+func BenchmarkWritePaired(b *testing.B) {
+	size := benchSize(b)
+	src, raw := writeSource(size)
+	dir := b.TempDir()
+	b.SetBytes(2 * size)
+	timed := func(fn func() error) time.Duration {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	writeABF := func() error { return format.Write(filepath.Join(dir, "stream.abf"), src, nil) }
+	writeBin := func() error { return writeRaw(filepath.Join(dir, "raw.bin"), raw) }
+	var ratios []float64
+	for i := 0; b.Loop(); i++ {
+		var tabf, traw time.Duration
+		if i%2 == 0 {
+			tabf = timed(writeABF)
+			traw = timed(writeBin)
+		} else {
+			traw = timed(writeBin)
+			tabf = timed(writeABF)
+		}
+		ratios = append(ratios, traw.Seconds()/tabf.Seconds())
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "abf/raw-speed")
 }

@@ -16,26 +16,54 @@
 // (v0.5–v0.7, what AlignedBinaryFormat.jl reads today, and what this
 // package writes unless [Options.Format] asks for A).
 //
-//	f, err := abf.OpenFile("data.abf", "r+", nil)
-//	x, err := abf.View[float64](f, "x") // aliases the file
-//	x[0] = -10                          // changes the file
-//	err = f.Close()                     // flushes; x is dead from here on
+//	f, err := abf.OpenFile("data.abf", mmapfile.ReadWrite, nil) // Julia's "r+"
+//	x, err := abf.View[float64](f, "x")                          // aliases the file
+//	x[0] = -10                                                   // changes the file
+//	err = abf.Set(f, "x", []int64{1}, 2.5)                       // Julia's x[2] = 2.5
+//	err = f.Close()                                              // flushes; x is dead from here on
+//
+// To create an array on disk and fill it in place, as NumPy's
+// open_memmap(mode="w+") does, open with Mode "w+" (or "r+") and call
+// [Create]; to write an array larger than memory, [File.WriteStream].
 //
 // # Modes
 //
-// OpenFile takes Julia's modes: "r" (read), "r+" (read, edit in place,
-// append), "w" (create or truncate, append only), "w+" (create or truncate,
-// read and append) and "a" (create if missing, append only). Unlike
-// upstream, "a" scans the file, so a duplicate key is refused before a
-// byte is written; every failed write truncates the file back to what it
-// was; Sync and Close flush (msync, fsync); read-write opens take an
-// exclusive advisory lock.
+// [Options.Mode] takes Julia's modes: "r" (read), "r+" (read, edit in
+// place, append), "w" (create or truncate, append only), "w+" (create or
+// truncate, read and append) and "a" (create if missing, append only).
+// Unlike upstream, "a" scans the file, so a duplicate key is refused
+// before a byte is written; every failed write truncates the file back to
+// what it was; Sync and Close flush (msync, fsync); read-write opens take
+// an exclusive advisory lock.
+//
+// # Errors
+//
+// Every error about a file is a [*FormatError] that names the file and,
+// where there is one, the byte offset. Conditions shared with mmapkit's
+// other format packages wrap mmapfile's sentinels (mmapfile.ErrTruncated,
+// ErrTypeMismatch, ErrNotWritable, ErrClosed, ErrByteOrder, …), so one
+// errors.Is test works for every format.
+//
+// # Other formats
+//
+// Importing the package registers the format "abf" with package format,
+// so that format.Open, format.Write and format.Convert read and write ABF
+// files beside every other registered format. Arrays keep their
+// column-major storage (a row-major source is transposed on the way in),
+// BitArrays stay BitArrays (and bool arrays become BitArrays with the
+// writer's "abf-bits" parameter), Strings stay Strings, and the writer's
+// "abf-version" parameter chooses Format C (the default) or A. Serialized
+// Julia values (DataType, AbfSerializer) cannot be re-created, so
+// converting a file that holds one is an error that names it. The writer streams: an array
+// is read and written a chunk at a time into a temporary file that
+// replaces the target only once complete and synced.
 //
 // # Torn tails
 //
 // A process killed while appending can leave a last record that runs past
-// the end of the file, or in Format A a record written but not yet
-// counted. "r" reports the first as an error (or, with [Options.Salvage],
+// the end of the file (a String whose last character is cut counts, though
+// Julia would read it; [Options.Lenient] does too), or in Format A a record
+// written but not yet counted. "r" reports the first as an error (or, with [Options.Salvage],
 // keeps the records before it) and ignores the second, as upstream does.
 // "r+" and "a" cut a record that runs past the end of the file and
 // [File.Damage] says what was cut; other damage fails a writing open
@@ -46,15 +74,15 @@
 //
 // These caveats are the same as bbolt's, stated plainly:
 //
-//   - Slices returned by [View], [File.ViewBits] and [File.ViewBytes] point
-//     into the mapping. After [File.Close] they point at unmapped memory and
+//   - Slices returned by [View], [Create], [File.ViewBits] and
+//     [File.ViewBytes] point into the mapping. After [File.Close] they point at unmapped memory and
 //     any use crashes the process. Copy ([Read]) what must outlive the File.
 //   - Writing through a view of a file opened "r" crashes the process
 //     (SIGSEGV): its pages are mapped read-only.
 //   - Views are not guarded against another process truncating the file:
 //     touching lost pages raises SIGBUS and kills the process. Only the
 //     copying functions ([Read], [ReadAt], [File.ReadBits], ...) turn such
-//     faults into errors.
+//     faults into errors wrapping mmapfile.ErrFault.
 //   - The race detector cannot see accesses to mapped memory; goroutines
 //     sharing a writable view need their own synchronisation.
 //

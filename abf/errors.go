@@ -4,33 +4,36 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Sentinel errors, for errors.Is.
+// Sentinel errors of this package, for errors.Is. Conditions that every
+// format shares are mmapfile's sentinels, wrapped: mmapfile.ErrTruncated
+// (a header or payload runs past the end of the file), ErrTypeMismatch
+// (the Go type is not the record's element type), ErrNotWritable,
+// ErrClosed, ErrByteOrder (a view of a big-endian record), ErrInvalidBool,
+// ErrOutOfRange, ErrLocked and ErrFault. What this package does not
+// support wraps errors.ErrUnsupported.
 var (
+	// ErrDuplicateKey: two records of the file have the same key.
 	ErrDuplicateKey = errors.New("duplicate key in file")
-	ErrKeyExists    = errors.New("key already exists")
-	ErrNotFound     = errors.New("no such key")
-	ErrTypeMismatch = errors.New("element type does not match the record")
-	ErrByteOrder    = errors.New("record is not in the host's byte order")
-	ErrNotReadable  = errors.New("file is not open for reading")
-	ErrNotWritable  = errors.New("file is not open for writing")
-	ErrTruncated    = errors.New("truncated")
-	// ErrInvalidChar is layout's: a Julia Char that encodes no code point,
-	// or a rune that no Char encodes.
-	ErrInvalidChar = layout.ErrInvalidChar
-	// ErrUnsupported wraps errors.ErrUnsupported.
-	ErrUnsupported = fmt.Errorf("abf: %w", errors.ErrUnsupported)
+	// ErrKeyExists: a write names a key the file already has.
+	ErrKeyExists = errors.New("key already exists")
+	// ErrNotFound: the file has no record with this key.
+	ErrNotFound = errors.New("no such key")
+	// ErrNotReadable: the file was opened in a mode that cannot read
+	// ("w", "a").
+	ErrNotReadable = errors.New("file is not open for reading")
 )
 
 // FormatError reports a problem with a file's contents, or with a request
-// that the file cannot satisfy, at a byte offset of the file.
+// that the file cannot satisfy, at a byte offset of the file. Its message
+// reads "abf: <file>: offset N: <what>".
 type FormatError struct {
-	File   string // name the file was opened with; empty for NewReader
+	File   string // name the file was opened with; for NewReader, the reader's Name() if it has one
 	Offset int64  // file offset the error is about; -1 if none
 	Msg    string // what is wrong, naming the record's key when known
-	Err    error  // a sentinel of this package or an underlying error; may be nil
+	Err    error  // a sentinel (of this package or mmapfile) or an underlying error; may be nil
 }
 
 func (e *FormatError) Error() string {
@@ -51,10 +54,14 @@ func (e *FormatError) Error() string {
 // Unwrap returns the underlying error.
 func (e *FormatError) Unwrap() error { return e.Err }
 
+// isSentinel reports whether err is a bare sentinel, whose text the
+// message already says in its own words.
 func isSentinel(err error) bool {
 	switch err {
-	case ErrDuplicateKey, ErrKeyExists, ErrNotFound, ErrTypeMismatch, ErrByteOrder,
-		ErrNotReadable, ErrNotWritable, ErrTruncated, ErrInvalidChar, ErrUnsupported:
+	case ErrDuplicateKey, ErrKeyExists, ErrNotFound, ErrNotReadable,
+		mmapfile.ErrTruncated, mmapfile.ErrTypeMismatch, mmapfile.ErrNotWritable,
+		mmapfile.ErrClosed, mmapfile.ErrByteOrder, mmapfile.ErrInvalidBool,
+		mmapfile.ErrOutOfRange, errors.ErrUnsupported:
 		return true
 	}
 	return false

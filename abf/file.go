@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -13,28 +12,49 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Options configures OpenFile. A nil *Options means the zero value.
+// Options configures Open, OpenFile and NewReader. A nil *Options means
+// the zero value: the defaults.
 type Options struct {
+	// Options are the mapping's options: access advice and populate for
+	// every mapping, the lock a read-write open takes (exclusive by
+	// default) and whether to wait for it, and the permission bits of a
+	// created file. A ReadWrite open without Mode opens "r+", creating
+	// the file if Create is set, or "w+" if Truncate is set.
+	mmapfile.Options
+	// Mode is one of Julia's modes, the way AlignedBinaryFormat.jl's
+	// abfopen takes them; "" means "r" for mmapfile.ReadOnly and "r+"
+	// (see above) for mmapfile.ReadWrite:
+	//
+	//	"r"   read; the file must exist (mmapfile.ReadOnly)
+	//	"r+"  read, edit in place and append; the file must exist
+	//	"w"   create or truncate; append only
+	//	"w+"  create or truncate; read, edit in place and append
+	//	"a"   create if missing; append only (the file is scanned first)
+	//
+	// Every mode but "r" needs mmapfile.ReadWrite.
+	Mode string
 	// Format is the format of a new or empty file: FormatC (the zero
 	// value) or FormatA. For a file that has contents it must be 0 or the
 	// file's own format.
 	Format Format
-	// Salvage keeps the records before a damaged record instead of failing
-	// (R12); Damage reports the error. In "r+" and "a" the damaged tail is
-	// then cut off the file (and Format A's count rewritten), so that
+	// Salvage keeps the records before a damaged record instead of
+	// failing; Damage reports the error. In "r+" and "a" the damaged tail
+	// is then cut off the file (and Format A's count rewritten), so that
 	// appends continue after the last good record.
 	//
 	// Writers repair torn tails without it: "r+" and "a" cut a last record
-	// that runs past the end of the file (ErrTruncated), and Damage says
-	// what was cut. Other damage fails a writing open unless Salvage is
-	// set. Format A's bytes after the counted records (TrailingBytes) are
-	// never overwritten: appends fail while they are there, unless a
-	// writing open with Salvage cuts them (a crash between a record and
-	// its count leaves such bytes).
+	// that runs past the end of the file (mmapfile.ErrTruncated), and
+	// Damage says what was cut. Other damage fails a writing open unless
+	// Salvage is set. Format A's bytes after the counted records
+	// (TrailingBytes) are never overwritten: appends fail while they are
+	// there, unless a writing open with Salvage cuts them (a crash between
+	// a record and its count leaves such bytes).
 	Salvage bool
-	// Lenient makes copying reads accept what views refuse: BitArray
-	// unused bits that are set are masked off, and Bool bytes other than
-	// 0 and 1 read as true. Views stay strict.
+	// Lenient accepts what AlignedBinaryFormat.jl accepts: copying reads
+	// mask off BitArray unused bits that are set and read Bool bytes other
+	// than 0 and 1 as true (views stay strict), and a string whose last
+	// character is cut short by the end of the file reads as Julia reads
+	// it, one character, where a strict open reports the torn record.
 	Lenient bool
 }
 
@@ -77,44 +97,57 @@ type File struct {
 	wr writerAt
 }
 
-// Open opens name for reading (mode "r").
-func Open(name string) (*File, error) { return OpenFile(name, "r", nil) }
+// Open opens the file at path read-only (mode "r").
+func Open(path string, opt *Options) (*File, error) {
+	return OpenFile(path, mmapfile.ReadOnly, opt)
+}
 
-// OpenFile opens name in one of Julia's modes:
-//
-//	"r"   read; the file must exist
-//	"r+"  read, edit in place and append; the file must exist
-//	"w"   create or truncate; append only
-//	"w+"  create or truncate; read, edit in place and append
-//	"a"   create if missing; append only (the file is scanned first)
-//
-// Format B files and files with big-endian records cannot be opened for
-// writing (ErrNotWritable).
-func OpenFile(name, mode string, opt *Options) (*File, error) {
+// modes are Julia's modes, as an error lists them.
+const modes = "r, r+, w, w+, a"
+
+// OpenFile opens the file at path read-only (mmapfile.ReadOnly) or
+// read-write; opt.Mode chooses among Julia's modes (see Options.Mode).
+// A read-write open takes an exclusive advisory lock: a second writer
+// fails with mmapfile.ErrLocked unless opt.Wait is set. Format B files and
+// files with big-endian records cannot be opened for writing
+// (mmapfile.ErrNotWritable).
+func OpenFile(path string, mode mmapfile.Mode, opt *Options) (*File, error) {
 	var o Options
 	if opt != nil {
 		o = *opt
 	}
-	f := &File{name: name, mode: mode, lenient: o.Lenient}
-	if o.Format > FormatB {
+	f := &File{name: path, lenient: o.Lenient}
+	jm := o.Mode
+	if jm == "" {
+		jm = "r"
+		if mode == mmapfile.ReadWrite {
+			jm = "r+"
+			if o.Truncate {
+				jm = "w+"
+			}
+		}
+	}
+	f.mode = jm
+	switch {
+	case o.Format > FormatB:
 		return nil, f.errf(-1, nil, "unknown format %v", o.Format)
+	case jm != "r" && jm != "r+" && jm != "w" && jm != "w+" && jm != "a":
+		return nil, f.errf(-1, nil, "mode %q is not one of %s", jm, modes)
+	case mode != mmapfile.ReadOnly && mode != mmapfile.ReadWrite:
+		return nil, f.errf(-1, nil, "unknown mmapfile.Mode %d", mode)
+	case jm == "r" && mode != mmapfile.ReadOnly:
+		return nil, f.errf(-1, nil, "mode \"r\" reads only: open with mmapfile.ReadOnly")
+	case jm != "r" && mode != mmapfile.ReadWrite:
+		return nil, f.errf(-1, mmapfile.ErrNotWritable, "mode %q writes: open with mmapfile.ReadWrite", jm)
 	}
+	mo := o.Options
+	mo.Truncate = false // "w" and "w+" truncate once the lock is theirs
+	mo.Create = jm == "w" || jm == "w+" || jm == "a" || (jm == "r+" && o.Create)
+	f.readable = jm == "r" || jm == "r+" || jm == "w+"
+	f.writable = jm != "r"
 	var err error
-	switch mode {
-	case "r":
-		f.readable = true
-		f.mf, err = mmapfile.Open(name)
-	case "r+":
-		f.readable, f.writable = true, true
-		f.mf, err = mmapfile.OpenFile(name, mmapfile.ReadWrite, nil)
-	case "w", "w+", "a":
-		f.readable, f.writable = mode == "w+", true
-		f.mf, err = mmapfile.OpenFile(name, mmapfile.ReadWrite, &mmapfile.Options{Create: true})
-	default:
-		return nil, f.errf(-1, nil, "mode %q is not one of r, r+, w, w+, a", mode)
-	}
-	if err != nil {
-		return nil, err
+	if f.mf, err = mmapfile.OpenFile(path, mode, &mo); err != nil {
+		return nil, f.errf(-1, err, "cannot open")
 	}
 	if err := f.open(o); err != nil {
 		f.mf.Close()
@@ -127,21 +160,21 @@ func OpenFile(name, mode string, opt *Options) (*File, error) {
 func (f *File) open(o Options) error {
 	fi, err := f.mf.OSFile().Stat()
 	if err != nil {
-		return err
+		return f.errf(-1, err, "cannot stat")
 	}
 	f.regular = fi.Mode().IsRegular()
 	if f.mode == "w" || f.mode == "w+" {
-		if f.regular {
+		if f.regular && fi.Size() > 0 {
 			// Truncate only now that the lock is ours.
 			if err := f.mf.Truncate(0); err != nil {
-				return err
+				return f.errf(0, err, "cannot truncate")
 			}
 		}
 		return f.create(o.Format)
 	}
 	size, err := f.mf.Size()
 	if err != nil {
-		return err
+		return f.errf(-1, err, "cannot stat")
 	}
 	if size == 0 {
 		if o.Format != FormatC && f.mode == "r" {
@@ -155,33 +188,33 @@ func (f *File) open(o Options) error {
 	}
 	whole, err := f.mf.MapAll()
 	if err != nil {
-		return err
+		return f.errf(0, err, "cannot map")
 	}
-	in := &input{name: f.name, size: size, mem: whole.Bytes()}
+	in := &input{name: f.name, lenient: o.Lenient, size: size, mem: whole.Bytes()}
 	var res *parsed
 	var perr error
 	// Writers parse salvaging so that they can repair a torn tail; other
 	// damage still fails them unless the caller asked for Salvage.
 	if err := whole.Guard(func() { res, perr = parseFile(in, o.Salvage || f.writable) }); err != nil {
-		return err
+		return f.errf(0, err, "reading the headers")
 	}
 	if perr != nil {
 		return perr
 	}
-	if res.damage != nil && !o.Salvage && !errors.Is(res.damage, ErrTruncated) {
+	if res.damage != nil && !o.Salvage && !errors.Is(res.damage, mmapfile.ErrTruncated) {
 		return res.damage
 	}
 	if o.Format != FormatC && o.Format != res.format {
-		return f.errf(0, ErrUnsupported, "file is Format %v; Options.Format asks for %v", res.format, o.Format)
+		return f.errf(0, errors.ErrUnsupported, "file is Format %v; Options.Format asks for %v", res.format, o.Format)
 	}
 	f.adopt(res, size)
 	if f.writable {
 		if res.format == FormatB {
-			return f.errf(0, ErrNotWritable, "Format B files are read only")
+			return f.errf(0, mmapfile.ErrNotWritable, "Format B files are read only")
 		}
 		for _, e := range res.entries {
 			if e.BigEndian {
-				return f.errf(e.Start, ErrNotWritable, "record %q is big-endian; big-endian files are read only", e.Key)
+				return f.errf(e.Start, mmapfile.ErrNotWritable, "record %q is big-endian; big-endian files are read only", e.Key)
 			}
 		}
 		if res.end < size && (res.damage != nil || (res.format == FormatA && o.Salvage)) {
@@ -191,10 +224,10 @@ func (f *File) open(o Options) error {
 			// anything else maps it, and say so in Damage.
 			f.damage = cutError(f.name, res, size)
 			if err := whole.Unmap(); err != nil {
-				return err
+				return f.errf(0, err, "cannot unmap")
 			}
 			if err := f.mf.Truncate(res.end); err != nil {
-				return err
+				return f.errf(res.end, err, "cannot cut the damaged tail")
 			}
 			f.size = res.end
 			if res.format == FormatA {
@@ -208,12 +241,15 @@ func (f *File) open(o Options) error {
 				return nil
 			}
 			if whole, err = f.mf.MapAll(); err != nil {
-				return err
+				return f.errf(0, err, "cannot map")
 			}
 		}
 	}
 	if !f.readable {
-		return whole.Unmap()
+		if err := whole.Unmap(); err != nil {
+			return f.errf(0, err, "cannot unmap")
+		}
+		return nil
 	}
 	for _, e := range f.entries {
 		e.reg.p.Store(whole)
@@ -249,7 +285,7 @@ func (f *File) create(format Format) error {
 		f.format, f.end, f.size = FormatA, headerASize, headerASize
 		return nil
 	}
-	return f.errf(-1, ErrUnsupported, "Format %v cannot be written", format)
+	return f.errf(-1, errors.ErrUnsupported, "Format %v cannot be written", format)
 }
 
 func (f *File) adopt(res *parsed, size int64) {
@@ -261,17 +297,30 @@ func (f *File) adopt(res *parsed, size int64) {
 	}
 }
 
-// NewReader parses the ABF file of size bytes that r holds. The File it
-// returns serves copying reads only: View, ViewBits and ViewBytes fail.
-func NewReader(r io.ReaderAt, size int64) (*File, error) {
-	if size < 0 {
-		return nil, &FormatError{Offset: -1, Msg: fmt.Sprintf("negative size %d", size)}
+// NewReader parses the ABF file of size bytes that r holds, for files
+// that are not on disk or not to be mapped. The File it returns serves
+// copying reads only (Read, ReadAt, ReadBits, ReadBytes, ReadString);
+// views fail. Errors name the file by r's Name method, if it has one
+// (*os.File does). opt.Mode must be "" or "r"; Salvage and Lenient apply.
+func NewReader(r io.ReaderAt, size int64, opt *Options) (*File, error) {
+	var o Options
+	if opt != nil {
+		o = *opt
 	}
-	res, err := parseFile(&input{size: size, ra: r}, false)
+	f := &File{mode: "r", readable: true, ra: r, lenient: o.Lenient}
+	if n, ok := r.(interface{ Name() string }); ok {
+		f.name = n.Name()
+	}
+	switch {
+	case o.Mode != "" && o.Mode != "r":
+		return nil, f.errf(-1, mmapfile.ErrNotWritable, "mode %q: a NewReader file is read only", o.Mode)
+	case size < 0:
+		return nil, f.errf(-1, nil, "negative size %d", size)
+	}
+	res, err := parseFile(&input{name: f.name, lenient: o.Lenient, size: size, ra: r}, o.Salvage)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{mode: "r", readable: true, ra: r}
 	f.adopt(res, size)
 	return f, nil
 }
@@ -346,10 +395,19 @@ func (f *File) Damage() error {
 
 // Sync makes changes made through views and appends durable (msync, fsync).
 func (f *File) Sync() error {
+	f.mu.RLock()
+	closed := f.closed
+	f.mu.RUnlock()
+	if closed {
+		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+	}
 	if f.mf == nil {
 		return nil
 	}
-	return f.mf.Sync()
+	if err := f.mf.Sync(); err != nil {
+		return f.errf(-1, err, "sync failed")
+	}
+	return nil
 }
 
 // Close flushes changes, unmaps the file and releases its lock. Every view
@@ -360,19 +418,22 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.errf(-1, os.ErrClosed, "file already closed")
+		return f.errf(-1, mmapfile.ErrClosed, "file already closed")
 	}
 	f.closed = true
 	if f.mf == nil {
 		return nil
 	}
-	return f.mf.Close()
+	if err := f.mf.Close(); err != nil {
+		return f.errf(-1, err, "close failed")
+	}
+	return nil
 }
 
 // readEntry finds key for reading. f.mu must be read-locked.
 func (f *File) readEntry(key string) (*entry, error) {
 	if f.closed {
-		return nil, f.errf(-1, os.ErrClosed, "file is closed")
+		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
 	}
 	if !f.readable {
 		return nil, f.errf(-1, ErrNotReadable, "mode %q cannot read", f.mode)
@@ -397,7 +458,7 @@ func (f *File) region(e *entry) (*mmapfile.Region, error) {
 	}
 	r, err := f.mf.Map(e.DataOffset, e.DataLen)
 	if err != nil {
-		return nil, err
+		return nil, f.errf(e.DataOffset, err, "record %q: cannot map", e.Key)
 	}
 	e.reg.p.Store(r)
 	return r, nil

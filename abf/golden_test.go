@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,7 +93,7 @@ func TestGoldenFiles(t *testing.T) {
 		assert.Equal(t, want, got, name)
 		// Every golden file parses, and what can be written re-writes to
 		// the same bytes.
-		f, err := NewReader(bytes.NewReader(got), int64(len(got)))
+		f, err := NewReader(bytes.NewReader(got), int64(len(got)), nil)
 		require.NoError(t, err, name)
 		if f.Format() != FormatB && !strings.HasPrefix(name, "bigendian") && !strings.HasPrefix(name, "serialized") {
 			assert.Equal(t, got, rewrite(t, f, f.Format()), name)
@@ -113,8 +115,8 @@ func goldenFiles(t testing.TB) map[string][]byte {
 
 // exercise opens data and reads every record every way, as the fuzz
 // target does; it must never panic.
-func exercise(t testing.TB, data []byte) (*File, error) {
-	f, err := NewReader(bytes.NewReader(data), int64(len(data)))
+func exercise(t testing.TB, r io.ReaderAt, size int64) (*File, error) {
+	f, err := NewReader(r, size, nil)
 	if err != nil {
 		var fe *FormatError
 		if !errors.As(err, &fe) {
@@ -127,7 +129,7 @@ func exercise(t testing.TB, data []byte) (*File, error) {
 		if r.Start < prevEnd || r.DataOffset < r.Start || r.End < r.DataOffset+r.DataLen && !r.Unpadded {
 			t.Fatalf("record %q out of order: %+v (previous end %d)", r.Key, r, prevEnd)
 		}
-		if r.DataLen > 0 && r.DataOffset+r.DataLen > int64(len(data)) {
+		if r.DataLen > 0 && r.DataOffset+r.DataLen > size {
 			t.Fatalf("record %q outside the file: %+v", r.Key, r)
 		}
 		prevEnd = r.End
@@ -218,14 +220,14 @@ func rewrite(t testing.TB, f *File, format Format) []byte {
 		format = FormatC
 	}
 	p := filepath.Join(t.TempDir(), "rewrite.abf")
-	w, err := OpenFile(p, "w", &Options{Format: format})
+	w, err := openMode(p, "w", &Options{Format: format})
 	require.NoError(t, err)
 	for _, r := range f.Records() {
 		if !rewritable(t, f, r, format) {
 			continue
 		}
 		payload := lePayload(t, f, r)
-		rec := record{key: r.Key, kind: r.Kind, elem: r.Elem, dims: r.Dims, payload: payload}
+		rec := record{key: r.Key, kind: r.Kind, elem: r.Elem, dims: r.Dims, fill: writeAll(payload)}
 		switch r.Kind {
 		case KindArray:
 			rec.n = r.Len()
@@ -246,41 +248,224 @@ func rewrite(t testing.TB, f *File, format Format) []byte {
 	return out
 }
 
+// namedReader is a file's bytes with its name, as NewReader reports it.
+type namedReader struct {
+	*bytes.Reader
+	name string
+}
+
+func (r namedReader) Name() string { return r.name }
+
+func readerOf(name string, data []byte) namedReader { return namedReader{bytes.NewReader(data), name} }
+
+// field is one field of a file, as the format lays it out.
+type field struct {
+	start, end int64
+	first      bool  // a record's first field
+	payload    int64 // ≥ 0: from the header's end (padding) to the payload's end, whose offset this is
+	emptyPad   bool  // the padding of an empty payload
+}
+
+// fieldsOf lays out the records of f field by field, from the format's
+// description alone, and checks the layout against the parsed offsets. It
+// also returns the end of the first record's type (B/C detection needs it).
+func fieldsOf(t *testing.T, f *File) (fields []field, typeEnd int64) {
+	t.Helper()
+	format := f.Format()
+	for i, r := range f.Records() {
+		off := r.Start
+		add := func(n int64, first bool) {
+			if n > 0 {
+				fields = append(fields, field{start: off, end: off + n, first: first, payload: -1})
+			}
+			off += n
+		}
+		text := func(s string) { add(int64(len(s)), false) }
+		str := func(s string) { add(8, false); text(s) }
+		if format != FormatA {
+			add(1, true)
+		}
+		add(8, format == FormatA)
+		text(r.Key)
+		switch {
+		case format == FormatC:
+			str(r.TypeString)
+		case r.Kind == KindArray:
+			str("Array")
+		case r.Kind == KindBitArray:
+			str("BitArray")
+		default:
+			str("String")
+		}
+		if i == 0 {
+			typeEnd = off // C's type, or A and B's container
+		}
+		if format != FormatC && r.Kind == KindArray {
+			str(juliaNames[r.Elem])
+		}
+		switch r.Kind {
+		case KindArray, KindBitArray:
+			if format != FormatC {
+				add(8, false) // N
+			}
+			for range r.Dims {
+				add(8, false)
+			}
+			if r.DataLen > 0 {
+				fields = append(fields, field{start: off, end: r.DataOffset + r.DataLen, payload: r.DataOffset})
+			} else if r.DataOffset > off {
+				fields = append(fields, field{start: off, end: r.DataOffset, payload: -1, emptyPad: true})
+			}
+			off = r.DataOffset + r.DataLen
+		case KindString: // a length, then the text
+			add(8, false)
+			require.Equal(t, off, r.DataOffset, "record %q", r.Key)
+			s, err := f.ReadString(r.Key)
+			require.NoError(t, err)
+			text(s)
+		default: // serialized: a length, then the bytes
+			add(8, false)
+			require.Equal(t, off, r.DataOffset, "record %q", r.Key)
+			add(r.DataLen, false)
+		}
+		require.Equal(t, r.End, off, "record %q", r.Key)
+	}
+	return fields, typeEnd
+}
+
+// cutAt returns where opening the file of these fields cut to size bytes
+// fails, and whether with mmapfile.ErrTruncated; -1 if it opens. The
+// error is at the start of the first field the cut reaches (at the
+// payload's offset for a cut in a payload or its padding), except where
+// the cut leaves too little to tell the format.
+func cutAt(f *File, fields []field, typeEnd int64, size int64) (int64, bool) {
+	format := f.Format()
+	switch {
+	case size == 0:
+		return -1, false // an empty file is an empty Format C file
+	case format == FormatA && size < 14 && f.Records()[0].BigEndian == false:
+		return 0, false // no "LITTLE": not an ABF file
+	case format == FormatA && size < 9:
+		return 1, true // 00…06 is read as a C flag and a key length cut short
+	case format == FormatA && size < 14:
+		return 9, true // … whose key runs past the end
+	case format == FormatA && size < 22:
+		return 14, true // the record count
+	case format == FormatB && size < typeEnd:
+		// B is only told from C by its first container; before it, the
+		// bytes are read as C, whose key length must be a multiple of 4.
+		return 1, size < 9
+	}
+	for _, fl := range fields {
+		switch {
+		case fl.end <= size:
+			continue
+		case fl.first && fl.start >= size:
+			if format == FormatA {
+				return fl.start, true // Format A's count asks for more records
+			}
+			return -1, false // B and C end at a record boundary
+		case fl.emptyPad && format != FormatA:
+			return -1, false // an empty last payload may end before its padding
+		case fl.emptyPad:
+			continue // the next record, if counted, starts after the padding
+		case fl.payload >= 0:
+			return fl.payload, true
+		}
+		return fl.start, true
+	}
+	return -1, false
+}
+
+// TestTruncatedGoldenFiles cuts every golden file at every byte: each cut
+// opens, or fails with a *FormatError naming the file and the offset of
+// the first field the cut reaches.
 func TestTruncatedGoldenFiles(t *testing.T) {
 	for name, data := range goldenFiles(t) {
-		for size := 0; size < len(data); size++ {
-			_, _ = exercise(t, data[:size])
-		}
-		// The mapped path too, for one file.
-		if name == "tv1-c.abf" {
-			for size := 0; size < len(data); size++ {
-				f, err := Open(tempFile(t, data[:size]))
-				if err == nil {
-					for _, r := range f.Records() {
-						_, _ = f.ViewBytes(r.Key)
+		f, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		require.NoError(t, err)
+		fields, typeEnd := fieldsOf(t, f)
+		p := filepath.Join(t.TempDir(), name)
+		for size := int64(0); size < int64(len(data)); size++ {
+			want, truncated := cutAt(f, fields, typeEnd, size)
+			require.NoError(t, os.WriteFile(p, data[:size], 0o644))
+			for _, open := range []func() (*File, error){
+				func() (*File, error) { return NewReader(readerOf(name, data[:size]), size, nil) },
+				func() (*File, error) { return Open(p, nil) },
+			} {
+				g, err := open()
+				if want < 0 {
+					require.NoError(t, err, "%s cut to %d", name, size)
+					for _, r := range g.Records() {
+						_, err := g.ReadBytes(r.Key)
+						require.NoError(t, err, "%s cut to %d: %q", name, size, r.Key)
 					}
-					f.Close()
+					require.NoError(t, g.Close())
+					continue
 				}
+				require.Error(t, err, "%s cut to %d", name, size)
+				var fe *FormatError
+				require.ErrorAs(t, err, &fe, "%s cut to %d", name, size)
+				require.Equal(t, want, fe.Offset, "%s cut to %d: %v", name, size, err)
+				require.Contains(t, []string{name, p}, fe.File, "%s cut to %d", name, size)
+				require.Equal(t, truncated, errors.Is(err, mmapfile.ErrTruncated), "%s cut to %d: %v", name, size, err)
 			}
 		}
 	}
 }
 
+// TestBitFlips flips every bit of some golden files. Each flip opens, or
+// fails with a *FormatError that names the file, at an offset inside the
+// file and no earlier than the record (or header field) the flip is in:
+// the records before it parse as they did. A flipped byte-order flag, or
+// a flip in Format A's "LITTLE" header, is an error at exactly that
+// record (or at 0).
 func TestBitFlips(t *testing.T) {
-	for _, name := range []string{"tv1-c.abf", "tv2-a.abf", "tv3-b.abf", "serialized-c.abf", "bigendian-c.abf"} {
-		data := goldenFiles(t)[name]
+	g := goldenFiles(t)
+	for _, name := range []string{"tv1-c.abf", "tv2-a.abf", "tv3-b.abf", "serialized-c.abf", "bigendian-c.abf", "types-c.abf", "keys-c.abf"} {
+		data := g[name]
+		f, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+		require.NoError(t, err)
+		recs := f.Records()
 		for i := range data {
+			// The record (or Format A header field) byte i is in.
+			from, exact := int64(0), false
+			for _, r := range recs {
+				if r.Start <= int64(i) {
+					from, exact = r.Start, r.Start == int64(i) && f.Format() != FormatA
+				}
+			}
+			if f.Format() == FormatA && i < 22 {
+				from, exact = 0, i < 14
+				if i >= 14 {
+					from = 14
+				}
+			}
 			for bit := 0; bit < 8; bit++ {
 				flipped := append([]byte{}, data...)
 				flipped[i] ^= 1 << bit
-				_, _ = exercise(t, flipped)
+				_, err := exercise(t, readerOf(name, flipped), int64(len(flipped)))
+				if err == nil {
+					require.False(t, exact, "%s: byte %d bit %d opens", name, i, bit)
+					continue
+				}
+				var fe *FormatError
+				require.ErrorAs(t, err, &fe)
+				require.Equal(t, name, fe.File)
+				if exact {
+					require.Equal(t, from, fe.Offset, "%s: byte %d bit %d: %v", name, i, bit, err)
+				}
+				require.GreaterOrEqual(t, fe.Offset, from, "%s: byte %d bit %d: %v", name, i, bit, err)
+				require.LessOrEqual(t, fe.Offset, int64(len(data)), "%s: byte %d bit %d: %v", name, i, bit, err)
 			}
 		}
 	}
 }
 
-// TestHostile checks that hostile headers give the right error at the
-// right offset.
+// TestHostile checks that hostile files, and requests a file cannot
+// satisfy, give a *FormatError that names the file, at the right offset,
+// wrapping the right sentinel: the conditions every format package shares
+// (mmapfile's sentinels) and ABF's own.
 func TestHostile(t *testing.T) {
 	c := func() *builder { return newC().u8(0).str("x") } // the type prefix is at 10
 	arr := func(typ string, dims ...int64) []byte {
@@ -291,53 +476,115 @@ func TestHostile(t *testing.T) {
 		return w.padTo(8).f64s(1).b
 	}
 	a := func() *builder { return newAB().headerA(1).str("x") } // container prefix at 31
+	g := goldenFiles(t)
+	tv1, be := g["tv1-c.abf"], g["bigendian-c.abf"]
+	with := func(data []byte, at int, b byte) []byte {
+		out := append([]byte{}, data...)
+		out[at] = b
+		return out
+	}
+	boolArr := c().str("Array{Bool,1}").i64(3).raw([]byte{1, 7, 0}).b // data at 39
+	view := func(key string) func(f *File) error {
+		return func(f *File) error { _, err := View[float64](f, key); return err }
+	}
 	for _, tc := range []struct {
 		name string
 		data []byte
+		mode string              // "" is "r"
+		op   func(f *File) error // nil: the open fails
 		off  int64
 		err  error
 		msg  string
 	}{
-		{"huge dim", arr("Array{Float64,1}", 1<<40), 48, ErrTruncated, "payload truncated"},
-		{"product overflows", arr("Array{Float64,2}", 1<<32, 1<<32), 42, nil, "overflows"},
-		{"byte size overflows", arr("Array{Float64,1}", 1<<62), 34, nil, "payload size overflows"},
-		{"bits size", arr("BitArray{1}", 1<<62), 40, ErrTruncated, "payload truncated"},
-		{"negative dim", arr("Array{Float64,2}", 1, -1), 42, nil, "negative"},
-		{"zero dim hides overflow", c().str("Array{Float64,3}").i64(1 << 40).i64(0).i64(1 << 40).b, -1, nil, ""},
-		{"many dims", c().str("Array{Float64,1024}").i64(1).b, 45, ErrTruncated, "dimension 2 truncated"},
-		{"key prefix not multiple of 4", newC().u8(0).i64(5).raw([]byte("x")).b, 1, nil, "multiple of 4"},
-		{"negative key prefix", newC().u8(0).i64(-4).b, 1, nil, "negative"},
-		{"huge key prefix", newC().u8(0).i64(1 << 62).raw([]byte("xyz")).b, 9, ErrTruncated, "key truncated"},
-		{"type prefix not multiple of 4", c().i64(6).raw([]byte("String")).b, 10, nil, "multiple of 4"},
-		{"unknown type", c().str("Dict{Int64,Int64}").b, 10, nil, "not recognized"},
-		{"long unknown type", c().str(strings.Repeat("Q", 100)).b, 10, nil, "…"},
-		{"bad flag", append(arr("Array{Float64,1}", 1), 7), 56, nil, "flag"},
-		{"serialized negative", c().str("DataType").i64(-1).b, 26, nil, "negative"},
-		{"serialized beyond EOF", c().str("DataType").i64(100).raw([]byte{1}).b, 34, ErrTruncated, "truncated"},
-		{"string value beyond EOF", c().str("String").i64(400).raw([]byte("ab")).b, 32, ErrTruncated, "truncated"},
-		{"A negative count", newAB().headerA(-1).b, 14, nil, "negative"},
-		{"A count too large", newAB().headerA(1 << 60).b, 22, ErrTruncated, "key length truncated"},
-		{"A short header", newAB().i64(6).raw([]byte("LITTLE")).i64(1).b[:20], 14, ErrTruncated, "record count"},
-		{"A unknown container", a().str("Dict").b, 31, nil, "container"},
-		{"A unknown element", a().str("Array").str("Complex").i64(1).b, 44, nil, "element type"},
-		{"A negative N", a().str("Array").str("Float64").i64(-1).b, 59, nil, "number of dimensions"},
-		{"A huge N", a().str("BitArray").i64(1 << 40).b, 47, nil, "number of dimensions"},
-		{"neither B nor C", newAB().u8(0).str("x").i64(6).raw([]byte("Strin")).b, 1, nil, "multiple of 4"},
-		{"B unknown container", append(tv3(), newAB().u8(0).str("y").str("Tuple").b...), 128 + 10, nil, "container"},
-		{"key characters cut by EOF", newC().u8(0).i64(8).raw([]byte{0xce, 0xb1}).b, 9, ErrTruncated, "read before end of file"},
-		{"not ABF", []byte("hello world"), 0, nil, "not an ABF file"},
+		// Headers that lie.
+		{"huge dim", arr("Array{Float64,1}", 1<<40), "", nil, 48, mmapfile.ErrTruncated, "payload truncated"},
+		{"product overflows", arr("Array{Float64,2}", 1<<32, 1<<32), "", nil, 42, nil, "overflows"},
+		{"byte size overflows", arr("Array{Float64,1}", 1<<62), "", nil, 34, nil, "payload size overflows"},
+		{"bits size", arr("BitArray{1}", 1<<62), "", nil, 40, mmapfile.ErrTruncated, "payload truncated"},
+		{"negative dim", arr("Array{Float64,2}", 1, -1), "", nil, 42, nil, "negative"},
+		{"zero dim hides overflow", c().str("Array{Float64,3}").i64(1 << 40).i64(0).i64(1 << 40).b, "", nil, -1, nil, ""},
+		{"many dims", c().str("Array{Float64,1024}").i64(1).b, "", nil, 45, mmapfile.ErrTruncated, "dimension 2 truncated"},
+		{"key prefix not multiple of 4", newC().u8(0).i64(5).raw([]byte("x")).b, "", nil, 1, nil, "multiple of 4"},
+		{"negative key prefix", newC().u8(0).i64(-4).b, "", nil, 1, nil, "negative"},
+		{"huge key prefix", newC().u8(0).i64(1 << 62).raw([]byte("xyz")).b, "", nil, 9, mmapfile.ErrTruncated, "key truncated"},
+		{"type prefix not multiple of 4", c().i64(6).raw([]byte("String")).b, "", nil, 10, nil, "multiple of 4"},
+		{"unknown type", c().str("Dict{Int64,Int64}").b, "", nil, 10, nil, "not recognized"},
+		{"long unknown type", c().str(strings.Repeat("Q", 100)).b, "", nil, 10, nil, "…"},
+		{"bad flag", append(arr("Array{Float64,1}", 1), 7), "", nil, 56, nil, "flag"},
+		{"serialized negative", c().str("DataType").i64(-1).b, "", nil, 26, nil, "negative"},
+		{"serialized beyond EOF", c().str("DataType").i64(100).raw([]byte{1}).b, "", nil, 34, mmapfile.ErrTruncated, "truncated"},
+		{"string value beyond EOF", c().str("String").i64(400).raw([]byte("ab")).b, "", nil, 32, mmapfile.ErrTruncated, "truncated"},
+		{"A negative count", newAB().headerA(-1).b, "", nil, 14, nil, "negative"},
+		{"A count too large", newAB().headerA(1 << 60).b, "", nil, 22, mmapfile.ErrTruncated, "key length truncated"},
+		{"A short header", newAB().i64(6).raw([]byte("LITTLE")).i64(1).b[:20], "", nil, 14, mmapfile.ErrTruncated, "record count"},
+		{"A unknown container", a().str("Dict").b, "", nil, 31, nil, "container"},
+		{"A unknown element", a().str("Array").str("Complex").i64(1).b, "", nil, 44, nil, "element type"},
+		{"A negative N", a().str("Array").str("Float64").i64(-1).b, "", nil, 59, nil, "number of dimensions"},
+		{"A huge N", a().str("BitArray").i64(1 << 40).b, "", nil, 47, nil, "number of dimensions"},
+		{"neither B nor C", newAB().u8(0).str("x").i64(6).raw([]byte("Strin")).b, "", nil, 1, nil, "multiple of 4"},
+		{"B unknown container", append(tv3(), newAB().u8(0).str("y").str("Tuple").b...), "", nil, 128 + 10, nil, "container"},
+		{"key characters cut by EOF", newC().u8(0).i64(8).raw([]byte{0xce, 0xb1}).b, "", nil, 9, mmapfile.ErrTruncated, "read before end of file"},
+		{"not ABF", []byte("hello world"), "", nil, 0, nil, "not an ABF file"},
+		{"duplicate key", with(tv1, 73, 'x'), "", nil, 64, ErrDuplicateKey, `duplicates the key of the record at offset 0`},
+		{"big-endian file opened for writing", be, "r+", nil, 0, mmapfile.ErrNotWritable, "big-endian files are read only"},
+		{"Format B opened for writing", g["tv3-b.abf"], "a", nil, 0, mmapfile.ErrNotWritable, "Format B files are read only"},
+		{"mode a+", tv1, "a+", nil, -1, nil, "not one of r, r+, w, w+, a"},
+		{"locked by another writer", tv1, "r+", func(f *File) error { _, err := openMode(f.Name(), "r+", nil); return err }, -1, mmapfile.ErrLocked, "cannot open"},
+
+		// Requests the file cannot satisfy.
+		{"view as the wrong Go type", tv1, "", func(f *File) error { _, err := View[float32](f, "x"); return err }, 0, mmapfile.ErrTypeMismatch, "not an array of f32"},
+		{"read as the wrong Go type", tv1, "", func(f *File) error { _, err := Read[int64](f, "x"); return err }, 0, mmapfile.ErrTypeMismatch, "not an array of i64"},
+		{"view of a big-endian record", be, "", view("x"), 0, mmapfile.ErrByteOrder, "use abf.Read or abf.ReadAt"},
+		{"view of a Bool byte 7", boolArr, "", func(f *File) error { _, err := View[bool](f, "x"); return err }, 40, mmapfile.ErrInvalidBool, "use abf.Read or abf.ReadAt with Options.Lenient"},
+		{"read of a Bool byte 7", boolArr, "", func(f *File) error { _, err := Read[bool](f, "x"); return err }, 40, mmapfile.ErrInvalidBool, "neither 0 nor 1"},
+		{"view of BitArray unused bits", with(tv1, 104, 0x0D), "", func(f *File) error { _, err := f.ViewBits("b"); return err }, 104, nil, "unused bits"},
+		{"read outside the array", tv1, "", func(f *File) error { return ReadAt(f, "x", 1, make([]float64, 2)) }, 0, mmapfile.ErrOutOfRange, "outside [0, 2)"},
+		{"set outside the array", tv1, "r+", func(f *File) error { return Set(f, "x", []int64{2}, 1.0) }, 0, mmapfile.ErrOutOfRange, "out of range"},
+		{"no such key", tv1, "", view("nope"), -1, ErrNotFound, `no record "nope"`},
+		{"write to a file opened r", tv1, "", func(f *File) error { return Write(f, "y", []int64{1}, []int8{1}) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},
+		{"set in a file opened r", tv1, "", func(f *File) error { return Set(f, "x", []int64{0}, 1.0) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},
+		{"view in mode a", tv1, "a", view("x"), -1, ErrNotReadable, `mode "a" cannot read`},
+		{"a key that exists", tv1, "r+", func(f *File) error { return Write(f, "x", []int64{1}, []int8{1}) }, 0, ErrKeyExists, `record "x" already exists at offset 0`},
+		{"String in Format A", g["tv2-a.abf"], "a", func(f *File) error { return f.WriteString("s", "v") }, -1, errors.ErrUnsupported, "Format A cannot hold String records"},
+		{"read after Close", tv1, "", func(f *File) error { f.Close(); _, err := Read[float64](f, "x"); return err }, -1, mmapfile.ErrClosed, "file is closed"},
+		{"view after Close", tv1, "r+", func(f *File) error { f.Close(); return view("x")(f) }, -1, mmapfile.ErrClosed, "file is closed"},
+		{"Close twice", tv1, "", func(f *File) error { f.Close(); return f.Close() }, -1, mmapfile.ErrClosed, "file already closed"},
+		{"file truncated under the mapping", tv1, "", func(f *File) error {
+			if err := os.Truncate(f.Name(), 0); err != nil {
+				return err
+			}
+			_, err := Read[float64](f, "x")
+			return err
+		}, 48, mmapfile.ErrFault, "read failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewReader(bytes.NewReader(tc.data), int64(len(tc.data)))
-			if tc.off < 0 {
+			p := tempFile(t, tc.data)
+			mode := tc.mode
+			if mode == "" {
+				mode = "r"
+			}
+			f, err := openMode(p, mode, nil)
+			if tc.op != nil {
 				require.NoError(t, err)
+				defer f.Close()
+				err = tc.op(f)
+			}
+			if tc.off < 0 && tc.err == nil && tc.msg == "" {
+				require.NoError(t, err)
+				f.Close()
 				return
 			}
 			fe := requireFormatErr(t, err, tc.off, tc.err)
+			assert.Equal(t, p, fe.File, "the error names the file")
 			assert.Contains(t, fe.Error(), tc.msg)
-			// The mapped path gives the same error.
-			_, err = Open(tempFile(t, tc.data))
+			assert.True(t, strings.HasPrefix(fe.Error(), "abf: "+p+": "), fe.Error())
+			if tc.op != nil || mode != "r" {
+				return
+			}
+			// The reader path gives the same error, naming the reader.
+			_, err = NewReader(readerOf("hostile.abf", tc.data), int64(len(tc.data)), nil)
 			fe = requireFormatErr(t, err, tc.off, tc.err)
+			assert.Equal(t, "hostile.abf", fe.File)
 			assert.Contains(t, fe.Error(), tc.msg)
 		})
 	}
@@ -358,10 +605,10 @@ func TestHostileAllocations(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for i := 0; i < 10; i++ {
 		for _, h := range hostile {
-			_, err := NewReader(bytes.NewReader(h), int64(len(h)))
+			_, err := NewReader(bytes.NewReader(h), int64(len(h)), nil)
 			require.Error(t, err)
 			p := tempFile(t, h)
-			_, err = Open(p)
+			_, err = Open(p, nil)
 			require.Error(t, err)
 		}
 	}
@@ -369,25 +616,8 @@ func TestHostileAllocations(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20))
 	// A reader that claims far more bytes than it has.
 	h := hostile[0]
-	_, err := NewReader(bytes.NewReader(h), 1<<50)
+	_, err := NewReader(bytes.NewReader(h), 1<<50, nil)
 	require.Error(t, err)
-}
-
-func TestUpstreamFiles(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "testdata", "abf")
-	matches, _ := filepath.Glob(filepath.Join(dir, "*.abf"))
-	if len(matches) == 0 {
-		t.Skipf("no upstream ABF files in %s", dir)
-	}
-	for _, p := range matches {
-		f, err := Open(p)
-		require.NoError(t, err, p)
-		for _, r := range f.Records() {
-			_, err := f.ReadBytes(r.Key)
-			require.NoError(t, err, "%s: %s", p, r.Key)
-		}
-		f.Close()
-	}
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/require"
 )
 
@@ -97,7 +98,7 @@ func tempFile(t testing.TB, data []byte) string {
 func build(t testing.TB, format Format, fill func(f *File)) []byte {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "w.abf")
-	f, err := OpenFile(p, "w", &Options{Format: format})
+	f, err := openMode(p, "w", &Options{Format: format})
 	require.NoError(t, err)
 	fill(f)
 	require.NoError(t, f.Close())
@@ -109,7 +110,7 @@ func build(t testing.TB, format Format, fill func(f *File)) []byte {
 func openBytes(t testing.TB, data []byte, mode string) (*File, string) {
 	t.Helper()
 	p := tempFile(t, data)
-	f, err := OpenFile(p, mode, nil)
+	f, err := openMode(p, mode, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	return f, p
@@ -135,3 +136,17 @@ func must(err error) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// openMode opens path in one of Julia's modes.
+func openMode(path, mode string, o *Options) (*File, error) {
+	var opt Options
+	if o != nil {
+		opt = *o
+	}
+	opt.Mode = mode
+	m := mmapfile.ReadWrite
+	if mode == "r" {
+		m = mmapfile.ReadOnly
+	}
+	return OpenFile(path, m, &opt)
+}

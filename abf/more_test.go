@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestBitsInPlaceAndSync(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "b.abf")
-	f, err := OpenFile(p, "w+", nil)
+	f, err := openMode(p, "w+", nil)
 	require.NoError(t, err)
 	assert.Equal(t, p, f.Name())
 	b, _ := PackBits([]int64{2, 3}, []bool{true, false, false, false, false, true})
@@ -35,7 +36,7 @@ func TestBitsInPlaceAndSync(t *testing.T) {
 	// After Sync the bytes are in the file, seen without the mapping.
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
-	g, err := NewReader(bytesReader(data), int64(len(data)))
+	g, err := NewReader(bytesReader(data), int64(len(data)), nil)
 	require.NoError(t, err)
 	got, err := g.ReadBits("b")
 	require.NoError(t, err)
@@ -66,15 +67,15 @@ func (r failingReader) ReadAt(p []byte, off int64) (int, error) {
 func TestReaderErrors(t *testing.T) {
 	data := unhex(tv1Hex)
 	for _, at := range []int64{0, 10, 60} {
-		_, err := NewReader(failingReader{data: data, off: at}, int64(len(data)))
+		_, err := NewReader(failingReader{data: data, off: at}, int64(len(data)), nil)
 		assert.ErrorIs(t, err, errDisk, "at %d", at)
 	}
 	// Headers fit in the first window; payload reads fail later.
-	f, err := NewReader(failingReader{data: data, off: 100, atStart: true}, int64(len(data)))
+	f, err := NewReader(failingReader{data: data, off: 100, atStart: true}, int64(len(data)), nil)
 	require.NoError(t, err)
 	_, err = f.ReadBits("b")
 	assert.ErrorIs(t, err, errDisk)
-	_, err = NewReader(failingReader{data: data, off: 1000}, -1)
+	_, err = NewReader(failingReader{data: data, off: 1000}, -1, nil)
 	assert.Error(t, err)
 }
 
@@ -84,9 +85,9 @@ func TestDetectBothWays(t *testing.T) {
 	w := newC().u8(0).str("abcdefgh").str("Array{Float64,1}").i64(5)
 	require.Len(t, w.b, 49)
 	w.raw([]byte("Array")).padTo(8).f64s(1, 2, 3, 4, 5)
-	require.True(t, headerWorks(&input{size: int64(len(w.b)), mem: w.b}, FormatC))
-	require.True(t, headerWorks(&input{size: int64(len(w.b)), mem: w.b}, FormatB))
-	f, err := NewReader(bytesReader(w.b), int64(len(w.b)))
+	require.True(t, headerWorks(&input{size: int64(len(w.b)), mem: w.b}, FormatC, false))
+	require.True(t, headerWorks(&input{size: int64(len(w.b)), mem: w.b}, FormatB, false))
+	f, err := NewReader(bytesReader(w.b), int64(len(w.b)), nil)
 	require.NoError(t, err)
 	assert.Equal(t, FormatC, f.Format())
 	x, err := Read[float64](f, "abcdefgh")
@@ -112,7 +113,7 @@ func TestLongKeysThroughReader(t *testing.T) {
 		must(f.WriteString(key, val))
 		must(Write(f, "x", []int64{1}, []int8{5}))
 	})
-	f, err := NewReader(bytesReader(data), int64(len(data)))
+	f, err := NewReader(bytesReader(data), int64(len(data)), nil)
 	require.NoError(t, err)
 	recs := f.Records()
 	require.Len(t, recs, 2)
@@ -129,11 +130,11 @@ func TestSalvageFormatA(t *testing.T) {
 	full := unhex(tv2Hex)
 	cut := full[:130] // the second record's dims are cut
 	p := tempFile(t, cut)
-	_, err := Open(p)
-	requireFormatErr(t, err, 129, ErrTruncated)
-	f, err := OpenFile(p, "r+", &Options{Salvage: true})
+	_, err := Open(p, nil)
+	requireFormatErr(t, err, 129, mmapfile.ErrTruncated)
+	f, err := openMode(p, "r+", &Options{Salvage: true})
 	require.NoError(t, err)
-	fe := requireFormatErr(t, f.Damage(), 96, ErrTruncated)
+	fe := requireFormatErr(t, f.Damage(), 96, mmapfile.ErrTruncated)
 	assert.Contains(t, fe.Msg, "cut 34 bytes after the last complete record (offset 129: ")
 	require.Len(t, f.Records(), 1)
 	after, _ := os.ReadFile(p)

@@ -3,12 +3,14 @@ package abf
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // headerA is the first 14 bytes of a Format A file, little- and big-endian.
@@ -29,12 +31,13 @@ const window = 64 << 10
 // input is the file being parsed: either the whole mapping, or an
 // io.ReaderAt read through a small window.
 type input struct {
-	name   string
-	size   int64
-	mem    []byte
-	ra     io.ReaderAt
-	buf    []byte
-	bufOff int64
+	name    string
+	lenient bool // read a string's last character cut by the end of the file as Julia does
+	size    int64
+	mem     []byte
+	ra      io.ReaderAt
+	buf     []byte
+	bufOff  int64
 }
 
 // get returns the n bytes at off. The caller has checked off+n <= size and,
@@ -99,7 +102,7 @@ func (p *parser) int64At(off int64, what string) (int64, error) {
 // for an error: opening concatenates nothing per record.
 func (p *parser) int64AtOf(off int64, what, suffix string) (int64, error) {
 	if left := p.in.size - off; left < 8 {
-		return 0, p.errf(off, ErrTruncated, "%s%s truncated (8 bytes needed, %d left)", what, suffix, max(left, 0))
+		return 0, p.errf(off, mmapfile.ErrTruncated, "%s%s truncated (8 bytes needed, %d left)", what, suffix, max(left, 0))
 	}
 	b, err := p.in.get(off, 8)
 	if err != nil {
@@ -127,22 +130,30 @@ func (p *parser) str(off int64, what string) (s string, nchars, end int64, err e
 	}
 	body := off + 8
 	if left := p.in.size - body; nchars > left {
-		return "", 0, 0, p.errf(body, ErrTruncated, "%s truncated (%d characters, %d bytes left)", what, nchars, left)
+		return "", 0, 0, p.errf(body, mmapfile.ErrTruncated, "%s truncated (%d characters, %d bytes left)", what, nchars, left)
 	}
 	s, end, err = p.decode(body, nchars)
 	return s, nchars, end, err
 }
 
 // decode reads nchars Julia characters at off; nchars <= bytes left.
+// Julia reads a character cut short by the end of the file as one
+// character; unless the input is lenient, that is a torn string here.
 func (p *parser) decode(off, nchars int64) (string, int64, error) {
 	if nchars == 0 {
 		return "", off, nil
 	}
+	torn := func(done int64) error {
+		return p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
+	}
 	if p.in.mem != nil {
 		b := p.in.mem[off:]
-		n, done := decodeChars(b, nchars, true)
+		n, done, cut := decodeChars(b, nchars, true)
 		if done < nchars {
-			return "", 0, p.errf(off, ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
+			return "", 0, torn(done)
+		}
+		if cut && !p.in.lenient {
+			return "", 0, torn(done - 1)
 		}
 		return string(b[:n]), off + int64(n), nil
 	}
@@ -151,13 +162,16 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 	for nchars > 0 {
 		n := min(int64(window), p.in.size-at)
 		if n == 0 {
-			return "", 0, p.errf(off, ErrTruncated, "string truncated (%d characters, %d read before end of file)", want, want-nchars)
+			return "", 0, torn(want - nchars)
 		}
 		chunk, err := p.in.get(at, int(n))
 		if err != nil {
 			return "", 0, p.ioErr(at, err)
 		}
-		used, done := decodeChars(chunk, nchars, at+n == p.in.size)
+		used, done, cut := decodeChars(chunk, nchars, at+n == p.in.size)
+		if cut && done == nchars && !p.in.lenient {
+			return "", 0, torn(want - 1)
+		}
 		out = append(out, chunk[:used]...)
 		at += int64(used)
 		nchars -= done
@@ -166,9 +180,11 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 }
 
 // decodeChars consumes up to nchars characters of b by Julia's rules and
-// returns the bytes used and characters read. Unless atEOF, it stops while
-// fewer than 4 bytes remain, so a character is never cut at b's end.
-func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64) {
+// returns the bytes used and characters read, and whether the last of
+// them was cut short by the end of b (only when atEOF). Unless atEOF, it
+// stops while fewer than 4 bytes remain, so a character is never cut at
+// b's end.
+func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64, cut bool) {
 	i := 0
 	for done < nchars && i < len(b) {
 		if !atEOF && len(b)-i < 4 {
@@ -177,6 +193,7 @@ func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64) {
 		lead := b[i]
 		i++
 		done++
+		cut = false
 		if lead < 0x80 {
 			continue
 		}
@@ -192,8 +209,9 @@ func decodeChars(b []byte, nchars int64, atEOF bool) (used int, done int64) {
 		for ; more > 0 && i < len(b) && b[i]&0xC0 == 0x80; more-- {
 			i++
 		}
+		cut = more > 0 && i == len(b)
 	}
-	return i, done
+	return i, done, cut
 }
 
 // juliaChars is Julia's length(s) for the bytes of s.
@@ -201,7 +219,7 @@ func juliaChars(s string) int64 {
 	if utf8.ValidString(s) {
 		return int64(utf8.RuneCountInString(s))
 	}
-	_, n := decodeChars([]byte(s), int64(len(s)), true)
+	_, n, _ := decodeChars([]byte(s), int64(len(s)), true)
 	return n
 }
 
@@ -296,7 +314,7 @@ func parseDims(s string) (int, bool) {
 // flag reads a B/C record's byte-order flag and sets the parser's order.
 func (p *parser) flag(off int64) (bool, error) {
 	if off >= p.in.size {
-		return false, p.errf(off, ErrTruncated, "byte-order flag truncated")
+		return false, p.errf(off, mmapfile.ErrTruncated, "byte-order flag truncated")
 	}
 	b, err := p.in.get(off, 1)
 	if err != nil {
@@ -405,14 +423,14 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 			return p.errf(off, nil, "serialized length %d is negative", n)
 		}
 		if left := size - (off + 8); n > left {
-			return p.errf(off+8, ErrTruncated, "serialized value truncated (%d bytes needed, %d left)", n, left)
+			return p.errf(off+8, mmapfile.ErrTruncated, "serialized value truncated (%d bytes needed, %d left)", n, left)
 		}
 		e.DataOffset, e.DataLen, e.End, e.hdrEnd = off+8, n, off+8+n, off+8
 		return nil
 	}
 	if left := size - off; int64(ndims)*8 > left {
 		k := left / 8
-		return p.errf(off+8*k, ErrTruncated, "dimension %d truncated (8 bytes needed, %d left)", k+1, left-8*k)
+		return p.errf(off+8*k, mmapfile.ErrTruncated, "dimension %d truncated (8 bytes needed, %d left)", k+1, left-8*k)
 	}
 	dims := make([]int64, ndims)
 	for i := range dims {
@@ -451,7 +469,7 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 		return p.errf(pos, nil, "payload end overflows int64 (%d bytes at %d)", nbytes, pos)
 	}
 	if end > size && nbytes > 0 {
-		return p.errf(pos, ErrTruncated, "payload truncated (%d bytes needed, %d left)", nbytes, max(size-pos, 0))
+		return p.errf(pos, mmapfile.ErrTruncated, "payload truncated (%d bytes needed, %d left)", nbytes, max(size-pos, 0))
 	}
 	e.DataOffset, e.DataLen, e.End, e.hdrEnd = pos, nbytes, end, hdrEnd
 	return nil
@@ -509,8 +527,8 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 		}
 		e, err := p.record(off)
 		if err != nil && len(res.entries) > 0 {
-			// R9: upstream never writes the padding of an empty array, so
-			// the next record may start at the end of its header.
+			// Upstream never writes the padding of an empty array, so the
+			// next record may start at the end of its header.
 			last := res.entries[len(res.entries)-1]
 			if (last.Kind == KindArray || last.Kind == KindBitArray) && last.DataLen == 0 && last.DataOffset > last.hdrEnd && !last.Unpadded {
 				if e2, err2 := p.record(last.hdrEnd); err2 == nil {
@@ -538,19 +556,22 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 }
 
 // headerWorks reports whether the first record's flag, key and type parse
-// in format C or B (detection, §6 step 3).
-func headerWorks(in *input, f Format) bool {
+// in format C or B: how a file without Format A's header is told apart.
+// With partial set, in may hold only the first bytes of the file, and a
+// header cut short by their end counts as working.
+func headerWorks(in *input, f Format, partial bool) bool {
 	p := &parser{in: in, format: f}
+	cut := func(err error) bool { return partial && errors.Is(err, mmapfile.ErrTruncated) }
 	if _, err := p.flag(0); err != nil {
-		return false
+		return cut(err)
 	}
 	_, _, off, err := p.str(1, "key")
 	if err != nil {
-		return false
+		return cut(err)
 	}
 	typ, _, _, err := p.str(off, "type")
 	if err != nil {
-		return false
+		return cut(err)
 	}
 	if f == FormatC {
 		_, _, _, ok := parseTypeC(typ)
@@ -585,7 +606,7 @@ func parseFile(in *input, salvage bool) (*parsed, error) {
 	if first[0] != 0x00 && first[0] != 0xFF {
 		return nil, &FormatError{File: in.name, Offset: 0, Msg: "not an ABF file"}
 	}
-	okC, okB := headerWorks(in, FormatC), headerWorks(in, FormatB)
+	okC, okB := headerWorks(in, FormatC, false), headerWorks(in, FormatB, false)
 	format := FormatC
 	if okB && !okC {
 		format = FormatB

@@ -15,9 +15,11 @@ import (
 // no copy is made. In "r+" and "w+" writing to it changes the file
 // (durable after Sync or Close); in "r" writing to it crashes the process.
 // The slice is valid until Close. T must be the record's element type
-// (ErrTypeMismatch otherwise), the record must be little-endian
-// (ErrByteOrder: use Read), and a Bool array must hold only 0 and 1.
-// An empty array gives an empty, non-nil slice.
+// (mmapfile.ErrTypeMismatch otherwise). Where the bytes cannot be aliased
+// — a big-endian record (mmapfile.ErrByteOrder), a file opened with
+// NewReader, a Bool array holding a byte other than 0 and 1
+// (mmapfile.ErrInvalidBool) — the error says to copy with Read or ReadAt
+// instead. An empty array gives an empty, non-nil slice.
 func View[T Elem](f *File, key string) ([]T, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -47,8 +49,10 @@ func View[T Elem](f *File, key string) ([]T, error) {
 	return v, nil
 }
 
-// Read returns a copy of the array key, byte-swapped if the record is
-// big-endian. Read[bool] also unpacks a BitArray.
+// Read returns a copy of the array key in column-major order, byte-swapped
+// if the record is big-endian. Read[bool] also unpacks a BitArray. It is
+// guarded: a file truncated under the mapping by another process gives an
+// error wrapping mmapfile.ErrFault, not a crash.
 func Read[T Elem](f *File, key string) ([]T, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -69,7 +73,9 @@ func Read[T Elem](f *File, key string) ([]T, error) {
 
 // ReadAt copies len(dst) elements of the array key, starting at the
 // column-major linear index start, into dst: a way to read part of a large
-// array in bounded memory. ReadAt[bool] also reads BitArrays.
+// array in bounded memory. It fills dst or returns an error (a range
+// outside the array wraps mmapfile.ErrOutOfRange). ReadAt[bool] also reads
+// BitArrays.
 func ReadAt[T Elem](f *File, key string, start int64, dst []T) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -94,7 +100,7 @@ func ReadRowMajor[T Elem](f *File, key string) ([]T, error) {
 	}
 	row := make([]T, len(col))
 	if err := layout.Reorder(row, col, rec.Dims, layout.ColMajor); err != nil {
-		return nil, err
+		return nil, f.errf(rec.Start, err, "record %q: reordering", key)
 	}
 	return row, nil
 }
@@ -106,7 +112,7 @@ func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
 		return err
 	}
 	if start < 0 || start > int64(n) || int64(len(dst)) > int64(n)-start {
-		return f.errf(e.Start, nil, "record %q: elements [%d, %d) outside [0, %d)", e.Key, start, start+int64(len(dst)), n)
+		return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: elements [%d, +%d) outside [0, %d)", e.Key, start, len(dst), n)
 	}
 	if e.Kind == KindBitArray && t == layout.Bool {
 		return f.readBitsAt(e, start, any(dst).([]bool))
@@ -174,7 +180,7 @@ func (f *File) ViewBits(key string) (BitArray, error) {
 		return BitArray{}, err
 	}
 	if e.Kind != KindBitArray {
-		return BitArray{}, f.errf(e.Start, ErrTypeMismatch, "record %q is %s, not a BitArray", e.Key, e.TypeString)
+		return BitArray{}, f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not a BitArray", e.Key, e.TypeString)
 	}
 	b := BitArray{Dims: slices.Clone(e.Dims), Chunks: []uint64{}}
 	if e.DataLen == 0 {
@@ -206,10 +212,10 @@ func (f *File) ReadBits(key string) (BitArray, error) {
 		return BitArray{}, err
 	}
 	if e.Kind != KindBitArray {
-		return BitArray{}, f.errf(e.Start, ErrTypeMismatch, "record %q is %s, not a BitArray", e.Key, e.TypeString)
+		return BitArray{}, f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not a BitArray", e.Key, e.TypeString)
 	}
 	if e.DataLen/8 > math.MaxInt {
-		return BitArray{}, f.errf(e.Start, ErrUnsupported, "record %q: too large for this platform", e.Key)
+		return BitArray{}, f.errf(e.Start, errors.ErrUnsupported, "record %q: too large for this platform", e.Key)
 	}
 	b := BitArray{Dims: slices.Clone(e.Dims), Chunks: make([]uint64, e.DataLen/8)}
 	if err := f.readWords(e, 0, b.Chunks); err != nil {
@@ -260,7 +266,7 @@ func (f *File) ReadBytes(key string) ([]byte, error) {
 		return nil, err
 	}
 	if e.DataLen > math.MaxInt {
-		return nil, f.errf(e.Start, ErrUnsupported, "record %q: too large for this platform", e.Key)
+		return nil, f.errf(e.Start, errors.ErrUnsupported, "record %q: too large for this platform", e.Key)
 	}
 	b := make([]byte, e.DataLen)
 	if err := f.readRaw(e, b, e.DataOffset); err != nil {
@@ -278,7 +284,7 @@ func (f *File) ReadString(key string) (string, error) {
 		return "", err
 	}
 	if e.Kind != KindString {
-		return "", f.errf(e.Start, ErrTypeMismatch, "record %q is %s, not a String", e.Key, e.TypeString)
+		return "", f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not a String", e.Key, e.TypeString)
 	}
 	b, err := f.ReadBytes(key)
 	return string(b), err
@@ -291,30 +297,30 @@ func (f *File) viewEntry(key string) (*entry, error) {
 		return nil, err
 	}
 	if f.mf == nil {
-		return nil, f.errf(-1, ErrUnsupported, "record %q: a NewReader file cannot be viewed; use Read", key)
+		return nil, f.errf(-1, errors.ErrUnsupported, "record %q: a NewReader file has no mapping to view; use abf.Read or abf.ReadAt", key)
 	}
 	if e.BigEndian {
-		return nil, f.errf(e.Start, ErrByteOrder, "record %q at offset %d is big-endian; use Read", e.Key, e.Start)
+		return nil, f.errf(e.Start, mmapfile.ErrByteOrder, "record %q at offset %d is big-endian; use abf.Read or abf.ReadAt", e.Key, e.Start)
 	}
 	return e, nil
 }
 
 func (f *File) mismatch(e *entry, t layout.Type) error {
-	return f.errf(e.Start, ErrTypeMismatch, "record %q is %s, not an array of %v", e.Key, e.TypeString, t)
+	return f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not an array of %v", e.Key, e.TypeString, t)
 }
 
 func (f *File) unusedErr(e *entry) error {
-	return f.errf(e.DataOffset+e.DataLen-8, nil, "record %q: unused bits of the last BitArray word are set", e.Key)
+	return f.errf(e.DataOffset+e.DataLen-8, nil, "record %q: unused bits of the last BitArray word are set (ReadBits with Options.Lenient masks them off)", e.Key)
 }
 
 // intLen returns the element count of an array or BitArray as an int.
 func (f *File) intLen(e *entry) (int, error) {
 	if e.Kind != KindArray && e.Kind != KindBitArray {
-		return 0, f.errf(e.Start, ErrTypeMismatch, "record %q is %s, not an array", e.Key, e.TypeString)
+		return 0, f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not an array", e.Key, e.TypeString)
 	}
 	n := e.Len()
 	if n > math.MaxInt {
-		return 0, f.errf(e.Start, ErrUnsupported, "record %q: %d elements do not fit in int", e.Key, n)
+		return 0, f.errf(e.Start, errors.ErrUnsupported, "record %q: %d elements do not fit in int", e.Key, n)
 	}
 	return int(n), nil
 }
@@ -327,8 +333,11 @@ func (f *File) wrapMapErr(e *entry, err error) error {
 	if errors.As(err, &me) && me.Offset >= 0 {
 		off = me.Offset
 	}
-	if errors.Is(err, mmapfile.ErrInvalidBool) {
-		return f.errf(off, err, "record %q: Bool byte is neither 0 nor 1", e.Key)
+	switch {
+	case errors.Is(err, mmapfile.ErrInvalidBool):
+		return f.errf(off, err, "record %q: Bool byte is neither 0 nor 1; use abf.Read or abf.ReadAt with Options.Lenient", e.Key)
+	case errors.Is(err, mmapfile.ErrMisaligned), errors.Is(err, mmapfile.ErrByteOrder):
+		return f.errf(off, err, "record %q: cannot be viewed; use abf.Read or abf.ReadAt", e.Key)
 	}
 	return f.errf(off, err, "record %q: view failed", e.Key)
 }

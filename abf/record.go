@@ -25,7 +25,7 @@ const (
 	FormatB
 )
 
-// String returns "A", "B" or "C", the version `mmapkit ls` prints.
+// String returns the format's letter: "A", "B" or "C".
 func (f Format) String() string {
 	switch f {
 	case FormatA:
@@ -49,8 +49,8 @@ const (
 	KindSerialized             // AbfSerializer{…}: opaque Serialization output
 )
 
-// String returns the name `mmapkit ls` prints for records that are not
-// typed arrays: "bits", "string", "datatype", "serialized" (and "array").
+// String names the kind: "array", "bits" (BitArray), "string",
+// "datatype" or "serialized".
 func (k Kind) String() string {
 	switch k {
 	case KindArray:
@@ -86,7 +86,7 @@ type Record struct {
 	DataOffset int64 // offset of the payload (aligned for arrays)
 	DataLen    int64 // payload bytes (String: UTF-8 bytes)
 	End        int64 // offset just past the record; the next record starts here
-	Unpadded   bool  // an empty array whose padding upstream never wrote (R9)
+	Unpadded   bool  // an empty array whose padding upstream never wrote: the next record starts at the end of its header
 }
 
 // Order returns the storage order of the record's elements: always
@@ -123,8 +123,8 @@ func (r *Record) Index(idx ...int64) (int64, error) {
 	return p, nil
 }
 
-// TypeName is the type `mmapkit ls` prints: the element type's name for
-// arrays ("f64", "char", …), else the Kind's.
+// TypeName names the record's type in one word: the element type's name
+// for arrays ("f64", "char", …), else the Kind's ("bits", "string", …).
 func (r *Record) TypeName() string {
 	if r.Kind == KindArray {
 		return r.Elem.String()

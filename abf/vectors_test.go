@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func writeTV1(f *File) {
 	must(f.WriteBits("b", b))
 }
 
-// tv3 is TV-1's content in Format B, laid out field by field (§5).
+// tv3 is TV-1's content in Format B (v0.4), laid out field by field.
 func tv3() []byte {
 	w := newAB()
 	w.u8(0).str("x").str("Array").str("Float64").i64(1).i64(2).padTo(8).f64s(1, 2)
@@ -90,7 +91,7 @@ func TestTV2FormatA(t *testing.T) {
 	want := unhex(tv2Hex)
 	require.Len(t, want, 152)
 	p := tempFile(t, nil)
-	f, err := OpenFile(p, "w", &Options{Format: FormatA})
+	f, err := openMode(p, "w", &Options{Format: FormatA})
 	require.NoError(t, err)
 	require.NoError(t, Write(f, "x", []int64{2}, []float64{1, 2}))
 	cur, _ := os.ReadFile(p)
@@ -125,12 +126,12 @@ func TestTV3FormatB(t *testing.T) {
 	assert.Equal(t, int64(120), recs[1].DataOffset)
 	checkTV1Values(t, f)
 	for _, mode := range []string{"r+", "a"} {
-		_, err := OpenFile(p, mode, nil)
-		assert.ErrorIs(t, err, ErrNotWritable, mode)
+		_, err := openMode(p, mode, nil)
+		assert.ErrorIs(t, err, mmapfile.ErrNotWritable, mode)
 	}
 }
 
-// README example data (§4.2, §9 TV-4).
+// The v0.1 README's example data (TV-4).
 var (
 	readmeX     = []layout.Float16{0x3B2A, 0x24C0, 0x34B0, 0x0000, 0x37DC}
 	readmeRunes = []rune{0x96860, 0xB3835, 0x1103F, 0xD14B6, 0x68AB5, 0x488C1, 0xC6D65, 0xAA2E6, 0xAD6D6,
@@ -224,7 +225,7 @@ func TestTV5TV6ReadmeFile2(t *testing.T) {
 	} {
 		t.Run(tc.format.String(), func(t *testing.T) {
 			p := tempFile(t, nil)
-			f, err := OpenFile(p, "w+", &Options{Format: tc.format})
+			f, err := openMode(p, "w+", &Options{Format: tc.format})
 			require.NoError(t, err)
 			x := make([]float64, 50)
 			for i := range x {
@@ -236,7 +237,7 @@ func TestTV5TV6ReadmeFile2(t *testing.T) {
 			v[0] = -10
 			require.NoError(t, f.Close())
 
-			g, err := Open(p)
+			g, err := Open(p, nil)
 			require.NoError(t, err)
 			defer g.Close()
 			rec, ok := g.Lookup("x")
@@ -270,11 +271,11 @@ func TestTV7String(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a∘α", s)
 	_, err = Read[float64](f, "log")
-	assert.ErrorIs(t, err, ErrTypeMismatch)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 
 	// Format A refuses Strings before writing a byte.
 	build(t, FormatA, func(f *File) {
-		assert.ErrorIs(t, f.WriteString("s", "v"), ErrUnsupported)
+		assert.ErrorIs(t, f.WriteString("s", "v"), errors.ErrUnsupported)
 		assert.ErrorIs(t, f.WriteString("s", "v"), errors.ErrUnsupported)
 	})
 }
@@ -292,7 +293,7 @@ func TestTV8Char(t *testing.T) {
 	assert.Equal(t, []byte{0, 0, 0, 0x61, 0, 0, 0xb6, 0xce, 0xa0, 0xa1, 0x96, 0xf2}, data[40:])
 	f, _ := openBytes(t, data, "r")
 	_, err := View[uint32](f, "c")
-	assert.ErrorIs(t, err, ErrTypeMismatch)
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	v, err := View[layout.Char](f, "c")
 	require.NoError(t, err)
 	assert.Equal(t, chars, v)
@@ -305,7 +306,7 @@ func TestTV8Char(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, raw, back)
 	_, err = back[1].Rune()
-	assert.ErrorIs(t, err, ErrInvalidChar)
+	assert.ErrorIs(t, err, layout.ErrInvalidChar)
 }
 
 func TestTV8CharConversions(t *testing.T) {
@@ -317,7 +318,7 @@ func TestTV8CharConversions(t *testing.T) {
 	}
 	for _, u := range []uint32{0x80000000, 0xC2000000, 0xC2A34100, 0xC0800000, 0xE0808000, 0xF0808080, 0xF8000000} {
 		_, err := layout.Char(u).Rune()
-		assert.ErrorIs(t, err, ErrInvalidChar, "%08X", u)
+		assert.ErrorIs(t, err, layout.ErrInvalidChar, "%08X", u)
 	}
 	for r, u := range map[rune]uint32{0xD800: 0xEDA08000, 0x110000: 0xF4908080, 0x1FFFFF: 0xF7BFBFBF, 'ζ': 0xCEB60000} {
 		c, err := layout.CharFrom(r)
@@ -326,7 +327,7 @@ func TestTV8CharConversions(t *testing.T) {
 	}
 	for _, r := range []rune{0x200000, -1} {
 		_, err := layout.CharFrom(r)
-		assert.ErrorIs(t, err, ErrInvalidChar)
+		assert.ErrorIs(t, err, layout.ErrInvalidChar)
 	}
 }
 
@@ -357,7 +358,7 @@ func TestTV9BitArray(t *testing.T) {
 	}
 	// Lenient copies mask the unused bits.
 	p := tempFile(t, bad)
-	f, err := OpenFile(p, "r", &Options{Lenient: true})
+	f, err := openMode(p, "r", &Options{Lenient: true})
 	require.NoError(t, err)
 	lb, err := f.ReadBits("b")
 	require.NoError(t, err)
@@ -366,7 +367,7 @@ func TestTV9BitArray(t *testing.T) {
 
 	// WriteBits with unused bits set writes nothing.
 	p = tempFile(t, nil)
-	g, err := OpenFile(p, "w", nil)
+	g, err := openMode(p, "w", nil)
 	require.NoError(t, err)
 	require.Error(t, g.WriteBits("b", BitArray{Dims: []int64{3}, Chunks: []uint64{0x0D}}))
 	require.Error(t, g.WriteBits("b", BitArray{Dims: []int64{3}, Chunks: []uint64{1, 0}}))
@@ -390,7 +391,7 @@ func TestTV10EmptyArrays(t *testing.T) {
 	assert.NotNil(t, v)
 	assert.Empty(t, v)
 	require.NoError(t, f.Close())
-	g, err := OpenFile(p, "a", nil)
+	g, err := openMode(p, "a", nil)
 	require.NoError(t, err)
 	require.NoError(t, Write(g, "x", []int64{1}, []float64{1}))
 	require.NoError(t, g.Close())
@@ -401,7 +402,7 @@ func TestTV10EmptyArrays(t *testing.T) {
 	})
 	assert.Equal(t, want, after)
 
-	// R9: upstream's 96-byte file, the next record at the header's end.
+	// Upstream's 96-byte file: the next record starts at the end of the empty array's header.
 	w := newC().raw(up)
 	w.u8(0).str("x").str("Array{Float64,1}").i64(1).padTo(8).f64s(1)
 	require.Len(t, w.b, 96)
@@ -541,7 +542,7 @@ func TestTV14LenientTypes(t *testing.T) {
 	for _, typ := range []string{"Array{Complex{Float64},1}", "Array{Float64,-1}", "Array{Float64,1}x",
 		"Array{Float64,99999999999999999999}", "Array{Float64,2000}", "Int64", "Array{Int,1}", "Vector{Float64"} {
 		w := newC().u8(0).str("x").str(typ).i64(1).padTo(8).f64s(1)
-		_, err := NewReader(bytesReader(w.b), int64(len(w.b)))
+		_, err := NewReader(bytesReader(w.b), int64(len(w.b)), nil)
 		requireFormatErr(t, err, 10, nil)
 	}
 }

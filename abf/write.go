@@ -3,7 +3,8 @@ package abf
 import (
 	"encoding/binary"
 	"errors"
-	"os"
+	"fmt"
+	"io"
 	"slices"
 	"unicode/utf8"
 
@@ -22,9 +23,21 @@ func Write[T Elem](f *File, key string, dims []int64, data []T) error {
 	payload := unsafeslice.Bytes(data)
 	if t.Size() > 1 && mmapfile.HostOrder() != binary.LittleEndian {
 		payload = slices.Clone(payload)
-		layout.SwapBytes(payload, t.Size())
+		mmapfile.SwapOrder(payload, t, mmapfile.HostOrder(), binary.LittleEndian)
 	}
-	return f.write(record{key: key, kind: KindArray, elem: t, dims: dims, n: int64(len(data)), payload: payload})
+	return f.write(record{key: key, kind: KindArray, elem: t, dims: dims, n: int64(len(data)), fill: writeAll(payload)})
+}
+
+// WriteStream appends the array key of element type t with Julia's dims,
+// whose payload fn writes to w: prod(dims) elements in column-major order,
+// little-endian, in as many Write calls as it likes. The bytes go to the
+// file as they come, so an array larger than memory can be written from
+// any source in bounded memory. Everything is validated before the first
+// byte is written; if fn fails, or writes more or fewer bytes than the
+// payload holds, the file is truncated back to what it was and the error
+// returned. Writes to f are serialised, so fn must not write to f itself.
+func (f *File) WriteStream(key string, t layout.Type, dims []int64, fn func(w io.Writer) error) error {
+	return f.write(record{key: key, kind: KindArray, elem: t, dims: dims, n: -1, fill: fn})
 }
 
 // WriteBits appends the BitArray b as key. Its Chunks must hold exactly
@@ -36,26 +49,180 @@ func (f *File) WriteBits(key string, b BitArray) error {
 		payload = slices.Clone(payload)
 		layout.SwapBytes(payload, 8)
 	}
-	return f.write(record{key: key, kind: KindBitArray, dims: b.Dims, n: int64(len(b.Chunks)), chunks: b.Chunks, payload: payload})
+	return f.write(record{key: key, kind: KindBitArray, dims: b.Dims, n: int64(len(b.Chunks)), chunks: b.Chunks, fill: writeAll(payload)})
 }
 
-// WriteString appends a String record. Format A files refuse it
-// (ErrUnsupported): v0.1 and v0.2 cannot read Strings and v0.3 misparses
-// what follows them.
+// WriteBitsStream appends the BitArray key with Julia's dims, whose
+// elements fn writes to w as bytes 0 (false) and 1 (true), column-major:
+// prod(dims) bytes in all, packed into 64-bit words as they come. A byte
+// other than 0 and 1 is an error wrapping mmapfile.ErrInvalidBool. As with
+// WriteStream, a failure leaves the file as it was.
+func (f *File) WriteBitsStream(key string, dims []int64, fn func(w io.Writer) error) error {
+	return f.write(record{key: key, kind: KindBitArray, dims: dims, n: -1, fill: func(w io.Writer) error {
+		count, _ := layout.Count(dims) // checked before fill runs
+		p := &bitPacker{w: w, want: count, buf: make([]byte, 0, min(bitBuf, 8*((count+63)/64)))}
+		if err := fn(p); err != nil {
+			return err
+		}
+		return p.finish()
+	}})
+}
+
+// WriteString appends a String record. Format A files refuse it (an error
+// wrapping errors.ErrUnsupported): v0.1 and v0.2 cannot read Strings and
+// v0.3 misparses what follows them.
 func (f *File) WriteString(key, value string) error {
-	return f.write(record{key: key, kind: KindString, value: value, payload: []byte(value)})
+	return f.write(record{key: key, kind: KindString, value: value, fill: writeAll([]byte(value))})
+}
+
+// Create appends the array key of element type T with Julia's dims, its
+// elements zero, and returns it as a view that aliases the file: fill it
+// in place, as NumPy's open_memmap(mode="w+") is filled, and Sync or
+// Close makes it durable. The file must be open in "r+" or "w+". The
+// space is reserved on disk at once where the OS can (fallocate), so a
+// full disk is an error here rather than a fault when the view is
+// written. The file is byte for byte what Write of the same values makes.
+// The view dies at Close, as every view does.
+func Create[T Elem](f *File, key string, dims []int64) ([]T, error) {
+	if err := f.write(record{key: key, kind: KindArray, elem: layout.TypeOf[T](), dims: dims, n: -1, view: true}); err != nil {
+		return nil, err
+	}
+	return View[T](f, key)
 }
 
 // record is what a write appends.
 type record struct {
-	key     string
-	kind    Kind
-	elem    layout.Type
-	dims    []int64
-	n       int64 // elements given (arrays) or words given (BitArrays)
-	chunks  []uint64
-	value   string
-	payload []byte
+	key    string
+	kind   Kind
+	elem   layout.Type
+	dims   []int64
+	n      int64 // elements (arrays) or words (BitArrays) given; -1 when streamed
+	chunks []uint64
+	value  string
+	fill   func(w io.Writer) error // writes the payload
+	view   bool                    // Create: no fill; the payload is reserved as zeros
+}
+
+func writeAll(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}
+}
+
+// payloadWriter writes a payload sequentially at its file offset, and
+// refuses bytes beyond its size.
+type payloadWriter struct {
+	w    writerAt
+	off  int64
+	left int64
+}
+
+func (p *payloadWriter) Write(b []byte) (int, error) {
+	if int64(len(b)) > p.left {
+		return 0, fmt.Errorf("%d bytes written where the payload has %d left: %w", len(b), p.left, mmapfile.ErrOutOfRange)
+	}
+	n, err := p.w.WriteAt(b, p.off)
+	p.off += int64(n)
+	p.left -= int64(n)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	return n, err
+}
+
+// bitBuf is how many bytes of packed words a bitPacker gathers before it
+// writes them.
+const bitBuf = 1 << 20
+
+// bitPacker packs bytes 0/1 into BitArray words, little-endian.
+type bitPacker struct {
+	w     io.Writer
+	want  int64 // bits expected
+	n     int64 // bits taken
+	cur   uint64
+	nbits uint
+	buf   []byte
+}
+
+func (p *bitPacker) Write(b []byte) (int, error) {
+	if int64(len(b)) > p.want-p.n {
+		return 0, fmt.Errorf("%d elements written where the BitArray has %d left: %w", len(b), p.want-p.n, mmapfile.ErrOutOfRange)
+	}
+	i := 0
+	for i < len(b) {
+		if p.nbits == 0 && len(b)-i >= 64 {
+			// A whole word at once.
+			var w uint64
+			var or byte
+			for j, c := range b[i : i+64] {
+				w |= uint64(c&1) << j
+				or |= c
+			}
+			if or > 1 {
+				return i, p.badBool(b[i:])
+			}
+			if err := p.put(w); err != nil {
+				return i, err
+			}
+			i += 64
+			p.n += 64
+			continue
+		}
+		c := b[i]
+		if c > 1 {
+			return i, p.badBool(b[i:])
+		}
+		p.cur |= uint64(c) << p.nbits
+		p.nbits++
+		i++
+		p.n++
+		if p.nbits == 64 {
+			if err := p.put(p.cur); err != nil {
+				return i, err
+			}
+			p.cur, p.nbits = 0, 0
+		}
+	}
+	return len(b), nil
+}
+
+// badBool reports the first byte of b, the bytes from element p.n on,
+// that is neither 0 nor 1.
+func (p *bitPacker) badBool(b []byte) error {
+	j := 0
+	for b[j] <= 1 {
+		j++
+	}
+	return fmt.Errorf("element %d: byte 0x%02x: %w", p.n+int64(j), b[j], mmapfile.ErrInvalidBool)
+}
+
+func (p *bitPacker) put(w uint64) error {
+	p.buf = binary.LittleEndian.AppendUint64(p.buf, w)
+	if len(p.buf) >= bitBuf {
+		return p.flush()
+	}
+	return nil
+}
+
+func (p *bitPacker) flush() error {
+	_, err := p.w.Write(p.buf)
+	p.buf = p.buf[:0]
+	return err
+}
+
+// finish writes the last, partial word and checks the count.
+func (p *bitPacker) finish() error {
+	if p.n != p.want {
+		return fmt.Errorf("%d of %d elements written", p.n, p.want)
+	}
+	if p.nbits > 0 {
+		p.buf = binary.LittleEndian.AppendUint64(p.buf, p.cur)
+	}
+	if len(p.buf) == 0 {
+		return nil
+	}
+	return p.flush()
 }
 
 func (f *File) write(rec record) error {
@@ -73,19 +240,25 @@ func (f *File) write(rec record) error {
 	// 1. Validate everything before the first byte.
 	switch {
 	case closed:
-		return f.errf(-1, os.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
 	case !f.writable:
-		return f.errf(-1, ErrNotWritable, "mode %q cannot write", f.mode)
+		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
 	case f.format == FormatA && f.trailing > 0:
-		return f.errf(f.end, ErrNotWritable, "appending would overwrite %d unknown trailing bytes (a writing open with Options.Salvage cuts them)", f.trailing)
+		return f.errf(f.end, mmapfile.ErrNotWritable, "appending would overwrite %d unknown trailing bytes (a writing open with Options.Salvage cuts them)", f.trailing)
 	case f.format == FormatA && rec.kind == KindString:
-		return f.errf(-1, ErrUnsupported, "record %q: Format A cannot hold String records", rec.key)
+		return f.errf(-1, errors.ErrUnsupported, "record %q: Format A cannot hold String records", rec.key)
 	case !utf8.ValidString(rec.key):
 		return f.errf(-1, nil, "key %q is not valid UTF-8", rec.key)
 	case exists:
 		return f.errf(existingStart, ErrKeyExists, "record %q already exists at offset %d", rec.key, existingStart)
+	case rec.kind == KindArray && juliaNames[rec.elem] == "":
+		return f.errf(-1, errors.ErrUnsupported, "record %q: AlignedBinaryFormat.jl has no element type %v", rec.key, rec.elem)
+	case rec.view && (!f.readable || f.mf == nil):
+		return f.errf(-1, ErrNotReadable, "record %q: mode %q cannot view what it creates; open with \"r+\" or \"w+\"", rec.key, f.mode)
+	case rec.view && rec.elem.Size() > 1 && mmapfile.HostOrder() != binary.LittleEndian:
+		return f.errf(-1, mmapfile.ErrByteOrder, "record %q: ABF payloads are little-endian and this host is not; use WriteStream", rec.key)
 	}
-	var align, nbytes int64 = 1, int64(len(rec.payload))
+	var align, nbytes int64 = 1, int64(len(rec.value))
 	if rec.kind == KindString {
 		if !utf8.ValidString(rec.value) {
 			return f.errf(-1, nil, "record %q: value is not valid UTF-8", rec.key)
@@ -103,10 +276,10 @@ func (f *File) write(rec record) error {
 		if nbytes, align, ok = payloadSize(rec.kind, rec.elem, count); !ok {
 			return f.errf(-1, layout.ErrOverflow, "record %q: dims %v: payload size", rec.key, rec.dims)
 		}
-		if rec.kind == KindArray && rec.n != count {
+		if rec.kind == KindArray && rec.n >= 0 && rec.n != count {
 			return f.errf(-1, nil, "record %q: %d values for dims %v (%d elements)", rec.key, rec.n, rec.dims, count)
 		}
-		if rec.kind == KindBitArray {
+		if rec.kind == KindBitArray && rec.n >= 0 {
 			if rec.n*8 != nbytes {
 				return f.errf(-1, nil, "record %q: %d chunks for %d bits (%d needed)", rec.key, rec.n, count, nbytes/8)
 			}
@@ -132,7 +305,17 @@ func (f *File) write(rec record) error {
 		return f.rollback(rec.key, start, oldSize, oldCount, false, err)
 	}
 	if nbytes > 0 {
-		if _, err := f.wr.WriteAt(rec.payload, pl.Offset); err != nil {
+		var err error
+		if rec.view {
+			err = f.mf.Grow(pl.End)
+		} else {
+			pw := &payloadWriter{w: f.wr, off: pl.Offset, left: nbytes}
+			err = rec.fill(pw)
+			if err == nil && pw.left != 0 {
+				err = fmt.Errorf("%d of %d payload bytes written", nbytes-pw.left, nbytes)
+			}
+		}
+		if err != nil {
 			return f.rollback(rec.key, start, oldSize, oldCount, false, err)
 		}
 	}
@@ -219,14 +402,38 @@ func (f *File) encodeHeader(rec record) []byte {
 // SetElement writes one element of the array key in place, through the
 // read-write mapping ("r+" and "w+"): le is the element's little-endian
 // bytes (one byte 0 or 1 for Bool and for BitArray bits) and linear its
-// column-major index. The change is durable after Sync or Close.
+// column-major index. The change is durable after Sync or Close. Set is
+// the typed form.
 func (f *File) SetElement(key string, linear int64, le []byte) error {
+	return f.set(key, layout.Invalid, nil, linear, le)
+}
+
+// Set changes the element of the array key at the 0-based index idx to v,
+// in place, through the read-write mapping ("r+" and "w+"): Julia's
+// x[i,j] is idx {i-1, j-1}. T must be the record's element type
+// (mmapfile.ErrTypeMismatch otherwise); Set[bool] also sets a bit of a
+// BitArray. An index outside the array wraps mmapfile.ErrOutOfRange. The
+// change is visible to every reader of the file at once and durable after
+// Sync or Close.
+func Set[T Elem](f *File, key string, idx []int64, v T) error {
+	t := layout.TypeOf[T]()
+	le := slices.Clone(unsafeslice.Bytes([]T{v}))
+	mmapfile.SwapOrder(le, t, mmapfile.HostOrder(), binary.LittleEndian)
+	if idx == nil {
+		idx = []int64{}
+	}
+	return f.set(key, t, idx, 0, le)
+}
+
+// set is SetElement and Set: t is the Go type's element type (Invalid for
+// raw bytes), idx the index (nil: use linear).
+func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []byte) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if !f.writable && !f.closed {
-		return f.errf(-1, ErrNotWritable, "mode %q cannot write", f.mode)
+		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
 	}
 	e, err := f.viewEntry(key)
 	if err != nil {
@@ -236,15 +443,23 @@ func (f *File) SetElement(key string, linear int64, le []byte) error {
 	if err != nil {
 		return err
 	}
+	if t != layout.Invalid && !(e.Kind == KindArray && e.Elem == t) && !(e.Kind == KindBitArray && t == layout.Bool) {
+		return f.mismatch(e, t)
+	}
+	if idx != nil {
+		if linear, err = layout.Index(e.Dims, layout.ColMajor, idx...); err != nil {
+			return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: %v", key, err)
+		}
+	}
 	if linear < 0 || linear >= int64(n) {
-		return f.errf(e.Start, nil, "record %q: index %d outside [0, %d)", key, linear, n)
+		return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: index %d outside [0, %d)", key, linear, n)
 	}
 	size := 1
 	if e.Kind == KindArray {
 		size = e.Elem.Size()
 	}
 	if len(le) != size {
-		return f.errf(e.Start, ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
+		return f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
 	}
 	if (e.Kind == KindBitArray || e.Elem == layout.Bool) && le[0] > 1 {
 		return f.errf(e.Start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", key, le[0])

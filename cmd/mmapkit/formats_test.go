@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/abf"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -108,7 +109,7 @@ func TestABFLsCatSet(t *testing.T) {
 // writeABF writes an ABF file with the abf package.
 func writeABFFile(t *testing.T, path string, write func(f *abf.File) error) {
 	t.Helper()
-	f, err := abf.OpenFile(path, "w", nil)
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	require.NoError(t, err)
 	require.NoError(t, write(f))
 	require.NoError(t, f.Close())

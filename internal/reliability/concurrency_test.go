@@ -53,17 +53,17 @@ func checkSeq(k int, v []float64) error {
 func TestConcurrentViewsWhileAppending(t *testing.T) {
 	const base, appends, n = 6, 40, 3000
 	p := filepath.Join(t.TempDir(), "shared.abf")
-	w, err := abf.OpenFile(p, "w", nil)
+	w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	require.NoError(t, err)
 	for k := range base {
 		require.NoError(t, abf.Write(w, "k"+strconv.Itoa(k), []int64{n}, seqValues(k, n)))
 	}
 	require.NoError(t, w.Close())
 
-	reader, err := abf.Open(p)
+	reader, err := abf.Open(p, nil)
 	require.NoError(t, err)
 	defer reader.Close()
-	appender, err := abf.OpenFile(p, "a", nil)
+	appender, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
 	require.NoError(t, err)
 
 	var stop atomic.Bool
@@ -108,7 +108,7 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
-			f, err := abf.OpenFile(p, "r", &abf.Options{Salvage: true})
+			f, err := abf.Open(p, &abf.Options{Salvage: true})
 			if err != nil {
 				errc <- err
 				return
@@ -134,9 +134,9 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 			f.Close()
 			// A plain open sees whole records or reports the one being
 			// written as truncated.
-			if f, err := abf.Open(p); err == nil {
+			if f, err := abf.Open(p, nil); err == nil {
 				f.Close()
-			} else if errors.Is(err, abf.ErrTruncated) {
+			} else if errors.Is(err, mmapfile.ErrTruncated) {
 				plainRefused.Add(1)
 			} else {
 				errc <- err
@@ -161,7 +161,7 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 	v, err := abf.View[float64](reader, "k0")
 	require.NoError(t, err)
 	require.NoError(t, checkSeq(0, v))
-	f, err := abf.Open(p)
+	f, err := abf.Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	require.Len(t, f.Records(), base+appends)
@@ -178,14 +178,14 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 func TestConcurrentOwnViewsSurviveAppends(t *testing.T) {
 	const n = 5000
 	p := filepath.Join(t.TempDir(), "own.abf")
-	w, err := abf.OpenFile(p, "w+", nil)
+	w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w+"})
 	require.NoError(t, err)
 	defer w.Close()
 	require.NoError(t, abf.Write(w, "k0", []int64{n}, seqValues(0, n)))
 	require.NoError(t, w.Sync())
 	own, err := abf.View[float64](w, "k0")
 	require.NoError(t, err)
-	ro, err := abf.Open(p)
+	ro, err := abf.Open(p, nil)
 	require.NoError(t, err)
 	defer ro.Close()
 	other, err := abf.View[float64](ro, "k0")
@@ -241,7 +241,7 @@ func init() {
 	// "locked" (exit 3); "rw-wait" waits for the lock and then reports.
 	children["abf-open"] = func(path string, mode int64) error {
 		m := []string{"r", "r+", "w", "w+", "a"}[mode]
-		f, err := abf.OpenFile(path, m, nil)
+		f, err := abf.OpenFile(path, []mmapfile.Mode{mmapfile.ReadOnly, mmapfile.ReadWrite}[min(mode, 1)], &abf.Options{Mode: m})
 		if err != nil {
 			return err
 		}
@@ -277,7 +277,7 @@ func init() {
 	// while another writer holds the lock.
 	children["abf-contend"] = func(path string, id int64) error {
 		for tries := 0; ; tries++ {
-			f, err := abf.OpenFile(path, "a", nil)
+			f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
 			if errors.Is(err, mmapfile.ErrLocked) {
 				if tries == 0 {
 					fmt.Println("locked")
@@ -307,7 +307,7 @@ func init() {
 func TestConcurrentLockAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "locked.abf")
-	w, err := abf.OpenFile(p, "w", nil)
+	w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	require.NoError(t, err)
 	require.NoError(t, abf.Write(w, "x", []int64{3}, []float64{1, 2, 3}))
 	require.NoError(t, w.Sync())
@@ -376,7 +376,7 @@ func TestConcurrentLockAcrossProcesses(t *testing.T) {
 func TestConcurrentAppendingProcesses(t *testing.T) {
 	const procs = 4
 	p := filepath.Join(t.TempDir(), "contended.abf")
-	hold, err := abf.OpenFile(p, "w", nil)
+	hold, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	require.NoError(t, err)
 	var children []*liveChild
 	for id := range procs {
@@ -394,7 +394,7 @@ func TestConcurrentAppendingProcesses(t *testing.T) {
 		require.NoError(t, c.cmd.Wait(), c.stderr.String())
 		require.Equal(t, []string{"done"}, lines)
 	}
-	f, err := abf.Open(p)
+	f, err := abf.Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	var keys []string

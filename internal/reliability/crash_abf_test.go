@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // abfKey names record i of round r; abfRecordSize gives its element count,
@@ -140,7 +141,7 @@ func init() {
 }
 
 func abfAppendChild(path string, round int, format abf.Format) error {
-	f, err := abf.OpenFile(path, "a", &abf.Options{Salvage: true, Format: format})
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true, Format: format})
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func TestCrashABFAppend(t *testing.T) {
 					continue
 				}
 
-				s, err := abf.OpenFile(p, "r", &abf.Options{Salvage: true})
+				s, err := abf.Open(p, &abf.Options{Salvage: true})
 				require.NoError(t, err, "round %d: salvaging open", round)
 				recs := s.Records()
 				keys := make([]string, len(recs))
@@ -224,7 +225,7 @@ func TestCrashABFAppend(t *testing.T) {
 
 				// A plain read-only open never shows a partial record: it
 				// sees exactly these records, or reports the tail.
-				f, err := abf.Open(p)
+				f, err := abf.Open(p, nil)
 				if damage == nil && trailing == 0 {
 					require.NoError(t, err, "round %d", round)
 					require.Len(t, f.Records(), len(known))
@@ -250,10 +251,10 @@ func TestCrashABFAppend(t *testing.T) {
 				}
 			}
 			// A last writer repairs the tail; then a plain open sees all.
-			w, err := abf.OpenFile(p, "a", &abf.Options{Salvage: true, Format: c.format})
+			w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true, Format: c.format})
 			require.NoError(t, err)
 			require.NoError(t, w.Close())
-			f, err := abf.Open(p)
+			f, err := abf.Open(p, nil)
 			require.NoError(t, err)
 			defer f.Close()
 			require.Len(t, f.Records(), len(known))
@@ -271,7 +272,7 @@ func TestCrashABFAppend(t *testing.T) {
 // at end), as a writer must be able to repair what a crash left.
 func abfWriterCutsTrailing(t *testing.T, path string, end int64) bool {
 	t.Helper()
-	w, err := abf.OpenFile(path, "a", &abf.Options{Salvage: true})
+	w, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true})
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	fi, err := os.Stat(path)
@@ -286,7 +287,7 @@ func abfWriterCutsTrailing(t *testing.T, path string, end int64) bool {
 // appends after the last counted record.
 func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.abf")
-	w, err := abf.OpenFile(p, "w", &abf.Options{Format: abf.FormatA})
+	w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w", Format: abf.FormatA})
 	require.NoError(t, err)
 	require.NoError(t, abf.Write(w, "x", []int64{2}, []float64{1, 2}))
 	require.NoError(t, abf.Write(w, "y", []int64{3}, []int32{4, 5, 6}))
@@ -298,24 +299,24 @@ func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	b[14] = 1
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 
-	r, err := abf.Open(p)
+	r, err := abf.Open(p, nil)
 	require.NoError(t, err)
 	require.Len(t, r.Records(), 1)
 	end := r.Records()[0].End
 	require.NoError(t, r.Close())
 
-	w, err = abf.OpenFile(p, "a", nil)
+	w, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
 	require.NoError(t, err)
-	require.ErrorIs(t, abf.Write(w, "z", []int64{1}, []int16{7}), abf.ErrNotWritable)
+	require.ErrorIs(t, abf.Write(w, "z", []int64{1}, []int16{7}), mmapfile.ErrNotWritable)
 	require.NoError(t, w.Close())
-	w, err = abf.OpenFile(p, "a", &abf.Options{Salvage: true})
+	w, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true})
 	require.NoError(t, err)
 	var fe *abf.FormatError
 	require.ErrorAs(t, w.Damage(), &fe, "the writer says what it cut")
 	assert.Equal(t, end, fe.Offset)
 	require.NoError(t, abf.Write(w, "z", []int64{1}, []int16{7}))
 	require.NoError(t, w.Close())
-	r, err = abf.Open(p)
+	r, err = abf.Open(p, nil)
 	require.NoError(t, err)
 	defer r.Close()
 	require.Len(t, r.Records(), 2)
@@ -338,7 +339,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 			appendLast := func(f *abf.File) error {
 				return abf.Write(f, "c", []int64{2, 2}, []float64{-1, 0.5, 1e300, 7})
 			}
-			w, err := abf.OpenFile(p, "w", &abf.Options{Format: format})
+			w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w", Format: format})
 			require.NoError(t, err)
 			require.NoError(t, abf.Write(w, "a", []int64{3}, []float64{1, 2, 3}))
 			require.NoError(t, abf.Write(w, "b", []int64{5}, []int32{1, 2, 3, 4, 5}))
@@ -346,7 +347,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 			require.NoError(t, w.Close())
 			whole, err := os.ReadFile(p)
 			require.NoError(t, err)
-			r, err := abf.Open(p)
+			r, err := abf.Open(p, nil)
 			require.NoError(t, err)
 			last, _ := r.Lookup("c")
 			require.NoError(t, r.Close())
@@ -358,7 +359,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 			for size := last.Start + 1; size < last.End; size++ {
 				torn := whole[:size]
 				require.NoError(t, os.WriteFile(p, torn, 0o644))
-				_, err := abf.Open(p)
+				_, err := abf.Open(p, nil)
 				var fe *abf.FormatError
 				require.ErrorAs(t, err, &fe, "cut at %d", size)
 				require.GreaterOrEqual(t, fe.Offset, last.Start, "cut at %d", size)
@@ -366,7 +367,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 
 				// Without Salvage a writer repairs it too, as design.md
 				// asks, and says what it cut.
-				f, err := abf.OpenFile(p, "a", nil)
+				f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
 				require.NoError(t, err, "cut at %d", size)
 				require.ErrorAs(t, f.Damage(), &fe, "cut at %d", size)
 				require.Equal(t, last.Start, fe.Offset, "cut at %d", size)
@@ -375,7 +376,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 				require.NoError(t, os.WriteFile(p, torn, 0o644))
 
 				mode := []string{"a", "r+"}[size%2]
-				f, err = abf.OpenFile(p, mode, &abf.Options{Salvage: true})
+				f, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: mode, Salvage: true})
 				require.NoError(t, err, "cut at %d", size)
 				require.Error(t, f.Damage(), "cut at %d", size)
 				require.Len(t, f.Records(), 2)

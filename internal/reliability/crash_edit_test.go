@@ -44,7 +44,7 @@ var editors = []editor{
 	{
 		role: "abf-edit",
 		create: func(p string) error {
-			w, err := abf.OpenFile(p, "w", nil)
+			w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 			if err != nil {
 				return err
 			}
@@ -54,14 +54,14 @@ var editors = []editor{
 			return w.Close()
 		},
 		open: func(p string) (func(int, []byte) error, error) {
-			f, err := abf.OpenFile(p, "r+", nil)
+			f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "r+"})
 			if err != nil {
 				return nil, err
 			}
 			return func(i int, le []byte) error { return f.SetElement("x", int64(i), le) }, nil
 		},
 		read: func(p string) ([]float64, error) {
-			f, err := abf.Open(p)
+			f, err := abf.Open(p, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -83,7 +83,7 @@ func TestDiskFullABF(t *testing.T) {
 		t.Run("format "+format.String(), func(t *testing.T) {
 			dir := mountTmpfs(t, tmpfsSize)
 			p := filepath.Join(dir, "x.abf")
-			w, err := abf.OpenFile(p, "w", &abf.Options{Format: format})
+			w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w", Format: format})
 			require.NoError(t, err)
 			require.NoError(t, abf.Write(w, "a", []int64{2, 3}, floats(6, 1)))
 			require.NoError(t, abf.Write(w, "b", []int64{5}, []int16{1, -2, 3, -4, 5}))
@@ -91,7 +91,7 @@ func TestDiskFullABF(t *testing.T) {
 			fillDisk(t, dir, 16<<10)
 			before := snap(t, p)
 
-			f, err := abf.OpenFile(p, "a", nil)
+			f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
 			require.NoError(t, err)
 			// A record larger than the space left: the header lands, the
 			// payload does not.
@@ -104,7 +104,7 @@ func TestDiskFullABF(t *testing.T) {
 			require.NoError(t, abf.Write(f, "c", []int64{2}, []uint8{7, 9}))
 			require.NoError(t, f.Close())
 
-			r, err := abf.Open(p)
+			r, err := abf.Open(p, nil)
 			require.NoError(t, err)
 			defer r.Close()
 			keys := []string{}
@@ -126,7 +126,7 @@ func TestDiskFullABF(t *testing.T) {
 		dir := mountTmpfs(t, tmpfsSize)
 		fillDisk(t, dir, 8<<10)
 		p := filepath.Join(dir, "new.abf")
-		f, err := abf.OpenFile(p, "w", nil)
+		f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 		require.NoError(t, err)
 		require.ErrorIs(t, abf.Write(f, "big", []int64{64 << 10}, floats(64<<10, 3)), syscall.ENOSPC)
 		require.NoError(t, f.Close())
@@ -240,7 +240,7 @@ func TestDiskFullDevFull(t *testing.T) {
 	})
 
 	t.Run("abf", func(t *testing.T) {
-		_, err := abf.OpenFile(dev, "w", nil)
+		_, err := abf.OpenFile(dev, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 		require.ErrorIs(t, err, mmapfile.ErrNotRegular)
 		assert.Contains(t, err.Error(), dev)
 	})

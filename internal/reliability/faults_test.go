@@ -110,13 +110,13 @@ func TestFaultTruncatedFormatFiles(t *testing.T) {
 
 	t.Run("abf", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "x.abf")
-		w, err := abf.OpenFile(p, "w", nil)
+		w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 		require.NoError(t, err)
 		require.NoError(t, abf.Write(w, "small", []int64{3}, []int32{1, 2, 3}))
 		require.NoError(t, abf.Write(w, "big", []int64{int64(len(big))}, big))
 		require.NoError(t, w.Close())
 
-		f, err := abf.Open(p)
+		f, err := abf.Open(p, nil)
 		require.NoError(t, err)
 		defer f.Close()
 		rec, ok := f.Lookup("big")
@@ -137,7 +137,7 @@ func TestFaultTruncatedFormatFiles(t *testing.T) {
 		assert.Equal(t, big[:4], head)
 
 		// Opening the truncated file again reports the torn record.
-		_, err = abf.Open(p)
+		_, err = abf.Open(p, nil)
 		var fe *abf.FormatError
 		require.ErrorAs(t, err, &fe)
 		assert.Equal(t, rec.DataOffset, fe.Offset)
@@ -201,7 +201,7 @@ func TestFaultTruncatedFormatFiles(t *testing.T) {
 func TestFaultWriteToReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	abfPath := filepath.Join(dir, "x.abf")
-	w, err := abf.OpenFile(abfPath, "w", nil)
+	w, err := abf.OpenFile(abfPath, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	require.NoError(t, err)
 	require.NoError(t, abf.Write(w, "x", []int64{4}, []float64{1, 2, 3, 4}))
 	require.NoError(t, w.Close())
@@ -252,23 +252,23 @@ func TestFaultWriteToReadOnly(t *testing.T) {
 			return r.Guard(func() { r.Bytes()[pageSize+1] = 0 })
 		}, mmapfile.ErrFault},
 		{"abf SetElement", abfPath, func(t *testing.T) error {
-			f, err := abf.Open(abfPath)
+			f, err := abf.Open(abfPath, nil)
 			require.NoError(t, err)
 			defer f.Close()
 			return f.SetElement("x", 1, one)
-		}, abf.ErrNotWritable},
+		}, mmapfile.ErrNotWritable},
 		{"abf Write", abfPath, func(t *testing.T) error {
-			f, err := abf.Open(abfPath)
+			f, err := abf.Open(abfPath, nil)
 			require.NoError(t, err)
 			defer f.Close()
 			return abf.Write(f, "y", []int64{1}, []float64{1})
-		}, abf.ErrNotWritable},
+		}, mmapfile.ErrNotWritable},
 		{"abf WriteString", abfPath, func(t *testing.T) error {
-			f, err := abf.Open(abfPath)
+			f, err := abf.Open(abfPath, nil)
 			require.NoError(t, err)
 			defer f.Close()
 			return f.WriteString("s", "text")
-		}, abf.ErrNotWritable},
+		}, mmapfile.ErrNotWritable},
 		{"futhark SetElement", futPath, func(t *testing.T) error {
 			f, err := futhark.Open(futPath, nil)
 			require.NoError(t, err)

@@ -65,7 +65,7 @@ func touch[T float64 | uint8](v []T) {
 
 func abfProbeFile(dir string) (string, error) {
 	p := filepath.Join(dir, "p.abf")
-	w, err := abf.OpenFile(p, "w", nil)
+	w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	if err != nil {
 		return "", err
 	}
@@ -103,7 +103,7 @@ func openCut[F any](dir string, mk func(string) (string, error), open func(strin
 }
 
 func abfProbe(dir string, fn func(*abf.File) error) error {
-	f, err := openCut(dir, abfProbeFile, abf.Open)
+	f, err := openCut(dir, abfProbeFile, func(p string) (*abf.File, error) { return abf.Open(p, nil) })
 	if err != nil {
 		return fmt.Errorf("setup: %w", err)
 	}
@@ -221,7 +221,9 @@ var probes = []probe{
 	}},
 
 	{"abf SetElement (r+)", probeError, func(dir string) error {
-		f, err := openCut(dir, abfProbeFile, func(p string) (*abf.File, error) { return abf.OpenFile(p, "r+", nil) })
+		f, err := openCut(dir, abfProbeFile, func(p string) (*abf.File, error) {
+			return abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "r+"})
+		})
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}

@@ -1,0 +1,381 @@
+package abf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// This file is the package's face to package format: the registration of
+// "abf", a format.File over an open *File, and the writer that makes an
+// ABF file of any format.Source.
+
+func init() {
+	format.Register(format.Format{
+		Name:        "abf",
+		Description: "AlignedBinaryFormat.jl: Julia's mmap-able named arrays, each aligned to its element size",
+		Extensions:  []string{".abf"},
+		Sniff:       sniff,
+		Open:        openFormat,
+		Write:       writeFormat,
+		Params: []format.Param{
+			{Name: "abf-version", Write: true,
+				Usage: "ABF version to write: C (AlignedBinaryFormat.jl v0.5 and later; the default) or A (v0.1 to v0.3)"},
+			{Name: "abf-bits", Write: true, Switch: true, NoValue: "true",
+				Usage: "write bool arrays as BitArrays (packed bits) rather than Array{Bool}"},
+		},
+	})
+}
+
+// sniff reports whether head, the first bytes of a file, is ABF: empty (an
+// empty Format C file), Format A's header in either byte order, or a
+// record's byte-order flag (0x00 or 0xFF) followed by a key and type that
+// parse as Format C or B as far as the bytes go (a file cut short is still
+// ABF, so that opening it reports where it was cut).
+func sniff(head []byte) bool {
+	switch {
+	case len(head) == 0:
+		return true
+	case bytes.HasPrefix(head, headerALE), bytes.HasPrefix(head, headerABE):
+		return true
+	case head[0] != 0x00 && head[0] != 0xFF:
+		return false
+	}
+	in := &input{size: int64(len(head)), mem: head}
+	return headerWorks(in, FormatC, true) || headerWorks(in, FormatB, true)
+}
+
+// openFormat is the registered Open.
+func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
+	var opt Options
+	if o != nil {
+		opt.Options, opt.Salvage, opt.Lenient = o.Options, o.Salvage, o.Lenient
+	}
+	f, err := OpenFile(path, mode, &opt)
+	if err != nil {
+		return nil, err
+	}
+	return newFormatFile(f), nil
+}
+
+// formatFile is a *File seen through package format's interfaces:
+// format.File, format.Setter and format.Damaged.
+type formatFile struct {
+	f    *File
+	recs []format.Record
+	ents []*entry
+
+	mu   sync.Mutex
+	pays []*format.Payload // made on first read
+}
+
+var (
+	_ format.File    = (*formatFile)(nil)
+	_ format.Setter  = (*formatFile)(nil)
+	_ format.Damaged = (*formatFile)(nil)
+)
+
+func newFormatFile(f *File) *formatFile {
+	f.mu.RLock()
+	ents := slices.Clone(f.entries)
+	f.mu.RUnlock()
+	ff := &formatFile{f: f, ents: ents, pays: make([]*format.Payload, len(ents))}
+	for _, e := range ents {
+		ff.recs = append(ff.recs, formatRecord(&e.Record))
+	}
+	return ff
+}
+
+// formatRecord describes a record as package format does: arrays as they
+// are (column-major); BitArrays as bool arrays of TypeName "bits"; Strings
+// as their UTF-8 bytes; serialized Julia values as opaque.
+func formatRecord(r *Record) format.Record {
+	fr := format.Record{Array: layout.Array{Name: r.Key, Shape: append([]int64{}, r.Dims...), Order: layout.ColMajor,
+		BigEndian: r.BigEndian, Offset: r.DataOffset, Size: r.DataLen}}
+	switch r.Kind {
+	case KindArray:
+		fr.Kind, fr.Type = format.KindArray, r.Elem
+	case KindBitArray:
+		fr.Kind, fr.Type, fr.TypeName = format.KindArray, layout.Bool, "bits"
+	case KindString:
+		fr.Kind, fr.Type, fr.TypeName, fr.Shape = format.KindString, layout.U8, "string", []int64{r.DataLen}
+	default: // DataType, AbfSerializer{…}: what Julia's type was, for listings
+		fr.Kind, fr.Type, fr.TypeName, fr.Shape = format.KindOpaque, layout.Invalid, r.Kind.String(), []int64{}
+		fr.Extra = map[string]any{"julia_type": r.TypeString}
+	}
+	return fr
+}
+
+func (ff *formatFile) Records() []format.Record { return ff.recs }
+func (ff *formatFile) Format() string           { return "abf" }
+func (ff *formatFile) Version() string          { return ff.f.Format().String() }
+func (ff *formatFile) Close() error             { return ff.f.Close() }
+func (ff *formatFile) Damage() error            { return ff.f.Damage() }
+func (ff *formatFile) Sync() error              { return ff.f.Sync() }
+
+// ReadArray copies elements of record i; see format.Source.
+func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	p, err := ff.payload(i)
+	if err != nil {
+		return err
+	}
+	return p.ReadArray(dst, first, order, bo)
+}
+
+// payload returns the reader of record i's values, made on first use.
+func (ff *formatFile) payload(i int) (*format.Payload, error) {
+	f := ff.f
+	f.mu.RLock()
+	closed := f.closed
+	f.mu.RUnlock()
+	if closed {
+		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+	}
+	if i < 0 || i >= len(ff.recs) {
+		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(ff.recs))
+	}
+	ff.mu.Lock()
+	defer ff.mu.Unlock()
+	if p := ff.pays[i]; p != nil {
+		return p, nil
+	}
+	e, rec := ff.ents[i], &ff.recs[i]
+	if rec.Kind == format.KindOpaque {
+		return nil, f.errf(e.DataOffset, errors.ErrUnsupported, "record %q is a serialized Julia value (%s), not values: use File.ReadBytes", e.Key, e.TypeString)
+	}
+	p := &format.Payload{Array: rec.Array, Lenient: f.lenient, Wrap: func(off int64, err error) error {
+		if fe := (*FormatError)(nil); errors.As(err, &fe) {
+			return err // already names the file and offset
+		}
+		return f.errf(off, err, "record %q: read failed", e.Key)
+	}}
+	if e.Kind == KindBitArray {
+		// One byte per element, unpacked from the words as they are read:
+		// Payload reorders them like any bool array.
+		p.Array.BigEndian = false
+		p.Data = &bitBytes{f: f, e: e, n: e.Len()}
+	} else if f.mf == nil {
+		p.Data, p.Off = f.ra, e.DataOffset
+	} else {
+		r, err := f.region(e)
+		if err != nil {
+			return nil, err
+		}
+		p.Data, p.Off = r, e.DataOffset-r.Offset()
+	}
+	ff.pays[i] = p
+	return p, nil
+}
+
+// SetText changes the element of record i at the 0-based index idx
+// (Julia's x[i,j] is idx {i-1, j-1}) to value, a Futhark literal of the
+// record's type (format.ParseLiteral; a Julia Char takes one character or
+// its code point); BitArray elements take "true" and "false".
+func (ff *formatFile) SetText(i int, idx []int64, value string) error {
+	f := ff.f
+	if i < 0 || i >= len(ff.recs) {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(ff.recs))
+	}
+	e, rec := ff.ents[i], &ff.recs[i]
+	if rec.Kind != format.KindArray {
+		return f.errf(e.Start, errors.ErrUnsupported, "record %q is a %s record; only array elements can be set", e.Key, rec.TypeName)
+	}
+	le, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
+	if err != nil {
+		return f.errf(e.Start, err, "record %q: %q is not a %s", e.Key, value, rec.Type)
+	}
+	if idx == nil {
+		idx = []int64{}
+	}
+	return f.set(e.Key, rec.Type, idx, 0, le)
+}
+
+// bitBytes is a BitArray's payload seen as one byte, 0 or 1, per element,
+// column-major: the form in which format.Payload reads (and reorders)
+// bool arrays. It unpacks a window of words at a time, so any range in
+// any order is read in bounded memory.
+type bitBytes struct {
+	f *File
+	e *entry
+	n int64 // elements
+
+	mu    sync.Mutex
+	w0    int64    // first word in words
+	words []uint64 // the window, host order
+}
+
+// bitWindow is how many words bitBytes reads at a time (32 KiB).
+const bitWindow = 4096
+
+func (b *bitBytes) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > b.n {
+		return 0, fmt.Errorf("element %d outside [0, %d]: %w", off, b.n, mmapfile.ErrOutOfRange)
+	}
+	want := len(p)
+	if int64(want) > b.n-off {
+		p = p[:b.n-off]
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k := 0; k < len(p); {
+		pos := off + int64(k)
+		w := pos >> 6
+		if b.words == nil || w < b.w0 || w >= b.w0+int64(len(b.words)) {
+			if err := b.load(w); err != nil {
+				return k, err
+			}
+		}
+		word := b.words[w-b.w0]
+		bit := pos & 63
+		if bit == 0 && len(p)-k >= 64 {
+			q := p[k : k+64]
+			for j := range q {
+				q[j] = byte(word>>j) & 1
+			}
+			k += 64
+			continue
+		}
+		p[k] = byte(word>>bit) & 1
+		k++
+	}
+	if len(p) < want {
+		return len(p), io.EOF
+	}
+	return len(p), nil
+}
+
+// load reads the window of words that starts at word w, and checks the
+// unused bits when it holds the last word.
+func (b *bitBytes) load(w int64) error {
+	total := b.e.DataLen / 8
+	m := min(int64(bitWindow), total-w)
+	if cap(b.words) < int(m) {
+		b.words = make([]uint64, m)
+	}
+	b.words = b.words[:m]
+	if err := b.f.readWords(b.e, w, b.words); err != nil {
+		b.words = nil
+		return err
+	}
+	b.w0 = w
+	if w+m == total && m > 0 && !b.f.lenient && b.words[m-1]&unusedMask(b.n) != 0 {
+		b.words = nil
+		return b.f.unusedErr(b.e)
+	}
+	return nil
+}
+
+// writeFormat is the registered Write: every record of src, in order, as
+// an ABF file of the version the "abf-version" parameter names (C by
+// default). Arrays are pulled column-major and little-endian, a chunk at a
+// time, and written as they come; bool arrays whose TypeName is "bits"
+// (ABF's own BitArrays), and all bool arrays with "abf-bits", become
+// BitArrays; strings become String records. The file is written beside
+// path and renamed over it when complete.
+func writeFormat(path string, src format.Source, o *format.Options) error {
+	var version Format
+	switch v := o.Param("abf-version"); strings.ToUpper(v) {
+	case "", "C":
+		version = FormatC
+	case "A":
+		version = FormatA
+	default:
+		return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("abf-version %q is not A or C (Format B is read only)", v)}
+	}
+	bits := false
+	if v := o.Param("abf-bits"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("abf-bits %q is not a yes/no value", v)}
+		}
+		bits = b
+	}
+	src, err := format.Arrays(src)
+	if err != nil {
+		return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
+	}
+	recs := src.Records()
+	for i := range recs {
+		if err := representable(&recs[i], version); err != nil {
+			return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
+		}
+	}
+	var perm = atomicfile.DefaultPerm
+	if o != nil && o.Perm != 0 {
+		perm = o.Perm
+	}
+	tmp, err := atomicfile.Create(path, perm)
+	if err != nil {
+		return &FormatError{File: path, Offset: -1, Msg: "cannot create", Err: err}
+	}
+	defer tmp.Abort()
+	w, err := OpenFile(tmp.Name(), mmapfile.ReadWrite, &Options{Mode: "w", Format: version})
+	if err != nil {
+		return err
+	}
+	w.name = path // errors name the file being written, not its temporary
+	for i := range recs {
+		if err := writeRecord(w, src, i, &recs[i], bits); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := tmp.Commit(); err != nil {
+		return &FormatError{File: path, Offset: -1, Msg: "cannot replace the file", Err: err}
+	}
+	return nil
+}
+
+// representable checks, before anything is written, that ABF can hold r.
+func representable(r *format.Record, version Format) error {
+	switch {
+	case r.Kind == format.KindOpaque:
+		return format.Unrepresentable(r, "a serialized Julia value cannot be re-created outside Julia")
+	case r.Kind == format.KindString && version == FormatA:
+		return format.Unrepresentable(r, "Format A has no String records (AlignedBinaryFormat.jl v0.1 and v0.2 cannot read them)")
+	case r.Kind == format.KindString:
+		return nil
+	case r.Type.IsComplex():
+		return format.Unrepresentable(r, "AlignedBinaryFormat.jl has no complex numbers")
+	case juliaNames[r.Type] == "":
+		return format.Unrepresentable(r, "AlignedBinaryFormat.jl has no element type "+r.TypeString())
+	case len(r.Shape) > MaxDims:
+		return format.Unrepresentable(r, fmt.Sprintf("more than %d dimensions", MaxDims))
+	}
+	return nil
+}
+
+// writeRecord appends record i of src to w.
+func writeRecord(w *File, src format.Source, i int, r *format.Record, bits bool) error {
+	stream := func(out io.Writer) error {
+		return format.Stream(src, i, layout.ColMajor, binary.LittleEndian, func(chunk []byte) error {
+			_, err := out.Write(chunk)
+			return err
+		})
+	}
+	switch {
+	case r.Kind == format.KindString:
+		b, err := format.ReadAll(src, i, layout.RowMajor, binary.LittleEndian)
+		if err != nil {
+			return w.errf(-1, err, "record %q: reading the source", r.Name)
+		}
+		return w.WriteString(r.Name, string(b))
+	case r.Type == layout.Bool && (r.TypeName == "bits" || bits):
+		return w.WriteBitsStream(r.Name, r.Shape, stream)
+	}
+	return w.WriteStream(r.Name, r.Type, r.Shape, stream)
+}
