@@ -40,7 +40,7 @@ empty field. Output is streamed: memory stays bounded whatever the file's size.`
 			// resident set stays bounded.
 			debug.SetMemoryLimit(32 << 20)
 			path := args[0]
-			f, err := openInput(&rf, path, mmapfile.ReadOnly)
+			f, err := openInput(&rf, path, mmapfile.ReadOnly, mmapfile.AdviceSequential)
 			if err != nil {
 				return err
 			}

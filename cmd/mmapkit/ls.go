@@ -57,7 +57,7 @@ contiguous run. Several files are listed one after another (--json: one JSON obj
 
 // lsOne lists one file.
 func lsOne(e *env, rf *readFlags, path string, asJSON bool) error {
-	f, err := openInput(rf, path, mmapfile.ReadOnly)
+	f, err := openInput(rf, path, mmapfile.ReadOnly, mmapfile.AdviceNormal)
 	if err != nil {
 		return err
 	}

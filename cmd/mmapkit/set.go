@@ -46,7 +46,7 @@ locked against other writers while it is open, and synced before set returns.`,
 // setElement changes one element of record name of path in place and
 // syncs it.
 func setElement(rf *readFlags, path, name string, idx []int64, value string) error {
-	f, err := openInput(rf, path, mmapfile.ReadWrite)
+	f, err := openInput(rf, path, mmapfile.ReadWrite, mmapfile.AdviceRandom)
 	if err != nil {
 		return err
 	}
