@@ -29,6 +29,13 @@ func init() {
 		Sniff:       sniff,
 		Open:        openFormat,
 		Write:       writeFormat,
+		CheckParams: func(p map[string]string, write bool) error {
+			if !write {
+				return nil
+			}
+			_, err := versionParam(p["abf-version"])
+			return err
+		},
 		Params: []format.Param{
 			{Name: "abf-version", Write: true,
 				Usage: "ABF version to write: C (AlignedBinaryFormat.jl v0.5 and later; the default) or A (v0.1 to v0.3)"},
@@ -276,6 +283,17 @@ func (b *bitBytes) load(w int64) error {
 	return nil
 }
 
+// versionParam reads the "abf-version" parameter.
+func versionParam(v string) (Format, error) {
+	switch strings.ToUpper(v) {
+	case "", "C":
+		return FormatC, nil
+	case "A":
+		return FormatA, nil
+	}
+	return 0, fmt.Errorf("abf-version %q is not A or C (Format B is read only)", v)
+}
+
 // writeFormat is the registered Write: every record of src, in order, as
 // an ABF file of the version the "abf-version" parameter names (C by
 // default). Arrays are pulled column-major and little-endian, a chunk at a
@@ -284,14 +302,9 @@ func (b *bitBytes) load(w int64) error {
 // BitArrays; strings become String records. The file is written beside
 // path and renamed over it when complete.
 func writeFormat(path string, src format.Source, o *format.Options) error {
-	var version Format
-	switch v := o.Param("abf-version"); strings.ToUpper(v) {
-	case "", "C":
-		version = FormatC
-	case "A":
-		version = FormatA
-	default:
-		return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("abf-version %q is not A or C (Format B is read only)", v)}
+	version, err := versionParam(o.Param("abf-version"))
+	if err != nil {
+		return &FormatError{File: path, Offset: -1, Msg: err.Error()}
 	}
 	bits := false
 	if v := o.Param("abf-bits"); v != "" {
@@ -301,7 +314,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		}
 		bits = b
 	}
-	src, err := format.Arrays(src)
+	src, err = format.Arrays(src)
 	if err != nil {
 		return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
 	}

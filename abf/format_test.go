@@ -229,7 +229,6 @@ func TestFormatReadBitsBoundedMemory(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(24<<20), "64 MiB of elements read through a bounded window")
 }
 
-
 func TestFormatSetText(t *testing.T) {
 	g := goldenFiles(t)
 	f, p := openFormatBytes(t, g["readme1-c.abf"], mmapfile.ReadWrite)

@@ -28,8 +28,14 @@ func init() {
 			return OpenFile(path, mode, do)
 		},
 		Write: Write,
-		Params: []format.Param{{Name: "daphne-layout",
-			Usage: "code (the default: DAPHNE's implementation, value types 0–7) or document (the layout of DAPHNE's doc/BinaryFormat.md, value types 1–10), for reading and writing"}},
+		CheckParams: func(p map[string]string, write bool) error {
+			_, err := documentParam("", &format.Options{Params: p})
+			return err
+		},
+		Params: []format.Param{
+			{Name: "daphne-layout", Usage: "code (the default: DAPHNE's implementation, value types 0–7) or document (the layout of DAPHNE's doc/BinaryFormat.md, value types 1–10) of the file read"},
+			{Name: "daphne-layout", Write: true, Usage: "code or document: the layout of the file written"},
+		},
 	})
 }
 

@@ -44,6 +44,47 @@ type Payload struct {
 	bandFor  layout.Order
 	runsMu   sync.Mutex
 	runs     []byte
+
+	dropMu         sync.Mutex
+	dropLo, dropHi int64 // mapped range touched since the last drop
+}
+
+// dropBytes is how much of a mapping a sequential reader touches before the
+// pages behind it are dropped (madvise DONTNEED).
+const dropBytes = 16 << 20
+
+// sequential reports whether reg's file was opened for a reader that goes
+// through it once (sequential advice, as a printer does): such a reader
+// keeps a small resident set. Its contiguous reads drop the pages behind
+// them, and its transposed reads use pread instead of the mapping, since
+// a strided pass over a mapping faults in (with the kernel's fault-around)
+// nearly every page of the payload at once.
+func sequential(reg *mmapfile.Region) bool {
+	return reg.File() != nil && reg.File().Advice() == mmapfile.AdviceSequential
+}
+
+// touched records that region bytes [lo, hi) were read by a sequential
+// reader, and drops the pages once there are dropBytes of them; the page
+// cache keeps them.
+func (p *Payload) touched(reg *mmapfile.Region, lo, hi int64) {
+	p.dropMu.Lock()
+	defer p.dropMu.Unlock()
+	if p.dropHi == 0 {
+		p.dropLo, p.dropHi = lo, hi
+	} else {
+		p.dropLo, p.dropHi = min(p.dropLo, lo), max(p.dropHi, hi)
+	}
+	if p.dropHi-p.dropLo >= dropBytes {
+		_ = reg.AdviseRange(p.dropLo, p.dropHi-p.dropLo, mmapfile.AdviceDontNeed)
+		p.dropLo, p.dropHi = 0, 0
+	}
+}
+
+// preadAt reads a region's bytes with pread, not through the mapping.
+type preadAt struct{ reg *mmapfile.Region }
+
+func (r preadAt) ReadAt(b []byte, off int64) (int, error) {
+	return r.reg.File().ReadAt(b, r.reg.Offset()+off)
 }
 
 // bandBytes bounds one band of a transposed read: large enough that each
@@ -95,7 +136,14 @@ func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo bina
 
 // readRun copies payload bytes [off, off+len(dst)).
 func (p *Payload) readRun(dst []byte, off int64) error {
-	n, err := p.Data.ReadAt(dst, p.Off+off)
+	return p.readRunFrom(p.Data, dst, off)
+}
+
+func (p *Payload) readRunFrom(data io.ReaderAt, dst []byte, off int64) error {
+	n, err := data.ReadAt(dst, p.Off+off)
+	if reg, ok := data.(*mmapfile.Region); ok && n > 0 && sequential(reg) {
+		p.touched(reg, p.Off+off, p.Off+off+int64(n))
+	}
 	if err == nil && n < len(dst) {
 		err = io.ErrUnexpectedEOF
 	}
@@ -201,7 +249,10 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 		rest *= d
 	}
 	q0 := q[0]
-	if reg, ok := p.Data.(*mmapfile.Region); ok {
+	data := p.Data
+	if reg, ok := p.Data.(*mmapfile.Region); ok && sequential(reg) {
+		data = preadAt{reg}
+	} else if ok {
 		data := reg.Bytes()
 		lo := p.Off + r*size
 		hi := p.Off + ((rest-1)*q0+r+b)*size
@@ -222,12 +273,12 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 	}
 	runs := p.runs[:need]
 	if b == q0 {
-		if err := p.readRun(runs, 0); err != nil {
+		if err := p.readRunFrom(data, runs, 0); err != nil {
 			return err
 		}
 	} else {
 		for j := int64(0); j < rest; j++ {
-			if err := p.readRun(runs[j*b*size:(j+1)*b*size], (j*q0+r)*size); err != nil {
+			if err := p.readRunFrom(data, runs[j*b*size:(j+1)*b*size], (j*q0+r)*size); err != nil {
 				return err
 			}
 		}

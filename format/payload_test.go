@@ -202,3 +202,19 @@ func TestSelectAndRename(t *testing.T) {
 	_, err = Rename(src, []string{"x"})
 	assert.Error(t, err)
 }
+
+func TestOpenRefusesWhatCannotBeMapped(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	for _, p := range []string{fifo, "/proc/self/status", "/dev/null"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		_, err := Open(p, &Options{Format: "any"})
+		assert.ErrorIs(t, err, ErrNotRegular, p)
+		assert.Contains(t, err.Error(), p)
+	}
+}

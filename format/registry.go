@@ -45,6 +45,11 @@ type Format struct {
 	Encode func(w io.Writer, src Source, o *Options) error
 	// Params are the format's own options, read through Options.Params.
 	Params []Param
+	// CheckParams, if set, checks the values of the format's options
+	// before anything is read or written (an unknown version, a bad
+	// alignment, options that exclude each other), so that a command line
+	// can report them as usage errors.
+	CheckParams func(params map[string]string, write bool) error
 }
 
 // Param declares one of a format's own options.
@@ -65,6 +70,8 @@ type Param struct {
 	// format (SciDB files carry no header, so --scidb-format names both
 	// the format and its cells).
 	Implies bool
+	// Required: files of the format cannot be read without this option.
+	Required bool
 }
 
 // SniffLen is how many leading bytes Detect reads for Sniff.
@@ -151,6 +158,9 @@ func Detect(path string, o *Options) (Format, error) {
 	if err != nil {
 		return Format{}, err
 	}
+	if err := checkRegular(path, fi); err != nil {
+		return Format{}, err
+	}
 	if f, ok := ForName(path); ok && f.Dir == fi.IsDir() {
 		return f, nil
 	}
@@ -180,6 +190,35 @@ func Detect(path string, o *Options) (Format, error) {
 	return Format{}, fmt.Errorf("%s: cannot tell the format from the file's name or bytes: %w", path, ErrUnknownFormat)
 }
 
+// ErrNotRegular: the path is a pipe, a device, a socket or a file whose
+// size the system does not know (such as those in /proc): such inputs
+// cannot be mapped. Copy them to a file first.
+var ErrNotRegular = errors.New("not a regular file")
+
+// checkRegular refuses what cannot be mapped: anything but a regular file
+// or a directory, and "regular" files of size 0 that nonetheless have
+// bytes to read (the kernel's pseudo-files).
+func checkRegular(path string, fi os.FileInfo) error {
+	if fi.IsDir() {
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w (%s); copy it to a file first", path, ErrNotRegular, fi.Mode().Type())
+	}
+	if fi.Size() == 0 {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var b [1]byte
+		if n, _ := f.Read(b[:]); n > 0 {
+			return fmt.Errorf("%s: %w (its size is unknown to the system); copy it to a file first", path, ErrNotRegular)
+		}
+	}
+	return nil
+}
+
 // Names lists the registered format names, sorted.
 func Names() []string {
 	var out []string
@@ -197,6 +236,13 @@ func Open(path string, o *Options) (File, error) {
 
 // OpenFile opens a file of any registered format in mode.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, fi); err != nil {
+		return nil, err
+	}
 	f, err := Detect(path, o)
 	if err != nil {
 		return nil, err

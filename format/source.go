@@ -208,11 +208,11 @@ func IsTable(src Source) bool {
 // <name> is taken as that column's nulls (-1 where a value is present),
 // the form in which nullable columns travel through array formats.
 func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error) error {
-	if ts, ok := src.(TableScanner); ok {
+	if ts, ok := src.(TableScanner); ok && hasColumns(src) {
 		return ts.ScanTable(batch, fn)
 	}
 	if !IsTable(src) {
-		return fmt.Errorf("%w: the records are not the columns of one table (all 1-D, of one length)", ErrNotRepresentable)
+		return notATable(src)
 	}
 	recs := src.Records()
 	// Which records are columns and which carry another's nulls.
@@ -284,7 +284,7 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 // it.
 func TableColumns(src Source) []Record {
 	recs := src.Records()
-	if _, ok := src.(TableScanner); ok {
+	if _, ok := src.(TableScanner); ok && hasColumns(src) {
 		var out []Record
 		for _, r := range recs {
 			if r.Kind == KindColumn {
@@ -303,6 +303,32 @@ func TableColumns(src Source) []Record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// notATable names the first record that keeps src from being a table.
+func notATable(src Source) error {
+	recs := src.Records()
+	if len(recs) == 0 {
+		return fmt.Errorf("%w: there are no records to make a table of", ErrNotRepresentable)
+	}
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.Kind != KindColumn && r.Kind != KindArray:
+			return Unrepresentable(r, "a table holds arrays and columns only")
+		case len(r.Shape) != 1:
+			return Unrepresentable(r, "a table's columns are 1-D")
+		case r.Shape[0] != recs[0].Shape[0]:
+			return Unrepresentable(r, fmt.Sprintf("a table's columns have one length, and %s has %d", Describe(&recs[0]), recs[0].Shape[0]))
+		}
+	}
+	return nil
+}
+
+// hasColumns reports whether src's records are table columns.
+func hasColumns(src Source) bool {
+	recs := src.Records()
+	return len(recs) > 0 && recs[0].Kind == KindColumn
 }
 
 // Describe names a record for error messages: `record "x" (f64[2][3])`.
@@ -418,6 +444,9 @@ func (a *withReasons) load() error {
 	a.reasons = out
 	return nil
 }
+
+// Len is the number of cells in the batch.
+func (c *Column) Len() int { return columnLen(c.Values) }
 
 // columnLen is the length of a column's Values.
 func columnLen(v any) int {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,16 @@ func init() {
 		Open:        openFormat,
 		Write:       writeFormat,
 		Encode:      encodeFormat,
+		CheckParams: func(p map[string]string, write bool) error {
+			if !write {
+				return nil
+			}
+			_, text, err := writeParams(&format.Options{Params: p})
+			if err == nil && text && p["aligned"] != "" {
+				err = errors.New("futhark: aligned applies to binary values, not text")
+			}
+			return err
+		},
 		Params: []format.Param{
 			{Name: "text", Usage: "write Futhark's text form instead of binary", Write: true, Switch: true},
 			{Name: "aligned", Write: true, NoValue: "elem",

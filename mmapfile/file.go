@@ -259,6 +259,9 @@ func checkRegular(name string, fi os.FileInfo, osf *os.File) error {
 // Name returns the name the file was opened with.
 func (f *File) Name() string { return f.name }
 
+// Advice returns the access advice the file's mappings get (Options.Advice).
+func (f *File) Advice() Advice { return f.opts.Advice }
+
 // Writable reports whether the file was opened read-write.
 func (f *File) Writable() bool { return f.writable }
 

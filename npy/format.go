@@ -860,7 +860,7 @@ func writeRows(src format.Source, fields []tableField, itemsize int, out io.Writ
 	return format.ScanTable(src, batch, func(_ int64, cols []format.Column) error {
 		rows := 0
 		if len(cols) > 0 {
-			rows = columnLen(cols[0].Values)
+			rows = cols[0].Len()
 		}
 		b := buf[:rows*itemsize]
 		clear(b)
@@ -904,17 +904,6 @@ func writeRows(src format.Source, fields []tableField, itemsize int, out io.Writ
 		_, err := out.Write(b)
 		return err
 	})
-}
-
-// columnLen is the number of cells of a column batch.
-func columnLen(v any) int {
-	if s, ok := v.([]string); ok {
-		return len(s)
-	}
-	if t, b, ok := layout.BytesOf(v); ok {
-		return len(b) / t.Size()
-	}
-	return 0
 }
 
 // writeNPZ writes every record of src as a member of an .npz archive.

@@ -31,8 +31,20 @@ func init() {
 		},
 		Write:  Write,
 		Encode: EncodeSource,
+		CheckParams: func(p map[string]string, write bool) error {
+			name := "scidb-format"
+			if write {
+				name = "out-scidb-format"
+			}
+			if s := p[name]; s != "" {
+				if _, err := ParseFormat(s); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 		Params: []format.Param{
-			{Name: "scidb-format", Implies: true,
+			{Name: "scidb-format", Implies: true, Required: true,
 				Usage: "the format string of the file's cells, e.g. '(int64, double null, string)' (SciDB files have no header; giving it says the file is SciDB's)"},
 			{Name: "scidb-names", Usage: "the attributes' names, comma-separated (default a0, a1, …)"},
 			{Name: "out-scidb-format", Write: true,

@@ -34,6 +34,12 @@ func init() {
 			}
 			return Write(path, src, opts)
 		},
+		CheckParams: func(p map[string]string, write bool) error {
+			if !write {
+				return nil
+			}
+			return writeParams(&Options{}, &format.Options{Params: p})
+		},
 		Params: []format.Param{
 			{Name: "zarr-version", Usage: "Zarr version of the store written: 2 or 3 (default 3)", Write: true},
 			{Name: "chunks", Usage: "chunk shape of the arrays written, such as 512,1024 (default: chunks of about 8 MiB chosen from each array's shape)", Write: true},

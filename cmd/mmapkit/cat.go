@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/spf13/cobra"
 )
 
@@ -22,10 +25,11 @@ func newCatCmd(e *env) *cobra.Command {
 form (futhark-data's printing, one value per line) in logical row-major order: an ABF array's
 Julia x[i,j] prints as [i-1][j-1]. BitArrays print as bool arrays, Julia Char arrays as u32 arrays
 of their code points, i128/u128 as decimal integers with an i128/u128 suffix (an mmapkit
-extension), ABF String records as a Futhark string literal and DataType/serialized records as a
-"-- name: serialized, N bytes" comment line. A DAPHNE CSR matrix prints as one dense 2-D array.
-Tables (DAPHNE frames, SciDB files, CSV) print as RFC 4180 CSV with a header line; null is an empty
-field. Output is streamed: memory stays bounded whatever the file's size.`,
+extension), complex arrays as arrays of (real, imaginary) pairs of their float type after a
+comment line that says so, text records as Futhark string literals and serialized records as a
+"-- name: serialized, N bytes" comment line. A sparse matrix prints as one dense array. Tables
+(frames, SciDB files, structured arrays, CSV) print as RFC 4180 CSV with a header line; null is an
+empty field. Output is streamed: memory stays bounded whatever the file's size.`,
 		Example: `  mmapkit cat data.abf
   mmapkit cat --name x data.abf
   mmapkit cat --scidb-format '(int64, string null)' --scidb-names id,label cells.scidb`,
@@ -33,30 +37,34 @@ field. Output is streamed: memory stays bounded whatever the file's size.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// cat's buffers are a few MiB; a soft memory limit makes the
 			// garbage collector keep the heap near that, so that the
-			// resident set stays bounded (design.md: under 64 MiB).
-			debug.SetMemoryLimit(24 << 20)
-			s, err := openSource(e, args[0], openOptionsFrom(&rf))
+			// resident set stays bounded.
+			debug.SetMemoryLimit(32 << 20)
+			path := args[0]
+			f, err := openInput(&rf, path, mmapfile.ReadOnly, mmapfile.AdviceSequential)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer f.Close()
 			w := bufio.NewWriterSize(e.stdout, 256<<10)
-			if cmd.Flags().Changed("name") {
-				err = catOne(e, w, s, name)
-			} else {
-				for _, r := range s.records {
-					if err = catRecord(e, w, r, nil); err != nil {
-						break
-					}
-				}
+			idx := make([]int, len(f.Records()))
+			for i := range idx {
+				idx[i] = i
 			}
+			if cmd.Flags().Changed("name") {
+				i, err := format.Find(f, name)
+				if err != nil {
+					return fileErr(path, err)
+				}
+				idx = []int{i}
+			}
+			err = catRecords(e, w, f, idx)
 			if ferr := w.Flush(); err == nil {
 				err = ferr
 			}
 			if err != nil {
-				return fileErr(args[0], err)
+				return fileErr(path, err)
 			}
-			return fileErr(args[0], s.Close())
+			return fileErr(path, f.Close())
 		},
 	}
 	rf.add(cmd)
@@ -64,180 +72,126 @@ field. Output is streamed: memory stays bounded whatever the file's size.`,
 	return cmd
 }
 
-// catOne prints the one record, or the one table column, named name.
-func catOne(e *env, w *bufio.Writer, s *source, name string) error {
-	var found *record
-	var cols []int
-	n := 0
-	for _, r := range s.records {
-		if r.kind == kindTable {
-			for i, c := range r.table.columns {
-				if c.name == name {
-					found, cols = r, []int{i}
-					n++
-				}
+// catRecords prints the records idx of f in order: consecutive table
+// columns as one CSV table, every other record on its own.
+func catRecords(e *env, w *bufio.Writer, f format.File, idx []int) error {
+	recs := f.Records()
+	for k := 0; k < len(idx); {
+		r := &recs[idx[k]]
+		if r.Kind == format.KindColumn {
+			var names []string
+			for ; k < len(idx) && recs[idx[k]].Kind == format.KindColumn; k++ {
+				names = append(names, recs[idx[k]].Name)
+			}
+			if err := catTable(w, f, names); err != nil {
+				return err
 			}
 			continue
 		}
-		if r.name == name {
-			found = r
-			n++
+		if err := catRecord(e, w, f, idx[k]); err != nil {
+			return fmt.Errorf("record %q: %w", r.Name, err)
 		}
+		k++
 	}
-	switch {
-	case n == 0:
-		return fmt.Errorf("%w %q", errNoRecord, name)
-	case n > 1:
-		return fmt.Errorf("%d records are named %q", n, name)
-	}
-	return catRecord(e, w, found, cols)
+	return nil
 }
 
-// catRecord prints one record; for a table, only the columns cols (nil: all).
-func catRecord(e *env, w *bufio.Writer, r *record, cols []int) error {
-	switch r.kind {
-	case kindString:
-		b := appendFutharkString(nil, r.text)
-		_, err := w.Write(append(b, '\n'))
-		return err
-	case kindSerialized:
-		_, err := fmt.Fprintf(w, "-- %s: serialized, %d bytes\n", r.name, r.nbytes)
-		return err
-	case kindTable:
-		return catTable(w, r.table, cols)
+// catTable prints columns of f as CSV, with the registered CSV format's
+// encoder.
+func catTable(w io.Writer, f format.File, names []string) error {
+	csv, ok := format.Lookup("csv")
+	if !ok || csv.Encode == nil {
+		return errors.New("printing tables needs the csv format, which is not in this build")
 	}
-	return printArray(e, w, r)
-}
-
-// catTable streams a table as CSV with a header line.
-func catTable(w io.Writer, t *table, cols []int) error {
-	if cols == nil {
-		cols = make([]int, len(t.columns))
-		for i := range cols {
-			cols[i] = i
-		}
-	}
-	cw := newCSVWriter(w)
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = t.columns[c].name
-	}
-	if err := cw.writeHeader(names); err != nil {
-		return err
-	}
-	out := make([]cell, len(cols))
-	err := t.scan(func(row []cell) error {
-		for i, c := range cols {
-			out[i] = row[c]
-		}
-		return cw.writeRow(out)
-	})
+	src, err := format.Select(f, names...)
 	if err != nil {
 		return err
 	}
-	return cw.flush()
+	return csv.Encode(w, src, nil)
 }
 
-// printType is the Futhark type an array record prints as.
-func printType(r *record) string {
-	switch {
-	case r.typeName == "bits":
-		return "bool"
-	case r.elem == layout.JuliaChar:
-		return "u32"
-	}
-	return r.elem.String()
-}
-
-// textPrinter prints an array in Futhark's canonical text with package
-// futhark's streaming encoder; it reports false for element types Futhark
-// lacks (i128, u128), which printArray prints itself.
-var textPrinter func(e *env, w *bufio.Writer, r *record) (bool, error)
-
-// elemAppender returns a function that appends the canonical text of one
-// element (host-order bytes) with its suffix (layout.AppendText), and the
-// element's size.
-func elemAppender(r *record) (func(dst, b []byte) []byte, int, error) {
-	t := r.elem
-	if r.typeName == "bits" {
-		t = layout.Bool
-	}
-	if !t.Valid() {
-		return nil, 0, fmt.Errorf("record %q: cannot print element type %s", r.name, t)
-	}
-	return func(dst, b []byte) []byte { return layout.AppendText(dst, t, b) }, t.Size(), nil
-}
-
-// catChunkBytes is the size of the buffer cat reads array values into.
-const catChunkBytes = 1 << 20
-
-// printArray streams an array record in Futhark's canonical text form:
-// "[" elements "]", ", " between scalars, ",\n" between sub-arrays, and
-// empty([d0][d1]…t) for an array with no elements.
-func printArray(e *env, w *bufio.Writer, r *record) error {
-	if textPrinter != nil {
-		if done, err := textPrinter(e, w, r); done {
+// catRecord prints one record that is not a table column.
+func catRecord(e *env, w *bufio.Writer, f format.File, i int) error {
+	r := f.Records()[i]
+	switch r.Kind {
+	case format.KindString:
+		b, err := format.ReadAll(f, i, layout.RowMajor, mmapfile.HostOrder())
+		if err != nil {
 			return err
 		}
+		_, err = w.Write(append(appendFutharkString(nil, string(b)), '\n'))
+		return err
+	case format.KindOpaque:
+		_, err := fmt.Fprintf(w, "-- %s: %s, %d bytes\n", r.Name, "serialized", r.Size)
+		return err
 	}
-	n, err := r.count()
+	return printArray(e, w, f, i)
+}
+
+// printArray streams an array in Futhark's canonical text form: "["
+// elements "]", ", " between scalars, "]" per closed dimension then ",\n"
+// then "[" per opened one, and empty([d0][d1]…t) for an array with no
+// elements. Complex numbers print as pairs of their parts.
+func printArray(e *env, w *bufio.Writer, f format.File, i int) error {
+	r := f.Records()[i]
+	t, shape := r.Type, r.Shape
+	if !t.Valid() {
+		return fmt.Errorf("%w: its type %s has no text form", errors.ErrUnsupported, r.TypeString())
+	}
+	if t.IsComplex() {
+		fmt.Fprintf(w, "-- %s: %s values as [..][2]%s arrays of (real, imaginary)\n", r.Name, t, t.Part())
+		t, shape = t.Part(), append(append([]int64(nil), shape...), 2)
+	}
+	n, err := layout.Count(shape)
 	if err != nil {
-		return fmt.Errorf("record %q: %w", r.name, err)
+		return err
 	}
 	if n == 0 {
 		b := []byte("empty(")
-		for _, d := range r.shape {
+		for _, d := range shape {
 			b = append(strconv.AppendInt(append(b, '['), d, 10), ']')
 		}
-		b = append(append(b, printType(r)...), ")\n"...)
+		b = append(append(b, t.String()...), ")\n"...)
 		_, err := w.Write(b)
 		return err
 	}
-	app, size, err := elemAppender(r)
-	if err != nil {
-		return err
-	}
-	rank := len(r.shape)
+	size := t.Size()
+	rank := len(shape)
 	idx := make([]int64, rank)
-	per := int64(catChunkBytes / size)
-	buf := alignedBytes(min(per, n) * int64(size))
 	out := make([]byte, 0, 64<<10)
-	for i := 0; i < rank; i++ {
+	for k := 0; k < rank; k++ {
 		out = append(out, '[')
 	}
-	bar := newProgress(e, n*int64(size), "cat "+r.name)
+	bar := newProgress(e, n*int64(size), "cat "+r.Name)
 	defer bar.Done()
-	for first := int64(0); first < n; first += per {
-		k := min(per, n-first)
-		chunk := buf[:k*int64(size)]
-		if err := r.read(chunk, first); err != nil {
-			return fmt.Errorf("record %q: %w", r.name, err)
-		}
-		for j := int64(0); j < k; j++ {
-			if first+j > 0 {
+	var pos int64
+	err = format.Stream(f, i, layout.RowMajor, mmapfile.HostOrder(), func(chunk []byte) error {
+		for j := 0; j+size <= len(chunk); j += size {
+			if pos > 0 {
 				// Advance the index odometer; c dimensions wrapped.
 				c := 0
 				for d := rank - 1; d >= 0; d-- {
 					idx[d]++
-					if idx[d] < r.shape[d] {
+					if idx[d] < shape[d] {
 						break
 					}
 					idx[d] = 0
 					c++
 				}
-				for i := 0; i < c; i++ {
-					out = append(out, ']')
-				}
 				if c == 0 {
 					out = append(out, ", "...)
 				} else {
+					for k := 0; k < c; k++ {
+						out = append(out, ']')
+					}
 					out = append(out, ",\n"...)
-				}
-				for i := 0; i < c; i++ {
-					out = append(out, '[')
+					for k := 0; k < c; k++ {
+						out = append(out, '[')
+					}
 				}
 			}
-			out = app(out, chunk[j*int64(size):])
+			out = layout.AppendText(out, t, chunk[j:j+size])
+			pos++
 			if len(out) >= 60<<10 {
 				if _, err := w.Write(out); err != nil {
 					return err
@@ -245,9 +199,13 @@ func printArray(e *env, w *bufio.Writer, r *record) error {
 				out = out[:0]
 			}
 		}
-		bar.Add(k * int64(size))
+		bar.Add(int64(len(chunk)))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	for i := 0; i < rank; i++ {
+	for k := 0; k < rank; k++ {
 		out = append(out, ']')
 	}
 	out = append(out, '\n')

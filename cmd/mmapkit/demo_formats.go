@@ -2,21 +2,41 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/mmapkit/mmapkit/abf"
-	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
 )
 
-func init() { demoSteps = append(demoSteps, demoABF) }
+func init() { demoSteps = append(demoSteps, demoFormats) }
 
-// demoABF tells the story through the formats: write an ABF file, map and
-// scan its array, edit it in place, convert it to Futhark and DAPHNE and
-// back, and check that the values survived.
-func demoABF(d *demo) error {
+// memArray is one array in memory as a format.Source, for writing it with
+// any registered format.
+type memArray struct {
+	rec  format.Record
+	data []byte
+}
+
+func (m *memArray) Records() []format.Record { return []format.Record{m.rec} }
+
+func (m *memArray) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	p := &format.Payload{Array: m.rec.Array, Data: bytes.NewReader(m.data)}
+	return p.ReadArray(dst, first, order, bo)
+}
+
+// demoFormats tells the story through the formats: write an ABF file, map
+// and scan its array, edit it in place, convert it to every other array
+// format and back, and check that the values survived.
+func demoFormats(d *demo) error {
+	if _, ok := format.Lookup("abf"); !ok {
+		d.say("the ABF format is not in this build: no format steps")
+		return nil
+	}
 	path := filepath.Join(d.dir, "demo.abf")
 	n := d.bytes / 8
 	rows := int64(1024)
@@ -26,136 +46,127 @@ func demoABF(d *demo) error {
 	cols := n / rows
 	dims := []int64{rows, cols}
 
-	// Write: Julia's x = reshape(0.5 .* (0:n-1), rows, cols).
+	// Write: Julia's x = reshape(0.5 .* (0:n-1), rows, cols), column-major.
 	t0 := time.Now()
 	data := make([]float64, n)
 	for i := range data {
 		data[i] = float64(i) * 0.5
 	}
-	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
-	if err != nil {
-		return err
-	}
-	if err := abf.Write(f, "x", dims, data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
+	raw := make([]byte, 8*n)
+	for i, v := range data {
+		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(v))
 	}
 	data = nil
+	src := &memArray{rec: format.Record{Array: layout.Array{Name: "x", Type: layout.F64, Shape: dims, Order: layout.ColMajor, Offset: -1, Size: 8 * n}}, data: raw}
+	if err := format.Write(path, src, &format.Options{Format: "abf"}); err != nil {
+		return err
+	}
+	raw = nil
 	dur := time.Since(t0)
 	size := fileSize(path)
 	d.say("wrote %s: ABF (AlignedBinaryFormat.jl v0.7, Format C), key \"x\", Array{Float64,2} of %d×%d (%s file) in %.2f s, %.2f GB/s",
 		path, rows, cols, human(size), dur.Seconds(), gbps(d.bytes, dur))
 
-	// Map and scan.
-	t1 := time.Now()
-	f, err = abf.Open(path, nil)
+	// Map and scan: the record's payload is aligned and little-endian, so
+	// a []float64 view of the mapping at its offset is the array.
+	f, err := format.Open(path, nil)
 	if err != nil {
 		return err
 	}
-	rec, _ := f.Lookup("x")
-	x, err := abf.View[float64](f, "x")
-	if err != nil {
-		f.Close()
-		return err
-	}
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i]
-		s1 += x[i+1]
-		s2 += x[i+2]
-		s3 += x[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i]
-	}
-	sum := (s0 + s1) + (s2 + s3)
-	dur = time.Since(t1)
+	off := f.Records()[0].Offset
 	if err := f.Close(); err != nil {
 		return err
 	}
+	sum, dur, err := scanF64(d, path, off, int(n))
+	if err != nil {
+		return err
+	}
 	want := 0.5 * float64(n) * float64(n-1) / 2
-	d.say("opened it read-only (payload at offset %d, aligned: zero copy) and summed abf.View[float64]: sum = %.6g (expected %.6g), %.3f s, %.2f GB/s",
-		rec.DataOffset, sum, want, dur.Seconds(), gbps(d.bytes, dur))
+	d.say("opened it read-only (payload at offset %d, aligned: zero copy) and summed a []float64 view of the mapping: sum = %.6g (expected %.6g), %.3f s, %.2f GB/s",
+		off, sum, want, dur.Seconds(), gbps(d.bytes, dur))
 	if sum != want {
 		return fmt.Errorf("ABF scan: sum %v, want %v", sum, want)
 	}
 
 	// Edit in place: Julia x[3, 2] = -1, i.e. logical [2,1].
-	r, err := os.ReadFile(path)
+	before, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if err := runSet(d.e, path, "x", "[2,1]", "-1"); err != nil {
+	if err := setElement(&readFlags{}, path, "x", []int64{2, 1}, "-1"); err != nil {
 		return err
 	}
 	after, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	changed := diffBytes(r, after)
-	r = nil
-	elemOff := rec.DataOffset + 8*(2+rows)
-	d.say("mmapkit set %s x [2,1] -1: Julia's x[3,2] changed in place through a read-write mapping; %d bytes of the file differ, all in the element at offset %d = %d + 8·(2 + %d·1)",
-		filepath.Base(path), len(changed), elemOff, rec.DataOffset, rows)
+	changed := diffBytes(before, after)
+	before = nil
+	elemOff := off + 8*(2+rows)
+	d.say("mmapkit set %s x [2,1] -1: Julia's x[3,2] changed in place; %d bytes of the file differ, all in the element at offset %d = %d + 8·(2 + %d·1)",
+		filepath.Base(path), len(changed), elemOff, off, rows)
 	for _, c := range changed {
 		if c < elemOff || c >= elemOff+8 {
 			return fmt.Errorf("set changed byte %d, outside the element at %d", c, elemOff)
 		}
 	}
-	f, err = abf.Open(path, nil)
+	f, err = format.Open(path, nil)
 	if err != nil {
 		return err
 	}
-	got := make([]float64, 3)
-	if err := abf.ReadAt(f, "x", rows+1, got); err != nil {
-		f.Close()
+	got := make([]byte, 24)
+	err = f.ReadArray(0, got, rows+1, layout.ColMajor, binary.LittleEndian)
+	f.Close()
+	if err != nil {
 		return err
 	}
-	f.Close()
-	d.detail("reopened: x[2:4, 2] = %v", got)
-	if got[1] != -1 {
-		return fmt.Errorf("edit not visible after reopen: %v", got)
+	vals := []float64{f64At(got, 0), f64At(got, 1), f64At(got, 2)}
+	d.detail("reopened: x[2:4, 2] = %v", vals)
+	if vals[1] != -1 {
+		return fmt.Errorf("edit not visible after reopen: %v", vals)
 	}
 
-	// Convert to Futhark and DAPHNE and back.
-	steps := []struct {
-		in, out string
-		o       convertOptions
-		what    string
+	// Convert to every other array format and back.
+	type step struct {
+		in, out, to string
+		params      map[string]string
+		what        string
+	}
+	var steps []step
+	for _, c := range []struct {
+		ext, name string
+		params    map[string]string
+		what      string
 	}{
-		{"demo.abf", "demo.in", convertOptions{to: "futhark", aligned: -1}, "Futhark binary, aligned (row-major: Julia's x[i,j] is x[i-1][j-1])"},
-		{"demo.abf", "demo.dbdf", convertOptions{to: "daphne"}, "DAPHNE dense matrix (.dbdf + .meta)"},
-		{"demo.in", "from-futhark.abf", convertOptions{to: "abf", names: []string{"x"}}, "ABF again"},
-		{"demo.dbdf", "from-daphne.abf", convertOptions{to: "abf", names: []string{"x"}}, "ABF again"},
+		{".in", "futhark", map[string]string{"aligned": "elem"}, "Futhark binary, aligned (row-major: Julia's x[i,j] is x[i-1][j-1])"},
+		{".dbdf", "daphne", nil, "DAPHNE dense matrix (.dbdf + .meta)"},
+		{".npy", "npy", nil, "NumPy .npy, Fortran order (no transpose)"},
+		{".zarr", "zarr", nil, "Zarr v3 store, uncompressed chunks (mappable), transpose codec"},
+	} {
+		if _, ok := format.Lookup(c.name); !ok {
+			continue
+		}
+		steps = append(steps,
+			step{"demo.abf", "demo" + c.ext, c.name, c.params, c.what},
+			step{"demo" + c.ext, "from-" + c.name + ".abf", "abf", nil, "ABF again"})
 	}
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	for _, s := range steps {
-		if _, ok := writers[s.o.to]; !ok {
-			d.say("converting to %s is not in this build", s.o.to)
-			continue
-		}
 		in, out := filepath.Join(d.dir, s.in), filepath.Join(d.dir, s.out)
-		if _, err := os.Stat(in); err != nil {
-			continue
-		}
 		t := time.Now()
-		o := s.o
-		if o.abfVersion == "" {
-			o.abfVersion = "C"
+		var rename []string
+		if s.to == "abf" {
+			rename = []string{"x"}
 		}
-		if err := convertFile(d.e, in, out, &openOptions{}, &o); err != nil {
+		if err := convertFile(d.e, in, out, &format.Options{}, &format.Options{Format: s.to, Params: s.params}, nil, rename); err != nil {
 			return err
 		}
 		dur := time.Since(t)
 		d.say("mmapkit convert %s %s: %s, %s in %.2f s (%.2f GB/s of values)", s.in, s.out, s.what, human(fileSize(out)), dur.Seconds(), gbps(d.bytes, dur))
-		if o.to == "abf" {
+		if s.to == "abf" {
 			back, err := os.ReadFile(out)
 			if err != nil {
 				return err
@@ -169,19 +180,24 @@ func demoABF(d *demo) error {
 	return nil
 }
 
-// runSet runs the set command's logic on one file.
-func runSet(e *env, path, name, index, value string) error {
-	idx, err := parseIndex(index)
-	if err != nil {
-		return err
-	}
-	return setElement(e, path, &openOptions{}, name, idx, value)
+func f64At(b []byte, i int) float64 {
+	return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 }
 
 func fileSize(path string) int64 {
 	st, err := os.Stat(path)
 	if err != nil {
 		return -1
+	}
+	if st.IsDir() {
+		var n int64
+		filepath.Walk(path, func(_ string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				n += fi.Size()
+			}
+			return nil
+		})
+		return n
 	}
 	return st.Size()
 }

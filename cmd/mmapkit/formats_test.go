@@ -434,7 +434,7 @@ func TestDaphneSetAndRoundTrips(t *testing.T) {
 	assert.Equal(t, want, got)
 	r := mk(t, "set", filepath.Join(src, "aig-csr.dbdf"), "matrix", "[0,0]", "1")
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "dense matrices only")
+	assert.Contains(t, r.stderr, "only dense matrices are changed in place")
 
 	// A conversion DAPHNE cannot hold fails and leaves nothing.
 	writeABFFile(t, filepath.Join(dir, "i16.abf"), func(f *abf.File) error {

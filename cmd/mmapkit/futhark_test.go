@@ -151,7 +151,7 @@ func TestFutharkSetAndUnrepresentable(t *testing.T) {
 	assert.Equal(t, "[-2i128, 18446744073709551616i128]\n", mustMk(t, "cat", wide))
 	r = mk(t, "convert", wide, filepath.Join(dir, "wide.in"))
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "mmapkit: "+filepath.Join(dir, "wide.in")+": record \"big\": Futhark has no element type i128\n", r.stderr)
+	assert.Equal(t, "mmapkit: "+filepath.Join(dir, "wide.in")+": record \"big\" (i128[2]): the target format cannot hold this record: Futhark has no element type i128\n", r.stderr)
 	assert.NoFileExists(t, filepath.Join(dir, "wide.in"))
 }
 

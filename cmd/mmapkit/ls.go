@@ -3,12 +3,15 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/spf13/cobra"
 )
 
@@ -16,38 +19,59 @@ func newLsCmd(e *env) *cobra.Command {
 	var rf readFlags
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "ls [--json] FILE",
-		Short: "List the records of a file: name, type, shape, order, payload offset, bytes",
-		Long: `ls lists the records of an array file: name, element type, logical shape, storage order,
-payload offset and payload bytes. The format is detected from the extension (.abf .dbdf .fut .in
-.out .data .scidb .csv) or the bytes (ABF, Futhark); --format overrides; SciDB files need
---scidb-format '(...)'. Frame columns and SciDB attributes are one record each, with offset null
-where the values are not one contiguous run.`,
+		Use:   "ls [--json] FILE...",
+		Short: "List the records of files: name, type, shape, order, payload offset, bytes",
+		Long: `ls lists the records of array files: name, element type, logical shape, storage order,
+payload offset and payload bytes. The format is detected from the extension or the bytes; --format
+overrides; SciDB files need --scidb-format '(...)'. Table columns (frame columns, SciDB
+attributes, structured fields) are one record each, with offset null where the values are not one
+contiguous run. Several files are listed one after another (--json: one JSON object per line).`,
 		Example: `  mmapkit ls data.abf
   mmapkit ls --json matrix.dbdf
+  mmapkit ls *.npy
   mmapkit ls --scidb-format '(int64, double null)' cells.scidb`,
-		Args: exactArgs(1, "FILE"),
+		Args: minArgs(1, "FILE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSource(e, args[0], openOptionsFrom(&rf))
-			if err != nil {
-				return err
+			var first error
+			for _, path := range args {
+				err := lsOne(e, &rf, path, asJSON)
+				if err != nil {
+					var ex *exitError
+					if len(args) == 1 || (errors.As(err, &ex) && ex.code == 2) {
+						return err
+					}
+					// Go on with the other files; report each failure.
+					fmt.Fprintln(e.stderr, "mmapkit: "+err.(*exitError).message())
+					if first == nil {
+						first = &exitError{code: 1}
+					}
+				}
 			}
-			defer s.Close()
-			entries := lsEntries(s)
-			if asJSON {
-				err = writeLsJSON(e.stdout, s, entries)
-			} else {
-				err = writeLsTable(e.stdout, s, entries)
-			}
-			if err != nil {
-				return fileErr(args[0], err)
-			}
-			return fileErr(args[0], s.Close())
+			return first
 		},
 	}
 	rf.add(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object (file, format, version, records)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per file (file, format, version, records)")
 	return cmd
+}
+
+// lsOne lists one file.
+func lsOne(e *env, rf *readFlags, path string, asJSON bool) error {
+	f, err := openInput(rf, path, mmapfile.ReadOnly, mmapfile.AdviceNormal)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	entries := lsEntries(f)
+	if asJSON {
+		err = writeLsJSON(e.stdout, path, f, entries)
+	} else {
+		err = writeLsTable(e.stdout, path, f, entries)
+	}
+	if err != nil {
+		return fileErr(path, err)
+	}
+	return fileErr(path, f.Close())
 }
 
 // lsEntry is one line of ls: a record, or one column of a table.
@@ -79,32 +103,20 @@ func (l lsEntry) MarshalJSON() ([]byte, error) {
 	return append(out, ext[1:]...), nil
 }
 
-func lsEntries(s *source) []lsEntry {
+func lsEntries(f format.File) []lsEntry {
 	var out []lsEntry
-	for _, r := range s.records {
-		if r.kind == kindTable {
-			for _, c := range r.table.columns {
-				shape := []int64{r.table.rows}
-				if r.table.rows < 0 {
-					shape = []int64{}
-				}
-				e := lsEntry{Name: c.name, Type: c.typeName, Shape: shape, Order: "row",
-					Offset: optInt(c.offset), NBytes: optInt(c.nbytes)}
-				if c.nullable {
-					t := true
-					e.Nullable = &t
-				}
-				out = append(out, e)
-			}
-			continue
-		}
-		shape := r.shape
+	for _, r := range f.Records() {
+		shape := r.Shape
 		if shape == nil {
 			shape = []int64{}
 		}
-		nb := r.nbytes
-		out = append(out, lsEntry{Name: r.name, Type: r.typeName, Shape: shape, Order: r.order.String(),
-			Offset: optInt(r.offset), NBytes: &nb, Extra: r.extra})
+		e := lsEntry{Name: r.Name, Type: r.TypeString(), Shape: shape, Order: r.Order.String(),
+			Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra}
+		if r.Nullable {
+			t := true
+			e.Nullable = &t
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -116,7 +128,7 @@ func optInt(v int64) *int64 {
 	return &v
 }
 
-func writeLsJSON(w io.Writer, s *source, entries []lsEntry) error {
+func writeLsJSON(w io.Writer, path string, f format.File, entries []lsEntry) error {
 	type doc struct {
 		File    string    `json:"file"`
 		Format  string    `json:"format"`
@@ -126,7 +138,7 @@ func writeLsJSON(w io.Writer, s *source, entries []lsEntry) error {
 	if entries == nil {
 		entries = []lsEntry{}
 	}
-	b, err := json.Marshal(doc{File: s.file, Format: s.format, Version: s.version, Records: entries})
+	b, err := json.Marshal(doc{File: path, Format: f.Format(), Version: f.Version(), Records: entries})
 	if err != nil {
 		return err
 	}
@@ -134,13 +146,13 @@ func writeLsJSON(w io.Writer, s *source, entries []lsEntry) error {
 	return err
 }
 
-func writeLsTable(w io.Writer, s *source, entries []lsEntry) error {
+func writeLsTable(w io.Writer, path string, f format.File, entries []lsEntry) error {
 	bw := bufio.NewWriter(w)
-	head := s.format
-	if s.version != "" {
-		head += ", version " + s.version
+	head := f.Format()
+	if v := f.Version(); v != "" {
+		head += ", version " + v
 	}
-	fmt.Fprintf(bw, "%s: %s, %d record(s)\n", s.file, head, len(entries))
+	fmt.Fprintf(bw, "%s: %s, %d record(s)\n", path, head, len(entries))
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTYPE\tSHAPE\tORDER\tOFFSET\tBYTES")
 	for _, e := range entries {

@@ -1,10 +1,11 @@
-// Command mmapkit lists, prints, converts and edits array files of
-// AlignedBinaryFormat.jl (ABF), Futhark, DAPHNE and SciDB, mapping them
-// instead of reading them, and runs mmapkit's demo and benchmarks.
+// Command mmapkit lists, prints, converts and edits array files —
+// AlignedBinaryFormat.jl (ABF), Futhark, DAPHNE, SciDB, NumPy, Zarr and
+// CSV — mapping them instead of reading them, and runs mmapkit's demo and
+// benchmarks.
 //
 // Usage:
 //
-//	mmapkit ls [--json] FILE
+//	mmapkit ls [--json] FILE...
 //	mmapkit cat [--name NAME] FILE
 //	mmapkit convert [flags] IN OUT
 //	mmapkit set FILE NAME INDEX VALUE
@@ -16,11 +17,12 @@
 // errors exit with status 2; --help on any command prints its help and an
 // example and exits 0. The command-line contract is in design.md.
 //
-// Every format plugs in through a record source (source.go): its records
-// with their descriptors, arrays read in logical row-major chunks, tables
-// scanned row by row. cat streams those chunks, so its memory stays bounded
-// whatever the file's size; convert loads one file into memory and writes
-// the target through a temporary file that is renamed into place.
+// The commands speak only to package format's registry: every format
+// package registers itself (formats.go imports them), and ls, cat, convert
+// and set work on format.File records. cat streams values in bounded
+// memory; convert hands the opened input to the target format's writer,
+// which pulls it in chunks and replaces the target atomically. SIGINT and
+// SIGTERM remove a conversion's temporary files before exiting.
 package main
 
 import (
@@ -28,10 +30,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 )
 
 func main() {
+	// An interrupted conversion removes its temporary files before the
+	// process ends; the target stays as it was.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		atomicfile.AbortAll()
+		os.Exit(128 + int(s.(syscall.Signal)))
+	}()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

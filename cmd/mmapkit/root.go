@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/spf13/cobra"
 )
 
@@ -15,18 +16,124 @@ type env struct {
 	quiet          bool
 }
 
-// readFlags are the flags of every command that reads a file.
+// readFlags are the flags of every command that reads a file: --format
+// and the reading options that the registered formats declare
+// (--scidb-format, --scidb-names, …).
 type readFlags struct {
-	format      string // --format: abf|futhark|daphne|scidb|csv
-	scidbFormat string // --scidb-format '(...)'
-	scidbNames  string // --scidb-names a,b,c
+	format string
+	params paramFlags
 }
 
 func (rf *readFlags) add(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVar(&rf.format, "format", "", "input format: abf, futhark, daphne, scidb or csv (default: detected)")
-	f.StringVar(&rf.scidbFormat, "scidb-format", "", "SciDB format string, e.g. '(int64, double null)'; implies --format scidb")
-	f.StringVar(&rf.scidbNames, "scidb-names", "", "comma-separated names of the SciDB attributes (default a0, a1, …)")
+	cmd.Flags().StringVar(&rf.format, "format", "", "input format: "+strings.Join(format.Names(), ", ")+" (default: detected)")
+	rf.params = addParams(cmd, false)
+}
+
+// paramFlag is the flag of one option a format declares.
+type paramFlag struct {
+	param format.Param
+	by    []string // the formats that declare it
+}
+
+// paramFlags are a command's format-option flags, by name.
+type paramFlags struct {
+	cmd   *cobra.Command
+	flags map[string]*paramFlag
+}
+
+// addParams adds a flag for each reading (write false) or writing option
+// that a registered format declares. An option that is both (DAPHNE's
+// layout) is one flag that reaches the reader and the writer.
+func addParams(cmd *cobra.Command, write bool) paramFlags {
+	pf := paramFlags{cmd: cmd, flags: map[string]*paramFlag{}}
+	for _, fm := range format.Formats() {
+		for _, p := range fm.Params {
+			if p.Write != write {
+				continue
+			}
+			if f, ok := pf.flags[p.Name]; ok {
+				f.by = append(f.by, fm.Name)
+				continue
+			}
+			pf.flags[p.Name] = &paramFlag{param: p, by: []string{fm.Name}}
+			if cmd.Flags().Lookup(p.Name) != nil {
+				continue
+			}
+			usage := p.Usage + " (" + fm.Name + ")"
+			if p.Switch {
+				cmd.Flags().Bool(p.Name, false, usage)
+				continue
+			}
+			cmd.Flags().String(p.Name, "", usage)
+			if p.NoValue != "" {
+				cmd.Flags().Lookup(p.Name).NoOptDefVal = p.NoValue
+			}
+		}
+	}
+	return pf
+}
+
+// given returns the options whose flags were given, by name.
+func (pf paramFlags) given() map[string]string {
+	out := map[string]string{}
+	if pf.cmd == nil {
+		return out
+	}
+	for name := range pf.flags {
+		if f := pf.cmd.Flags().Lookup(name); f != nil && f.Changed {
+			out[name] = f.Value.String()
+		}
+	}
+	return out
+}
+
+// options turns the reading flags into the registry's options: --format,
+// or the format an implying option names (--scidb-format says SciDB).
+// Disagreeing flags, an unknown format and a missing option that a
+// format requires are usage errors.
+func (rf *readFlags) options(path string) (*format.Options, error) {
+	o := &format.Options{Format: rf.format, Params: rf.params.given()}
+	if o.Format != "" {
+		if _, ok := format.Lookup(o.Format); !ok {
+			return nil, usageErr("unknown format %q (want one of %s)", o.Format, strings.Join(format.Names(), ", "))
+		}
+	}
+	for name := range o.Params {
+		f := rf.params.flags[name]
+		if f.param.Implies && o.Format != "" && o.Format != f.by[0] {
+			return nil, usageErr("--%s says the input is %s, but --format says %s", name, f.by[0], o.Format)
+		}
+	}
+	for _, fm := range format.Formats() {
+		if fm.CheckParams != nil && (o.Format == "" || o.Format == fm.Name) {
+			if err := fm.CheckParams(o.Params, false); err != nil {
+				return nil, fileUsageErr(path, err)
+			}
+		}
+	}
+	want := o.Format
+	if want == "" {
+		if f, err := format.Detect(path, o); err == nil {
+			want = f.Name
+		}
+	}
+	if fm, ok := format.Lookup(want); ok {
+		for _, p := range fm.Params {
+			if p.Required && !p.Write && o.Params[p.Name] == "" {
+				return nil, fileUsageErr(path, fmt.Errorf("%s files need --%s (%s)", fm.Name, p.Name, p.Usage))
+			}
+		}
+	}
+	return o, nil
+}
+
+// formatList describes the registered formats for --help.
+func formatList() string {
+	var b strings.Builder
+	for _, f := range format.Formats() {
+		fmt.Fprintf(&b, "  %-8s %s (%s)\n", f.Name, f.Description, strings.Join(f.Extensions, " "))
+	}
+	return b.String()
 }
 
 // cobra is used because pflag parses GNU-style long flags anywhere on the
@@ -36,10 +143,11 @@ func (rf *readFlags) add(cmd *cobra.Command) {
 func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mmapkit",
-		Short: "List, print, convert and edit memory-mapped array files (ABF, Futhark, DAPHNE, SciDB)",
-		Long: `mmapkit opens array files of AlignedBinaryFormat.jl (.abf), Futhark (.fut .in .out .data),
-DAPHNE (.dbdf with its .meta) and SciDB binary files (.scidb, with --scidb-format) by mapping
-them into memory instead of reading them, and lists, prints, converts and edits them in place.
+		Short: "List, print, convert and edit memory-mapped array files",
+		Long: `mmapkit opens array files by mapping them into memory instead of reading them, and lists,
+prints, converts and edits them in place. The formats it knows:
+
+` + formatList() + `
 
 Errors are printed as "mmapkit: FILE: message" and exit with status 1; usage errors exit 2.`,
 		Example: `  mmapkit demo
@@ -83,6 +191,16 @@ var extraCommands []func(*env) *cobra.Command
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
+			return usageErr("%swant %s, got %d argument(s)\nRun '%s --help' for usage.", subName(cmd), names, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with a usage error naming the arguments.
+func minArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
 			return usageErr("%swant %s, got %d argument(s)\nRun '%s --help' for usage.", subName(cmd), names, len(args), cmd.CommandPath())
 		}
 		return nil

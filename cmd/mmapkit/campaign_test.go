@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// golden is a real file of one format and what reading it needs.
+type golden struct {
+	path  string   // a file, or a store directory
+	ext   string   // the extension a copy must carry
+	flags []string // reading flags (SciDB's format string)
+	side  []string // sidecar suffixes copied along (".meta")
+}
+
+// goldenFiles collects the small golden files of every format: the
+// packages' own testdata and the upstream files under ../shared/testdata.
+func goldenFiles(t *testing.T) []golden {
+	var out []golden
+	add := func(pattern, ext string, flags []string, side ...string) {
+		m, _ := filepath.Glob(pattern)
+		sort.Strings(m)
+		for _, p := range m {
+			if fi, err := os.Stat(p); err == nil && fi.Size() <= 64<<10 {
+				out = append(out, golden{p, ext, flags, side})
+			}
+		}
+	}
+	add("../../abf/testdata/*.abf", ".abf", nil)
+	add("../../npy/testdata/*.npy", ".npy", nil)
+	add("../../npy/testdata/*.npz", ".npz", nil)
+	add("../../scidb/testdata/alltypes.scidb", ".scidb", []string{"--scidb-format", "(bool, char null, int8, int16 null, int32, int64 null, uint8, uint16 null, uint32, uint64 null, float, double null, datetime, datetimetz null, string, string null, binary null, string(5) null, binary(3), skip(2), skip null)"})
+	add("../../scidb/testdata/flatArray.scidb", ".scidb", []string{"--scidb-format", "(int8, int16 null, string null, string)"})
+	if dir := filepath.Join("..", "..", "..", "shared", "testdata"); dirExists(dir) {
+		add(filepath.Join(dir, "daphne", "*.dbdf"), ".dbdf", nil, ".meta")
+		add(filepath.Join(dir, "futhark", "generated", "all-types.bin"), ".in", nil)
+		add(filepath.Join(dir, "futhark", "generated", "futhark", "tests", "scatter", "data", "tiny.in.*"), ".in", nil)
+	} else {
+		t.Log("../shared/testdata is absent: the campaign runs on the packages' own golden files only")
+	}
+	m, _ := filepath.Glob("../../zarr/testdata/*")
+	for _, p := range m {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			out = append(out, golden{path: p, ext: ".zarr"})
+		}
+	}
+	return out
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// mutate returns a damaged copy of b: cut short, a bit flipped, a byte set
+// to an extreme, a run of bytes zeroed or set, or bytes inserted.
+func mutate(rng *rand.Rand, b []byte) []byte {
+	if len(b) == 0 {
+		return []byte{byte(rng.Intn(256))}
+	}
+	c := append([]byte(nil), b...)
+	i := rng.Intn(len(c))
+	switch rng.Intn(6) {
+	case 0:
+		return c[:i]
+	case 1:
+		c[i] ^= 1 << rng.Intn(8)
+	case 2:
+		c[i] = []byte{0, 0xff, 0x7f, 0x80}[rng.Intn(4)]
+	case 3:
+		n := min(len(c)-i, 1+rng.Intn(8))
+		v := byte(0xff * rng.Intn(2))
+		for k := 0; k < n; k++ {
+			c[i+k] = v
+		}
+	case 4:
+		return append(c[:i:i], append(bytes.Repeat([]byte{byte(rng.Intn(256))}, 1+rng.Intn(16)), b[i:]...)...)
+	case 5:
+		// An 8-byte field set to a huge value (sizes, counts, offsets).
+		if i+8 <= len(c) {
+			copy(c[i:], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
+		}
+	}
+	return c
+}
+
+// treeHash hashes every file below path (or the file itself).
+func treeHash(t *testing.T, path string) string {
+	h := sha256.New()
+	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", strings.TrimPrefix(p, path), len(b))
+		h.Write(b)
+		return nil
+	})
+	require.NoError(t, err)
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// copyTree copies a file or a directory.
+func copyTree(t *testing.T, from, to string) {
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	require.NoError(t, err)
+}
+
+// runBounded runs the binary with a time limit and returns its result
+// and its peak resident set (KiB; 0 where the OS does not say).
+func runBounded(t *testing.T, limit time.Duration, args ...string) (result, int64, bool) {
+	cmd := exec.Command(mkBin, append([]string{"--quiet"}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timedOut := false
+	select {
+	case <-done:
+	case <-time.After(limit):
+		timedOut = true
+		cmd.Process.Kill()
+		<-done
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" {
+		rss = int64(ru.Maxrss)
+	}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}, rss, timedOut
+}
+
+// TestHostileCampaign mutates the golden file of every format and runs
+// every command on each mutant: the exit status is 0, 1 or 2, no run
+// panics or dies of a signal, each ends in bounded time and memory, a
+// failed conversion leaves no output and no temporary file, and no
+// command but set changes its input. go test runs a few mutants of each
+// file; MMAPKIT_LONG=1 runs many.
+func TestHostileCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the campaign runs the binary hundreds of times")
+	}
+	files := goldenFiles(t)
+	require.NotEmpty(t, files)
+	perFile := 3
+	if os.Getenv("MMAPKIT_LONG") != "" {
+		perFile = 60
+	}
+	targets := []string{".abf", ".in", ".dbdf", ".csv", ".npy", ".zarr", ".scidb"}
+	rng := rand.New(rand.NewSource(1))
+	runs, failures := 0, 0
+	for _, g := range files {
+		fi, err := os.Stat(g.path)
+		require.NoError(t, err)
+		for k := 0; k < perFile; k++ {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in"+g.ext)
+			if fi.IsDir() {
+				copyTree(t, g.path, in)
+				// Damage one file of the store.
+				var members []string
+				filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						members = append(members, p)
+					}
+					return nil
+				})
+				if len(members) > 0 {
+					p := members[rng.Intn(len(members))]
+					b, _ := os.ReadFile(p)
+					require.NoError(t, os.WriteFile(p, mutate(rng, b), 0o644))
+				}
+			} else {
+				b, err := os.ReadFile(g.path)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(in, mutate(rng, b), 0o644))
+				for _, s := range g.side {
+					if sb, err := os.ReadFile(g.path + s); err == nil {
+						if rng.Intn(2) == 0 {
+							sb = mutate(rng, sb)
+						}
+						require.NoError(t, os.WriteFile(in+s, sb, 0o644))
+					}
+				}
+			}
+			before := treeHash(t, dir)
+			var cmds [][]string
+			cmds = append(cmds, append(append([]string{"ls"}, g.flags...), in), append(append([]string{"ls", "--json"}, g.flags...), in),
+				append(append([]string{"cat"}, g.flags...), in))
+			for _, ext := range targets {
+				cmds = append(cmds, append(append([]string{"convert"}, g.flags...), in, filepath.Join(dir, "out"+ext)))
+			}
+			for _, args := range cmds {
+				r, rss, timedOut := runBounded(t, 60*time.Second, args...)
+				runs++
+				name := fmt.Sprintf("%s (mutant %d of %s)", strings.Join(args, " "), k, g.path)
+				ok := assert.False(t, timedOut, "%s: did not end within 60 s", name) &&
+					assert.Contains(t, []int{0, 1, 2}, r.code, "%s: exit status %d, stderr %q", name, r.code, r.stderr) &&
+					assert.NotRegexp(t, `panic|goroutine [0-9]+ \[|SIGSEGV|SIGBUS|fatal error`, r.stderr, name)
+				if rss > 0 {
+					ok = assert.Less(t, rss, int64(1<<20), "%s: peak RSS %d KiB", name, rss) && ok
+				}
+				if r.code != 0 {
+					failures++
+					ok = assert.True(t, strings.HasPrefix(r.stderr, "mmapkit: "), "%s: %q", name, r.stderr) && ok
+				}
+				if args[0] == "convert" {
+					out := args[len(args)-1]
+					if r.code != 0 {
+						_, err := os.Stat(out)
+						ok = assert.True(t, os.IsNotExist(err), "%s failed but left %s", name, out) && ok
+					}
+					os.RemoveAll(out)
+					os.RemoveAll(out + ".meta")
+				}
+				ents, _ := os.ReadDir(dir)
+				for _, e := range ents {
+					ok = assert.False(t, strings.Contains(e.Name(), ".tmp"), "%s left %s", name, e.Name()) && ok
+				}
+				ok = assert.Equal(t, before, treeHash(t, dir), "%s changed its input", name) && ok
+				if !ok {
+					t.FailNow()
+				}
+			}
+			// set on a copy: it may change the file, never crash.
+			r, _, timedOut := runBounded(t, 60*time.Second, append(append([]string{"set"}, g.flags...), in, "0", "[0]", "1")...)
+			runs++
+			assert.False(t, timedOut)
+			assert.Contains(t, []int{0, 1, 2}, r.code, r.stderr)
+			assert.NotRegexp(t, `panic|goroutine [0-9]+ \[|SIGSEGV|SIGBUS|fatal error`, r.stderr)
+		}
+	}
+	t.Logf("%d golden files, %d mutants each, %d runs, %d of them refused the input (exit 1 or 2)", len(files), perFile, runs, failures)
+}

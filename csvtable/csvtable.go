@@ -1,0 +1,58 @@
+// Package csvtable reads and writes tables as CSV text (RFC 4180 with a
+// header line of column names), the plain-text table format that mmapkit
+// converts DAPHNE frames, SciDB files and structured NumPy arrays to and
+// from. It registers the format "csv" (extension .csv) with package format.
+//
+// Reading maps the file once and indexes where each row starts (8 bytes
+// a row); cells are parsed again when read, so a large CSV costs its
+// mapping and its row index, not a copy of its text. Column types are
+// inferred in the same pass: i64 when every value is an integer, f64 when
+// every value is a number that f64 holds exactly enough to print back
+// unchanged, bool when every value is true or false, text otherwise. An
+// empty unquoted field is null; a quoted "" is the empty string. A
+// byte-order mark at the start is not part of the first column's name.
+//
+// Writing quotes a field when it holds a comma, a quote, CR or LF, or is
+// the empty string, so that an empty field always means null; lines end
+// in LF. Integers print in decimal, floats in Go's shortest round-trip
+// form, bools as true and false.
+package csvtable
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+func init() {
+	format.Register(format.Format{
+		Name:        "csv",
+		Description: "CSV tables with a header line (RFC 4180)",
+		Extensions:  []string{".csv"},
+		Open: func(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
+			if mode != mmapfile.ReadOnly {
+				return nil, &Error{File: path, Line: 0, Msg: "CSV files are read or replaced whole, not changed in place", Err: errors.ErrUnsupported}
+			}
+			return Open(path)
+		},
+		Write: func(path string, src format.Source, o *format.Options) error {
+			var perm = atomicfile.DefaultPerm
+			if o != nil && o.Perm != 0 {
+				perm = o.Perm
+			}
+			return atomicfile.Write(path, perm, func(f *os.File) error {
+				w := bufio.NewWriterSize(f, 1<<20)
+				if err := Encode(w, src); err != nil {
+					return err
+				}
+				return w.Flush()
+			})
+		},
+		Encode: func(w io.Writer, src format.Source, o *format.Options) error { return Encode(w, src) },
+	})
+}

@@ -1,0 +1,175 @@
+package csvtable
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cell is a parsed field for the tests: its text, or null.
+type cell struct {
+	text string
+	null bool
+}
+
+func parse(in string) ([][]cell, error) {
+	data := []byte(in)
+	var out [][]cell
+	var fields []field
+	for off := 0; off < len(data); {
+		var err error
+		fields, off, _, err = parseRow(data, off, fields)
+		if err != nil {
+			return out, err
+		}
+		row := make([]cell, len(fields))
+		for i, f := range fields {
+			row[i] = cell{text: f.text(data), null: f.null()}
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func TestParseRow(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want [][]cell
+		err  string
+	}{
+		{"a,b\n1,2\n", [][]cell{{{text: "a"}, {text: "b"}}, {{text: "1"}, {text: "2"}}}, ""},
+		{"a,b\r\n1,\r\n", [][]cell{{{text: "a"}, {text: "b"}}, {{text: "1"}, {null: true}}}, ""},
+		{"a\n\"\"\n", [][]cell{{{text: "a"}}, {{text: ""}}}, ""},
+		{"a\n\"x\"\"y\"\n", [][]cell{{{text: "a"}}, {{text: `x"y`}}}, ""},
+		{"a\n\"two\nlines\",", [][]cell{{{text: "a"}}, {{text: "two\nlines"}, {null: true}}}, ""},
+		{"a\n\"open", nil, "not closed"},
+		{"a\n\"q\"x\n", nil, "text after a quoted field"},
+		{"", nil, ""},
+		{"a", [][]cell{{{text: "a"}}}, ""},
+	} {
+		got, err := parse(c.in)
+		if c.err != "" {
+			require.Error(t, err, "%q", c.in)
+			assert.Contains(t, err.Error(), c.err, "%q", c.in)
+			continue
+		}
+		require.NoError(t, err, "%q", c.in)
+		assert.Equal(t, c.want, got, "%q", c.in)
+	}
+}
+
+func writeCSV(t testing.TB, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.csv")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+func TestOpenInfersTypesAndReads(t *testing.T) {
+	p := writeCSV(t, "\xEF\xBB\xBFid,x,label,ok,big\n1,0.5,\"a,b\",true,9007199254740993\n-2,,,false,1.5\n3,1e300,\"say \"\"hi\"\"\",true,2\n")
+	f, err := Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	recs := f.Records()
+	require.Len(t, recs, 5)
+	assert.Equal(t, "id", recs[0].Name, "the byte-order mark is not part of the name")
+	want := []struct {
+		typ      layout.Type
+		name     string
+		nullable bool
+	}{{layout.I64, "i64", false}, {layout.F64, "f64", true}, {layout.Invalid, "string", true}, {layout.Bool, "bool", false},
+		// 2^53+1 does not survive f64: the column keeps its text.
+		{layout.Invalid, "string", false}}
+	for i, w := range want {
+		assert.Equal(t, w.typ, recs[i].Type, recs[i].Name)
+		assert.Equal(t, w.name, recs[i].TypeString(), recs[i].Name)
+		assert.Equal(t, w.nullable, recs[i].Nullable, recs[i].Name)
+		assert.Equal(t, []int64{3}, recs[i].Shape)
+		assert.Equal(t, format.KindColumn, recs[i].Kind)
+	}
+	dst := make([]byte, 16)
+	require.NoError(t, f.ReadArray(0, dst, 1, layout.RowMajor, binary.LittleEndian))
+	assert.Equal(t, int64(-2), int64(binary.LittleEndian.Uint64(dst)))
+	assert.Equal(t, int64(3), int64(binary.LittleEndian.Uint64(dst[8:])))
+	err = f.ReadArray(2, make([]byte, 8), 0, layout.RowMajor, binary.LittleEndian)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	err = f.ReadArray(0, make([]byte, 8), 3, layout.RowMajor, binary.LittleEndian)
+	assert.ErrorIs(t, err, mmapfile.ErrOutOfRange)
+
+	var buf bytes.Buffer
+	require.NoError(t, Encode(&buf, f))
+	assert.Equal(t, "id,x,label,ok,big\n1,0.5,\"a,b\",true,9007199254740993\n-2,,,false,1.5\n3,1e+300,\"say \"\"hi\"\"\",true,2\n", buf.String())
+}
+
+func TestOpenRefusesBadFiles(t *testing.T) {
+	for _, c := range []struct {
+		in, err string
+		line    int
+	}{
+		{"", "no header line", 0},
+		{"a,b\n1\n", "1 fields, the header has 2", 2},
+		{"a,a\n1,2\n", `column name "a" is given twice`, 1},
+		{"a\n\"open\n", "not closed", 2},
+		{"a\n1\n\"two\nlines\",x\n3,4\n", "2 fields, the header has 1", 3},
+	} {
+		_, err := Open(writeCSV(t, c.in))
+		require.Error(t, err, "%q", c.in)
+		var ce *Error
+		require.True(t, errors.As(err, &ce), "%q: %v", c.in, err)
+		assert.Contains(t, err.Error(), c.err, "%q", c.in)
+		assert.Equal(t, c.line, ce.Line, "%q", c.in)
+		assert.Contains(t, err.Error(), "t.csv", "the file is named")
+	}
+}
+
+func TestWriteAndScanEmptyAndNull(t *testing.T) {
+	f, err := Open(writeCSV(t, "x,y\n"))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, Encode(&buf, f))
+	assert.Equal(t, "x,y\n", buf.String())
+	require.NoError(t, f.Close())
+	assert.ErrorIs(t, f.Close(), mmapfile.ErrClosed)
+}
+
+// FuzzOpen: no input panics the reader, and what it reads, written back,
+// reads back as the same table.
+func FuzzOpen(f *testing.F) {
+	for _, s := range []string{"a,b\n1,2\n", "a\n\"\"\n\n", "x,y\r\n\"q\"\"\",\r\n", "a\n\"multi\nline\"\n", "id,x\n1,0.5\n-2,\n", "b\ntrue\nfalse\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		p := filepath.Join(t.TempDir(), "f.csv")
+		require.NoError(t, os.WriteFile(p, []byte(in), 0o644))
+		a, err := Open(p)
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		var buf bytes.Buffer
+		require.NoError(t, Encode(&buf, a))
+		q := filepath.Join(t.TempDir(), "g.csv")
+		require.NoError(t, os.WriteFile(q, buf.Bytes(), 0o644))
+		b, err := Open(q)
+		require.NoError(t, err, "re-reading %q", buf.String())
+		defer b.Close()
+		var again bytes.Buffer
+		require.NoError(t, Encode(&again, b))
+		assert.Equal(t, buf.String(), again.String(), "%q", in)
+		assert.Equal(t, len(a.Records()), len(b.Records()))
+		// Names survive; types may narrow (0.0 prints as 0, an i64 on
+		// the second read), values do not change.
+		for i := range a.Records() {
+			assert.Equal(t, a.Records()[i].Name, b.Records()[i].Name)
+		}
+	})
+}

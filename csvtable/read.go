@@ -1,0 +1,544 @@
+package csvtable
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Error reports a problem with a CSV file at a line (1-based) and byte
+// offset.
+type Error struct {
+	File   string
+	Line   int
+	Offset int64
+	Msg    string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("csvtable: %s: line %d (offset %d): %s", e.File, e.Line, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("csvtable: %s: %s", e.File, e.Msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// File is an open CSV file: a mapping, its row index and the inferred
+// column types. Its methods may be used from several goroutines.
+type File struct {
+	name   string
+	mf     *mmapfile.File
+	region *mmapfile.Region
+	data   []byte
+	rows   []int64 // offset of each data row (the header excluded)
+	recs   []format.Record
+}
+
+// field is one field of a row: its bytes, whether it was quoted, and
+// whether its quotes are doubled inside (so that its text must be
+// unescaped).
+type field struct {
+	start, end      int
+	quoted, doubled bool
+}
+
+// text returns the field's value.
+func (f field) text(data []byte) string {
+	s := string(data[f.start:f.end])
+	if f.doubled {
+		s = strings.ReplaceAll(s, `""`, `"`)
+	}
+	return s
+}
+
+func (f field) null() bool { return !f.quoted && f.start == f.end }
+
+// parseRow parses the row starting at off. It returns the fields, the
+// offset of the next row, and the number of line breaks inside quoted
+// fields (for line numbers). At the end of data next is len(data).
+func parseRow(data []byte, off int, fields []field) ([]field, int, int, error) {
+	fields = fields[:0]
+	breaks := 0
+	i := off
+	for {
+		if i < len(data) && data[i] == '"' {
+			f := field{start: i + 1, quoted: true}
+			i++
+			for {
+				j := indexByte(data[i:], '"')
+				if j < 0 {
+					return fields, i, breaks, errors.New("quoted field not closed")
+				}
+				breaks += countByte(data[i:i+j], '\n')
+				i += j + 1
+				if i < len(data) && data[i] == '"' {
+					f.doubled = true
+					i++
+					continue
+				}
+				break
+			}
+			f.end = i - 1
+			if i < len(data) && data[i] == '\r' {
+				i++
+			}
+			fields = append(fields, f)
+			if i >= len(data) {
+				return fields, i, breaks, nil
+			}
+			switch data[i] {
+			case ',':
+				i++
+				continue
+			case '\n':
+				return fields, i + 1, breaks, nil
+			}
+			return fields, i, breaks, errors.New("text after a quoted field")
+		}
+		j := i
+		for j < len(data) && data[j] != ',' && data[j] != '\n' {
+			j++
+		}
+		end := j
+		if end > i && data[end-1] == '\r' && (j == len(data) || data[j] == '\n') {
+			end--
+		}
+		fields = append(fields, field{start: i, end: end})
+		if j >= len(data) {
+			return fields, j, breaks, nil
+		}
+		if data[j] == '\n' {
+			return fields, j + 1, breaks, nil
+		}
+		i = j + 1
+	}
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func countByte(b []byte, c byte) int {
+	n := 0
+	for _, x := range b {
+		if x == c {
+			n++
+		}
+	}
+	return n
+}
+
+// infer is the type inference of one column.
+type infer struct {
+	seen, notInt, notFloat, notBool, inexact, nullable bool
+}
+
+func (c *infer) add(data []byte, f field) {
+	if f.null() {
+		c.nullable = true
+		return
+	}
+	c.seen = true
+	b := data[f.start:f.end]
+	if f.quoted && f.doubled {
+		c.notInt, c.notFloat, c.notBool = true, true, true
+		return
+	}
+	if !c.notInt {
+		if _, ok := parseInt(b); !ok {
+			c.notInt = true
+		}
+	}
+	if c.notInt && !c.notFloat {
+		if !isNumber(b) {
+			c.notFloat = true
+		}
+	}
+	if !c.notFloat && !c.inexact && !exactInF64(b) {
+		c.inexact = true
+	}
+	if !c.notBool && string(b) != "true" && string(b) != "false" {
+		c.notBool = true
+	}
+}
+
+// typ is the column's type: i64, f64 (only when every number survives the
+// trip through f64 and back to text), bool, or text (Invalid).
+func (c *infer) typ() (layout.Type, string) {
+	switch {
+	case !c.seen:
+		// No values at all (no rows, or only nulls): f64 converts
+		// everywhere.
+		return layout.F64, ""
+	case !c.notInt:
+		return layout.I64, ""
+	case !c.notFloat && !c.inexact:
+		return layout.F64, ""
+	case !c.notBool:
+		return layout.Bool, ""
+	}
+	return layout.Invalid, "string"
+}
+
+// parseInt parses a decimal int64 (optional sign, digits) without
+// allocating.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := false
+	if b[0] == '-' || b[0] == '+' {
+		neg = b[0] == '-'
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// isNumber reports whether b is a decimal number as strconv.ParseFloat
+// reads it (also inf, nan; not hex floats, which CSV data does not use).
+func isNumber(b []byte) bool {
+	if len(b) == 0 || len(b) > 64 {
+		return false
+	}
+	_, err := strconv.ParseFloat(string(b), 64)
+	var ne *strconv.NumError
+	return err == nil || (errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange))
+}
+
+// exactInF64 reports whether the number b is held by f64 well enough that
+// printing it back gives the same value: integers must be exact (2^53 + 1
+// is not), and decimals may not have more significant digits than f64
+// keeps (17).
+func exactInF64(b []byte) bool {
+	s := string(b)
+	if v, ok := parseInt(b); ok {
+		if v >= -(1<<53) && v <= 1<<53 {
+			return true
+		}
+		return int64(float64(v)) == v && float64(v) != math.Exp2(63)
+	}
+	if _, ok := new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10); ok {
+		// An integer beyond int64: exact only if f64 holds it exactly.
+		f, _ := strconv.ParseFloat(s, 64)
+		bf := new(big.Float).SetFloat64(f)
+		bi, _ := new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
+		return !math.IsInf(f, 0) && bf.Cmp(new(big.Float).SetInt(bi)) == 0
+	}
+	digits := 0
+	mant := s
+	if i := strings.IndexAny(mant, "eE"); i >= 0 {
+		mant = mant[:i]
+	}
+	lead := true
+	for _, c := range mant {
+		if c >= '0' && c <= '9' {
+			if c == '0' && lead {
+				continue
+			}
+			lead = false
+			digits++
+		}
+	}
+	return digits <= 17
+}
+
+// Open maps a CSV file and indexes it: the header line names the columns,
+// every row must have as many fields, and the column types are inferred.
+func Open(path string) (*File, error) {
+	mf, err := mmapfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := mf.MapAll()
+	if err != nil {
+		mf.Close()
+		return nil, err
+	}
+	f := &File{name: path, mf: mf, region: r, data: r.Bytes()}
+	var perr error
+	if gerr := r.Guard(func() { perr = f.index() }); gerr != nil {
+		mf.Close()
+		return nil, gerr
+	}
+	if perr != nil {
+		mf.Close()
+		return nil, perr
+	}
+	return f, nil
+}
+
+func (f *File) errAt(line int, off int, format string, a ...any) error {
+	return &Error{File: f.name, Line: line, Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+}
+
+// index reads the header and every row once.
+func (f *File) index() error {
+	data := f.data
+	start := 0
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		start = 3 // a UTF-8 byte-order mark is not part of the first name
+	}
+	if start >= len(data) {
+		return &Error{File: f.name, Msg: "CSV file has no header line"}
+	}
+	fields, next, breaks, err := parseRow(data, start, nil)
+	if err != nil {
+		return f.errAt(1, next, "%v", err)
+	}
+	line := 2 + breaks
+	names := make([]string, len(fields))
+	seen := make(map[string]bool, len(fields))
+	for i, fl := range fields {
+		names[i] = fl.text(data)
+		if seen[names[i]] {
+			return f.errAt(1, fl.start, "column name %q is given twice", names[i])
+		}
+		seen[names[i]] = true
+	}
+	inf := make([]infer, len(fields))
+	for next < len(data) {
+		at := next
+		fields, next, breaks, err = parseRow(data, at, fields)
+		if err != nil {
+			return f.errAt(line, next, "%v", err)
+		}
+		if len(fields) != len(names) {
+			return f.errAt(line, at, "%d fields, the header has %d", len(fields), len(names))
+		}
+		for i, fl := range fields {
+			inf[i].add(data, fl)
+		}
+		f.rows = append(f.rows, int64(at))
+		line += 1 + breaks
+	}
+	shape := []int64{int64(len(f.rows))}
+	f.recs = make([]format.Record, len(names))
+	for i, name := range names {
+		t, tn := inf[i].typ()
+		size := int64(-1)
+		f.recs[i] = format.Record{
+			Array:    layout.Array{Name: name, Type: t, Shape: shape, Offset: -1, Size: size},
+			Kind:     format.KindColumn,
+			TypeName: tn,
+			Nullable: inf[i].nullable,
+		}
+	}
+	return nil
+}
+
+// Format returns "csv".
+func (f *File) Format() string { return "csv" }
+
+// Version returns "": CSV has no versions.
+func (f *File) Version() string { return "" }
+
+// Records returns one column record per column.
+func (f *File) Records() []format.Record { return f.recs }
+
+// Len returns the number of data rows.
+func (f *File) Len() int64 { return int64(len(f.rows)) }
+
+// Close unmaps the file. A second Close returns an error wrapping
+// mmapfile.ErrClosed.
+func (f *File) Close() error {
+	if err := f.mf.Close(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// scan parses rows [r0, r1) and calls fn with each row's fields, guarded
+// against a file truncated under the mapping.
+func (f *File) scan(r0, r1 int64, fn func(row int64, fields []field) error) error {
+	var ferr error
+	var fields []field
+	gerr := f.region.Guard(func() {
+		for r := r0; r < r1; r++ {
+			var err error
+			fields, _, _, err = parseRow(f.data, int(f.rows[r]), fields)
+			if err == nil && len(fields) != len(f.recs) {
+				err = errors.New("the row changed since the file was opened")
+			}
+			if err != nil {
+				ferr = f.errAt(0, int(f.rows[r]), "row %d: %v", r, err)
+				return
+			}
+			if ferr = fn(r, fields); ferr != nil {
+				return
+			}
+		}
+	})
+	if gerr != nil {
+		return gerr
+	}
+	return ferr
+}
+
+// value parses the text of a cell of a column of type t into dst (host
+// order). Null cells are zero.
+func (f *File) value(dst []byte, t layout.Type, fl field, row int64, col int) error {
+	if fl.null() {
+		for i := range dst {
+			dst[i] = 0
+		}
+		return nil
+	}
+	b := f.data[fl.start:fl.end]
+	host := mmapfile.HostOrder()
+	switch t {
+	case layout.I64:
+		v, ok := parseInt(b)
+		if !ok {
+			return f.errAt(0, fl.start, "row %d, column %q: %q is not an i64", row, f.recs[col].Name, b)
+		}
+		host.PutUint64(dst, uint64(v))
+	case layout.F64:
+		v, err := strconv.ParseFloat(string(b), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return f.errAt(0, fl.start, "row %d, column %q: %q is not an f64", row, f.recs[col].Name, b)
+		}
+		host.PutUint64(dst, math.Float64bits(v))
+	case layout.Bool:
+		dst[0] = 0
+		if string(b) == "true" {
+			dst[0] = 1
+		}
+	}
+	return nil
+}
+
+// ReadArray copies cells [first, first+n) of column i (a column of i64,
+// f64 or bool; null cells read as zero).
+func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	rec := &f.recs[i]
+	t := rec.Type
+	if !t.Valid() {
+		return &Error{File: f.name, Msg: fmt.Sprintf("column %q holds text, not numbers: read it with ScanTable", rec.Name), Err: errors.ErrUnsupported}
+	}
+	size := int64(t.Size())
+	n := int64(len(dst)) / size
+	if end, ok := layout.Add(first, n); first < 0 || !ok || end > int64(len(f.rows)) {
+		return &Error{File: f.name, Msg: fmt.Sprintf("column %q: rows [%d, +%d) outside [0, %d)", rec.Name, first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}
+	}
+	err := f.scan(first, first+n, func(r int64, fields []field) error {
+		k := r - first
+		return f.value(dst[k*size:(k+1)*size], t, fields[i], r, i)
+	})
+	if err != nil {
+		return err
+	}
+	mmapfile.SwapOrder(dst, t, mmapfile.HostOrder(), bo)
+	return nil
+}
+
+// ScanTable calls fn with batches of at most batch rows: i64, f64 and bool
+// columns as []int64, []float64, []bool, text columns as []string; a
+// nullable column's Reason is 0 where the cell is null, -1 elsewhere.
+func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	if batch <= 0 {
+		batch = 1 << 14
+	}
+	nrows := int64(len(f.rows))
+	cols := make([]format.Column, len(f.recs))
+	bufs := make([][]byte, len(f.recs))
+	texts := make([][]string, len(f.recs))
+	for first := int64(0); first < nrows || first == 0; first += int64(batch) {
+		k := min(int64(batch), nrows-first)
+		for j := range f.recs {
+			r := &f.recs[j]
+			if r.Type.Valid() {
+				need := k * int64(r.Type.Size())
+				if int64(cap(bufs[j])) < need {
+					bufs[j] = unsafeslice.Bytes(make([]uint64, (need+7)/8))
+				}
+				bufs[j] = bufs[j][:need]
+			} else {
+				texts[j] = texts[j][:0]
+			}
+			cols[j].Reason = nil
+			if r.Nullable {
+				cols[j].Reason = make([]int8, k)
+			}
+		}
+		err := f.scan(first, first+k, func(row int64, fields []field) error {
+			at := row - first
+			for j, fl := range fields {
+				r := &f.recs[j]
+				if cols[j].Reason != nil {
+					cols[j].Reason[at] = -1
+					if fl.null() {
+						cols[j].Reason[at] = 0
+					}
+				}
+				if !r.Type.Valid() {
+					s := ""
+					if !fl.null() {
+						s = fl.text(f.data)
+					}
+					texts[j] = append(texts[j], s)
+					continue
+				}
+				size := int64(r.Type.Size())
+				if err := f.value(bufs[j][at*size:(at+1)*size], r.Type, fl, row, j); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for j := range f.recs {
+			if f.recs[j].Type.Valid() {
+				cols[j].Values = layout.SliceOf(f.recs[j].Type, bufs[j])
+			} else {
+				cols[j].Values = texts[j]
+			}
+		}
+		if err := fn(first, cols); err != nil {
+			return err
+		}
+		if nrows == 0 {
+			break
+		}
+	}
+	return nil
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package format
+
+import "errors"
+
+func mkfifo(path string) error { return errors.ErrUnsupported }
