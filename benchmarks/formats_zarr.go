@@ -2,9 +2,7 @@ package benchmarks
 
 import (
 	"encoding/binary"
-	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -143,12 +141,7 @@ func (s *suite) zarrReadZstd(procs int) (float64, int64, error) {
 // zarrPythonScript times zarr-python's z[:] of a store's array (opening
 // included), best of reps, and prints its time and the sum of what it
 // read.
-const zarrPythonScript = pyBest + `
-try:
-    import zarr
-except Exception as e:
-    print(json.dumps({"error": "zarr-python does not import: %s" % e}))
-    sys.exit(0)
+var zarrPythonScript = pyBest + pyImport("import zarr", "zarr-python") + `
 path, name, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def read():
     z = zarr.open(path, mode="r")
@@ -165,27 +158,11 @@ func (s *suite) zarrPython(compress string) (float64, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	py, err := s.pythonWith("zarr")
-	if err != nil {
-		return 0, 0, err
-	}
 	name, err := zarrArrayName(p)
 	if err != nil {
 		return 0, 0, err
 	}
-	var r struct {
-		T   float64 `json:"t"`
-		Sum float64 `json:"sum"`
-		N   int     `json:"n"`
-	}
-	if err := s.runPython(py, zarrPythonScript, &r, p, name, strconv.Itoa(s.o.repeat)); err != nil {
-		return 0, 0, err
-	}
-	if r.N != s.elems() || r.Sum != expectedSum(r.N) || r.T <= 0 {
-		return 0, 0, fmt.Errorf("zarr-python read %d elements summing to %v in %vs, want %d summing to %v", r.N, r.Sum, r.T, s.elems(), expectedSum(s.elems()))
-	}
-	n := int64(r.N) * 8
-	return float64(n) / r.T / 1e9, n, nil
+	return s.pythonRate("zarr", zarrPythonScript, p, name)
 }
 
 // zarrArrayName is the store's array as zarr-python's group indexing

@@ -39,11 +39,13 @@ func fillF64(xs []float64, first int) {
 // value(i) as little-endian float64, fsyncs it so that its pages can be
 // dropped for cold reads, and settles it in the page cache.
 func writeF64File(path string, size int64) error {
-	return writeFile(path, size, 8, func(b []byte, first int) {
-		for i := 0; i+8 <= len(b); i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], math.Float64bits(value(first+i/8)))
-		}
-	})
+	return writeFile(path, size, 8, genF64)
+}
+
+func genF64(b []byte, first int) {
+	for i := 0; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], math.Float64bits(value(first+i/8)))
+	}
 }
 
 // writeF32File is writeF64File for little-endian float32.

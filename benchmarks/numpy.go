@@ -9,12 +9,7 @@ import (
 // numpyScript times numpy.memmap(...).sum() and numpy.fromfile(...).sum()
 // on a little-endian float64 file, best of reps, and prints one JSON
 // object; without numpy it prints {"error": ...}.
-const numpyScript = pyBest + `
-try:
-    import numpy as np
-except Exception as e:
-    print(json.dumps({"error": "numpy does not import: %s" % e}))
-    sys.exit(0)
+var numpyScript = pyBest + pyImport("import numpy as np", "numpy") + `
 path, reps = sys.argv[1], int(sys.argv[2])
 def memmap():
     a = np.memmap(path, dtype="<f8", mode="r")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/internal/oracle"
@@ -28,6 +29,13 @@ def best(fn, reps):
         b = t if b is None or t < b else b
     return b, r
 `
+
+// pyImport is a script's import of what it needs: a failure prints
+// {"error": ...} and ends the script.
+func pyImport(stmt, module string) string {
+	return "try:\n    " + stmt + "\nexcept Exception as e:\n" +
+		"    print(json.dumps({\"error\": \"" + module + " does not import: %s\" % e}))\n    sys.exit(0)\n"
+}
 
 // pythonWith returns an interpreter that imports every module.
 func (s *suite) pythonWith(modules ...string) (string, error) {
@@ -69,4 +77,28 @@ func (s *suite) runPython(py, script string, v any, args ...string) error {
 		return fmt.Errorf("%s printed %q: %v", py, out, err)
 	}
 	return nil
+}
+
+// pythonRate runs a script that times reading the suite's data (args, then
+// the repetitions, are its arguments) with a Python module and prints
+// {"t": seconds, "sum": ..., "n": elements}, checks what it read and
+// returns its GB/s.
+func (s *suite) pythonRate(module, script string, args ...string) (float64, int64, error) {
+	py, err := s.pythonWith(module)
+	if err != nil {
+		return 0, 0, err
+	}
+	var r struct {
+		T   float64 `json:"t"`
+		Sum float64 `json:"sum"`
+		N   int     `json:"n"`
+	}
+	if err := s.runPython(py, script, &r, append(args, strconv.Itoa(s.o.repeat))...); err != nil {
+		return 0, 0, err
+	}
+	if want := s.elems(); r.N != want || r.Sum != expectedSum(r.N) || r.T <= 0 {
+		return 0, 0, fmt.Errorf("%s read %d elements summing to %v in %vs, want %d summing to %v", module, r.N, r.Sum, r.T, want, expectedSum(want))
+	}
+	n := int64(r.N) * 8
+	return float64(n) / r.T / 1e9, n, nil
 }

@@ -78,6 +78,7 @@ func catalogue() []spec {
 		{name: "create_fill_view", title: "create a file, Grow, map, PopulateWrite, fill a View[float64], Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, measure: (*suite).createFillView},
 		{name: "abf_stream_write", title: "create an ABF file of one f64 array with the streaming writer, File.WriteStream (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "abf"},
 		{name: "abf_create_fill_view", title: "create an ABF file of one f64 array with abf.Create, fill its view, Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "abf"},
+		{name: "npy_create_fill_view", title: "npy.Create of a .npy (NumPy's open_memmap w+), fill its view, Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "npy"},
 		{name: "zarr_create_fill_view", title: "zarr.Create of a v2 store, fill every chunk through its writable view, Close (incl. fsync)", unit: GBps, ceiling: "write_sync", goal: 0.8, pkg: "zarr"},
 	}
 	for _, to := range convertTargets {
@@ -88,6 +89,7 @@ func catalogue() []spec {
 		{name: "edit_sync", title: "one element changed with File.WriteAt + File.SyncData (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, measure: (*suite).editSync},
 		{name: "edit_view_sync", title: "one element changed through a read-write view + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", measure: (*suite).editViewSync},
 		{name: "abf_edit_sync", title: "one element of an ABF array changed with abf.Set + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, pkg: "abf"},
+		{name: "npy_edit_sync", title: "one element of a .npy changed with npy.Set + File.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, pkg: "npy"},
 		{name: "zarr_edit_sync", title: "one element of an uncompressed Zarr store changed with zarr.Set + Store.Sync (median latency)", unit: Micros, ceiling: "pwrite_fdatasync", goal: editGoal, pkg: "zarr"},
 		{name: "pwrite_fdatasync", title: "one 8-byte pwrite(2) + fdatasync (median latency)", unit: Micros, ceiling: "edit_sync", peer: true, measure: (*suite).pwriteSync},
 		{name: "abf_open_1", title: "open an ABF file of 1 record and list it", unit: Micros, pkg: "abf"},
@@ -133,6 +135,8 @@ type suite struct {
 	// cpSrc is the file cp_sync copies: the conversion's source while a
 	// conversion is measured.
 	cpSrc string
+	// npyDone records the npy figures' files written (.npz: true).
+	npyDone map[bool]bool
 	// zarrStores holds the Zarr figures' stores, by compression.
 	zarrStores map[string]string
 	// move is the ceilings' scratch slice (see scratch).
@@ -166,7 +170,8 @@ func measure(ctx context.Context, o *resolved) (_ *Results, err error) {
 	if o.RandomSize != o.Size {
 		s.rnd = s.path("random.f64")
 		o.progress("writing %s of float64 for random access", human(o.RandomSize))
-		if err := writeF64File(s.rnd, o.RandomSize); err != nil {
+		// Not settled: it is read at random, not scanned.
+		if err := writeGenerated(s.rnd, o.RandomSize, 8, genF64); err != nil {
 			return nil, err
 		}
 	}

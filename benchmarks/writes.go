@@ -372,6 +372,9 @@ func (s *suite) convertSource(from format.Format) (string, error) {
 	if err := format.Write(p, src, &format.Options{Format: from.Name}); err != nil {
 		return "", err
 	}
+	if err := settle(p); err != nil {
+		return "", err
+	}
 	if s.convSrc == nil {
 		s.convSrc = map[string]string{}
 	}
