@@ -1,9 +1,9 @@
 // Package benchmarks is mmapkit's throughput suite: it measures how fast
-// mmapkit reads and writes array data, next to what a Go program would use
-// instead (os.ReadFile, read(2), encoding/binary, golang.org/x/exp/mmap,
-// pread, os.File.Write, numpy) and next to what the machine can do at best
-// (its ceilings), all in one run, so that every figure is reported as a
-// ratio a noisy machine cannot fake.
+// mmapkit reads, writes, edits and converts array data, next to what a
+// program would use instead (os.ReadFile, read(2), encoding/binary,
+// golang.org/x/exp/mmap, pread, NumPy, zarr-python) and next to what the
+// machine can do at best (its ceilings), all in one run, so that every
+// figure is reported as a ratio a noisy machine cannot fake.
 //
 // [Run] is the code behind `mmapkit bench`: it measures the ceilings and
 // every figure, then prints a table, or the JSON document described at
@@ -16,26 +16,40 @@
 // # What is measured
 //
 // Scans sum every element of a file of float64 values (float32 for the
-// Futhark figure) with the same eight-accumulator loop, so that only the
-// way the bytes reach the loop differs. A scan through a mapping includes
-// opening, mapping, the page faults of a fresh mapping, and unmapping; a
-// read-based scan includes its allocation, its copy and its decoding.
-// Every measurement is repeated and the best repetition is reported; the
-// page cache is warm unless a figure says "cold", in which case the
-// file's pages are dropped with posix_fadvise(DONTNEED) before each
-// repetition (Linux only; elsewhere cold figures are not measured).
+// Futhark figure) with the same kernel — 128 bytes per iteration into
+// eight accumulators, packed SSE2 adds on amd64 — which adds faster than
+// memory delivers, so that only the way the bytes reach it differs and
+// float32 is scanned as fast as float64. A scan through a mapping
+// includes opening, mapping, the page faults of a fresh mapping, and
+// unmapping; a read-based scan includes its allocation, its copy and its
+// decoding. Files are settled in the page cache before they are scanned
+// (as large aligned writes leave them), since a file cached in small
+// folios faults more when mapped.
 //
-// The numpy figures run the first of python3 on PATH and /usr/bin/python3
-// that imports numpy, or exactly $MMAPKIT_PYTHON when that is set.
+// Every figure is taken against a ceiling — what the machine does at best
+// for the same job without mmapkit: a raw mapping scanned by one core or
+// by all, read(2), memmove, the best plain loop splitting records into
+// columns, write(2) of the same bytes + fsync, a copy of the same file +
+// fsync — or against a peer (numpy, zarr-python, encoding/binary, …).
+// Every throughput figure is repeated and the best repetition kept, and
+// one repetition of its ceiling runs before each of its own, so that both
+// see the same moments of a busy machine; latencies are medians, each edit
+// paired with a pwrite + fdatasync of the same size. The page cache is
+// warm unless a figure says "cold", in which case the file's pages are
+// dropped with posix_fadvise(DONTNEED) before each repetition (Linux
+// only; elsewhere cold figures are not measured). Ratios of data that fit
+// in twice the last-level cache are marked not meaningful.
+//
+// The Python figures (numpy, zarr-python) run the interpreter package
+// internal/oracle finds ($MMAPKIT_PYTHON, python3 on PATH,
+// /usr/bin/python3), timed inside Python.
 //
 // Figures that cannot be measured here (numpy missing, a cold read on a
-// system without posix_fadvise, a format package absent from this build)
+// system without posix_fadvise, a format not registered in this build)
 // are reported with a null value and a note saying why, never with an
 // invented number.
 //
 // The suite writes its files to a temporary directory under
 // [Options.Dir] and removes them when it finishes. It needs about five
-// times [Options.Size] of free memory (the 1 GiB default peaks near
-// 5 GiB resident, encoding/binary.Read's buffer included) and three
-// times of free disk.
+// times [Options.Size] of free memory and four times of free disk.
 package benchmarks

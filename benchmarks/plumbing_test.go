@@ -112,17 +112,19 @@ func TestFigureJSON(t *testing.T) {
 		want string
 	}{
 		{"measured throughput with goal met", Figure{Name: "a", Unit: GBps, Value: ptr(2), Ceiling: "mmap_scan", Ratio: ptr(0.96), Goal: ptr(0.95), GoalOf: "ratio", Bytes: 8, Meaningful: true},
-			`{"name":"a","title":"","gbps":2,"ceiling":"mmap_scan","ratio":0.96,"goal":0.95,"goal_of":"ratio","met":true,"peer":false,"bytes":8,"note":"","also":null,"meaningful":true}`},
+			`{"name":"a","title":"","gbps":2,"ceiling":"mmap_scan","ceiling_value":null,"ratio":0.96,"goal":0.95,"goal_of":"ratio","met":true,"peer":false,"bytes":8,"note":"","also":null,"meaningful":true}`},
 		{"not measured", Figure{Name: "b", Unit: MBps, Ceiling: "x", Goal: ptr(250), GoalOf: "value", Note: "not measured: why", Meaningful: true},
-			`{"name":"b","title":"","mbps":null,"ceiling":"x","ratio":null,"goal":250,"goal_of":"value","met":null,"peer":false,"bytes":0,"note":"not measured: why","also":null,"meaningful":true}`},
+			`{"name":"b","title":"","mbps":null,"ceiling":"x","ceiling_value":null,"ratio":null,"goal":250,"goal_of":"value","met":null,"peer":false,"bytes":0,"note":"not measured: why","also":null,"meaningful":true}`},
 		{"latency value goal", Figure{Name: "c", Unit: Micros, Value: ptr(3), Goal: ptr(2), GoalOf: "value", Meaningful: true},
-			`{"name":"c","title":"","us":3,"ceiling":null,"ratio":null,"goal":2,"goal_of":"value","met":false,"peer":false,"bytes":0,"note":"","also":null,"meaningful":true}`},
+			`{"name":"c","title":"","us":3,"ceiling":null,"ceiling_value":null,"ratio":null,"goal":2,"goal_of":"value","met":false,"peer":false,"bytes":0,"note":"","also":null,"meaningful":true}`},
+		{"ratio against the ceiling beside it", Figure{Name: "g", Unit: GBps, Value: ptr(9), Ceiling: "mmap_scan", CeilingValue: ptr(10), Ratio: ptr(0.9), GoalOf: "ratio", Meaningful: true},
+			`{"name":"g","title":"","gbps":9,"ceiling":"mmap_scan","ceiling_value":10,"ratio":0.9,"goal":null,"goal_of":"ratio","met":null,"peer":false,"bytes":0,"note":"","also":null,"meaningful":true}`},
 		{"peer without goal", Figure{Name: "d", Unit: GBps, Value: ptr(1), Ceiling: "a", Ratio: ptr(2), GoalOf: "ratio", Peer: true, Meaningful: true},
-			`{"name":"d","title":"","gbps":1,"ceiling":"a","ratio":2,"goal":null,"goal_of":"ratio","met":null,"peer":true,"bytes":0,"note":"","also":null,"meaningful":true}`},
+			`{"name":"d","title":"","gbps":1,"ceiling":"a","ceiling_value":null,"ratio":2,"goal":null,"goal_of":"ratio","met":null,"peer":true,"bytes":0,"note":"","also":null,"meaningful":true}`},
 		{"further ratios", Figure{Name: "e", Unit: GBps, Value: ptr(1), Ceiling: "gather", Ratio: ptr(0.9), Goal: ptr(0.9), GoalOf: "ratio", Also: map[string]float64{"memmove": 0.3}, Meaningful: true},
-			`{"name":"e","title":"","gbps":1,"ceiling":"gather","ratio":0.9,"goal":0.9,"goal_of":"ratio","met":true,"peer":false,"bytes":0,"note":"","also":{"memmove":0.3},"meaningful":true}`},
+			`{"name":"e","title":"","gbps":1,"ceiling":"gather","ceiling_value":null,"ratio":0.9,"goal":0.9,"goal_of":"ratio","met":true,"peer":false,"bytes":0,"note":"","also":{"memmove":0.3},"meaningful":true}`},
 		{"not meaningful: no verdict", Figure{Name: "f", Unit: GBps, Value: ptr(1), Ceiling: "mmap_scan", Ratio: ptr(1.2), Goal: ptr(0.95), GoalOf: "ratio", Note: "ratio not meaningful: …"},
-			`{"name":"f","title":"","gbps":1,"ceiling":"mmap_scan","ratio":1.2,"goal":0.95,"goal_of":"ratio","met":null,"peer":false,"bytes":0,"note":"ratio not meaningful: …","also":null,"meaningful":false}`},
+			`{"name":"f","title":"","gbps":1,"ceiling":"mmap_scan","ceiling_value":null,"ratio":1.2,"goal":0.95,"goal_of":"ratio","met":null,"peer":false,"bytes":0,"note":"ratio not meaningful: …","also":null,"meaningful":false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -95,6 +95,11 @@ type Figure struct {
 	Value   *float64 // nil: not measured
 	Ceiling string   // name of the ceiling or figure Ratio is taken against; "" if none
 	Ratio   *float64 // nil: not measured or no reference
+	// CeilingValue is the ceiling as measured beside the figure, which
+	// Ratio is taken against (the ceiling's own value is the best of the
+	// whole run); nil where Ratio uses the ceiling's or figure's value.
+	// For an edit, the median latency of pwrite + fdatasync beside it.
+	CeilingValue *float64
 	Goal    *float64 // nil: the issue sets none
 	GoalOf  string   // "ratio" or "value"
 	Peer    bool     // a non-mmapkit way of doing the same job
@@ -138,6 +143,7 @@ func (f Figure) MarshalJSON() ([]byte, error) {
 		{"title", f.Title},
 		{string(f.Unit), f.Value},
 		{"ceiling", nullString(f.Ceiling)},
+		{"ceiling_value", f.CeilingValue},
 		{"ratio", f.Ratio},
 		{"goal", f.Goal},
 		{"goal_of", f.GoalOf},
@@ -358,6 +364,8 @@ func (f *Figure) vsText() string {
 		return "-"
 	case f.Peer:
 		return "lead of " + f.Ceiling
+	case f.CeilingValue != nil:
+		return f.Ceiling + " " + fmtNum(f.CeilingValue)
 	}
 	return f.Ceiling
 }

@@ -159,6 +159,13 @@ func TestMeasureProducesEveryCoreFigure(t *testing.T) {
 			assert.NotNil(t, f.Ratio, "%s has a ratio against %s", sp.name, f.Ceiling)
 		}
 	}
+	// A figure measured beside its ceiling takes its ratio against the
+	// ceiling's rate beside it, which the ceiling's own (best of the run)
+	// is at least.
+	v := res.figure("view_scan_f64")
+	require.NotNil(t, v.CeilingValue)
+	assert.InDelta(t, *v.Value / *v.CeilingValue, *v.Ratio, 1e-9)
+	assert.LessOrEqual(t, *v.CeilingValue, *res.Ceilings.MmapScan)
 	// A peer's ratio is mmapkit's lead: the same number seen from both
 	// sides of the random-access pair.
 	rv, rp := res.figure("random_view"), res.figure("random_pread")
@@ -210,4 +217,22 @@ func TestConvert(t *testing.T) {
 	for _, e := range left {
 		assert.True(t, strings.HasPrefix(e.Name(), "convert-src"), "only the sources are left: %s", e.Name())
 	}
+}
+
+func TestOnly(t *testing.T) {
+	o := tinyOptions(t)
+	o.Only = []string{"view_scan", "edit_"}
+	res, err := Measure(context.Background(), o)
+	require.NoError(t, err)
+	for _, f := range res.Figures {
+		selected := strings.HasPrefix(f.Name, "view_scan") || strings.HasPrefix(f.Name, "edit_")
+		if selected {
+			assert.NotNil(t, f.Value, "%s: %s", f.Name, f.Note)
+		} else {
+			assert.Nil(t, f.Value, f.Name)
+			assert.Equal(t, "not measured: not selected", f.Note, f.Name)
+		}
+	}
+	assert.NotNil(t, res.Ceilings.MmapScan, "the ceilings are always measured")
+	assert.NotNil(t, res.figure("edit_sync").Ratio, "an edit's ratio is against the pwrite + fdatasync beside it")
 }

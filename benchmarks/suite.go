@@ -223,6 +223,7 @@ func (s *suite) figure(sp spec) Figure {
 	s.o.progress("%-26s measuring…", sp.name)
 	runtime.GC()
 	s.pair, s.pairedUs = s.pairWith(sp.ceiling), 0
+	pair := s.pair
 	v, n, err := sp.measure(s)
 	s.pair = nil
 	f.Bytes = n
@@ -239,11 +240,16 @@ func (s *suite) figure(sp spec) Figure {
 	default:
 		f.Value = ptr(v)
 		s.o.progress("%-26s %s %s", sp.name, fmtNum(f.Value), unitLabel(sp.unit))
-		if s.pairedUs > 0 && !sp.peer && v > 0 {
+		switch {
+		case pair != nil && pair.best > 0 && v > 0:
+			// Its ratio is against the ceiling measured beside it.
+			f.CeilingValue = ptr(pair.best)
+			f.Ratio = ptr(v / pair.best)
+		case s.pairedUs > 0 && !sp.peer && v > 0:
 			// An edit: its ratio is against the pwrite + fdatasync
 			// latency measured beside it.
+			f.CeilingValue = ptr(s.pairedUs)
 			f.Ratio = ptr(s.pairedUs / v)
-			f.Note = fmt.Sprintf("pwrite + fdatasync beside it: %s µs", fmtNum(&s.pairedUs))
 		}
 		if sp.cache && s.o.llc > 0 && n < 2*s.o.llc {
 			f.Meaningful = false
