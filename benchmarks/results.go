@@ -100,11 +100,11 @@ type Figure struct {
 	// whole run); nil where Ratio uses the ceiling's or figure's value.
 	// For an edit, the median latency of pwrite + fdatasync beside it.
 	CeilingValue *float64
-	Goal    *float64 // nil: the issue sets none
-	GoalOf  string   // "ratio" or "value"
-	Peer    bool     // a non-mmapkit way of doing the same job
-	Bytes   int64    // bytes processed per repetition (0 for per-element latencies)
-	Note    string   // why a value is missing, or a caveat
+	Goal         *float64 // nil: the issue sets none
+	GoalOf       string   // "ratio" or "value"
+	Peer         bool     // a non-mmapkit way of doing the same job
+	Bytes        int64    // bytes processed per repetition (0 for per-element latencies)
+	Note         string   // why a value is missing, or a caveat
 	// Also holds the figure's ratios against further references, by
 	// name, oriented as Ratio is (SciDB's decode against memmove beside
 	// its gather ceiling).
