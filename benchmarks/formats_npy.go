@@ -4,9 +4,12 @@ import (
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/npy"
+	"time"
 )
 
 func init() {
+	figureReps["npy_view_scan"] = func(s *suite) ceilingRep { return s.npyRep(false) }
+	figureReps["npz_view_scan"] = func(s *suite) ceilingRep { return s.npyRep(true) }
 	formatMeasures["npy_view_scan"] = func(s *suite) (float64, int64, error) { return s.npyViewScan(false) }
 	formatMeasures["npz_view_scan"] = func(s *suite) (float64, int64, error) { return s.npyViewScan(true) }
 	formatMeasures["numpy_npy_load_sum"] = func(s *suite) (float64, int64, error) { return s.numpyLoadSum(false) }
@@ -74,6 +77,17 @@ func scanNPY(path, name string) (float64, int, error) {
 	}
 	s := sumF64(xs)
 	return s, len(xs), f.Close()
+}
+
+// npyRep is one scan of the .npy (.npz) file, as a reference.
+func (s *suite) npyRep(npz bool) ceilingRep {
+	p, name, err := s.npyFile(npz)
+	if err != nil {
+		return nil
+	}
+	return func() (time.Duration, int64, error) {
+		return scanOnce("npy", func(p string) (float64, int, error) { return scanNPY(p, name) }, p, 8)
+	}
 }
 
 func (s *suite) npyViewScan(npz bool) (float64, int64, error) {

@@ -31,19 +31,27 @@ type numpyResult struct {
 	Fromfile    float64 `json:"fromfile"`
 	FromfileSum float64 `json:"fromfile_sum"`
 	err         error
+	ref         float64 // the reference's best rate beside the script
 }
 
 // runNumpy runs numpyScript once for both numpy figures.
+// Both figures come from one run of the script, so both take their
+// ratio against the reference scans run beside it.
 func (s *suite) runNumpy() *numpyResult {
-	if s.numpy != nil {
-		return s.numpy
+	if s.numpy == nil {
+		py, err := s.pythonWith("numpy")
+		if err != nil {
+			s.numpy = &numpyResult{err: err}
+			return s.numpy
+		}
+		s.numpy = s.runNumpyWith(py)
+		if s.pair != nil {
+			s.numpy.ref = s.pair.best
+		}
 	}
-	py, err := s.pythonWith("numpy")
-	if err != nil {
-		s.numpy = &numpyResult{err: err}
-		return s.numpy
+	if s.pair != nil {
+		s.pair.best = max(s.pair.best, s.numpy.ref)
 	}
-	s.numpy = s.runNumpyWith(py)
 	return s.numpy
 }
 

@@ -191,7 +191,9 @@ func TestNumpyFigures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o, err := Options{Size: size, repeat: 1, python: fakePython(t, tt.python)}.resolve()
 			require.NoError(t, err)
-			s := &suite{ctx: context.Background(), o: o, f64: "unused", res: &Results{}}
+			f64 := filepath.Join(t.TempDir(), "data.f64") // the reference's scans read it
+			require.NoError(t, writeF64File(f64, size))
+			s := &suite{ctx: context.Background(), o: o, f64: f64, res: &Results{}}
 			for _, c := range []struct {
 				name string
 				want *float64

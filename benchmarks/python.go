@@ -56,7 +56,21 @@ func (s *suite) pythonWith(modules ...string) (string, error) {
 // runPython runs script with args in py and decodes the JSON object it
 // prints into v. An object with an "error" member is a figure that cannot
 // be measured here.
+//
+// While a figure is measured, its reference runs once before the script
+// and once after (pairWith): Python times its own repetitions, so this is
+// as close as the two can be measured together.
 func (s *suite) runPython(py, script string, v any, args ...string) error {
+	if s.pair != nil {
+		if err := s.pair.run(); err != nil {
+			return err
+		}
+		defer func() {
+			if s.pair != nil {
+				s.pair.run()
+			}
+		}()
+	}
 	cmd := exec.CommandContext(s.ctx, py, append([]string{"-c", script}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

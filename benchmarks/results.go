@@ -362,6 +362,8 @@ func (f *Figure) vsText() string {
 	switch {
 	case f.Ceiling == "":
 		return "-"
+	case f.Peer && f.CeilingValue != nil:
+		return "lead of " + f.Ceiling + " " + fmtNum(f.CeilingValue)
 	case f.Peer:
 		return "lead of " + f.Ceiling
 	case f.CeilingValue != nil:
