@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Data error kinds, for errors.Is on a *FormatError. Conditions every
@@ -20,8 +22,9 @@ var (
 	// ErrPrefix: strict reading, a null prefix byte 0x80–0xFE (load() reads
 	// them as present; save() writes only 0xFF).
 	ErrPrefix = errors.New("null prefix byte is neither 0xff nor a reason 0..127")
-	// ErrBool: strict reading, a bool byte other than 00 and 01.
-	ErrBool = errors.New("bool byte is neither 0 nor 1")
+	// ErrBool: strict reading, a bool byte other than 00 and 01. It wraps
+	// mmapfile.ErrInvalidBool, the condition every format shares.
+	ErrBool = fmt.Errorf("bool byte is neither 0 nor 1: %w", mmapfile.ErrInvalidBool)
 	// ErrString: a string without its terminating NUL, with length 0 or an
 	// embedded NUL (strict reading), or a string to write that contains a
 	// NUL.

@@ -717,5 +717,14 @@ func View[T layout.Elem](m *File) ([]T, error) {
 	if m.region == nil {
 		return nil, fileError(m.path, -1, errors.ErrUnsupported, "a File from NewReader is not mapped; copy with ColumnOf")
 	}
-	return mmapfile.View[T](m.region, 0, int(m.n), binary.LittleEndian)
+	v, err := mmapfile.View[T](m.region, 0, int(m.n), binary.LittleEndian)
+	if err != nil {
+		var me *mmapfile.Error
+		off := int64(-1)
+		if errors.As(err, &me) {
+			off = me.Offset
+		}
+		return nil, fileError(m.path, off, err, "cannot alias the cells: %v; copy with ColumnOf", errors.Unwrap(err))
+	}
+	return v, nil
 }
