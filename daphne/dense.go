@@ -53,7 +53,7 @@ func ViewDense[T layout.Elem](f *File) ([]T, error) {
 		return nil, err
 	}
 	if f.mf == nil || !f.contiguous() {
-		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "values are not one mapped run")
+		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "values are not one mapped run; use ReadDense or DenseValues, which copy")
 	}
 	n, err := f.elems(f.hdr.Rows, f.hdr.Cols)
 	if err != nil {
@@ -65,7 +65,7 @@ func ViewDense[T layout.Elem](f *File) ([]T, error) {
 	}
 	v, err := mmapfile.View[T](r, 0, n, binary.LittleEndian)
 	if err != nil {
-		return nil, f.errf(f.hdr.DataOffset, err, "cannot alias: %v", err)
+		return nil, f.errf(f.hdr.DataOffset, err, "cannot alias the values: %v; use ReadDense or DenseValues, which copy", errors.Unwrap(err))
 	}
 	return v, nil
 }
