@@ -86,7 +86,7 @@ func (f *Format) scanCell(data []byte, pos int, cell int64, base int64, strict b
 			l := uint64(le32(data[pos:]))
 			pos += 4
 			if left := uint64(len(data) - pos); l > left {
-				return 0, f.dataError(cell, i, base+int64(pos), ErrLength, "length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(left)))
+				return 0, f.dataError(cell, i, base+int64(pos), errLengthCut, "length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(left)))
 			}
 			sp.start, sp.end = pos, pos+int(l)
 		}

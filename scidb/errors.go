@@ -16,8 +16,9 @@ import (
 // mmapfile.ErrTypeMismatch, a closed file mmapfile.ErrClosed, a fault
 // in the mapping mmapfile.ErrFault.
 var (
-	// ErrLength: a length word exceeds the bytes left (reading) or a value
-	// is longer than 2³²−1 bytes (writing).
+	// ErrLength: a length word exceeds the bytes left (reading; the error
+	// also wraps mmapfile.ErrTruncated, since the input ends before the
+	// value it announces) or a value is longer than 2³²−1 bytes (writing).
 	ErrLength = errors.New("length exceeds the input")
 	// ErrPrefix: strict reading, a null prefix byte 0x80–0xFE (load() reads
 	// them as present; save() writes only 0xFF).
@@ -45,6 +46,10 @@ var (
 	// description of their cells.
 	ErrNoFormat = errors.New("no format string: SciDB files need one (Options.Format)")
 )
+
+// errLengthCut is ErrLength when reading: the input ends inside the value
+// a length word announces.
+var errLengthCut = fmt.Errorf("%w: %w", ErrLength, mmapfile.ErrTruncated)
 
 // FormatError reports bad input (or a bad value to write): which file,
 // which byte offset, which cell and entry, and what is wrong. Offsets are

@@ -198,7 +198,7 @@ func (r *Decoder) fillLength(l uint64, col int) error {
 		rest -= uint64(got)
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return r.f.dataError(r.cell, col, r.off+int64(start), ErrLength,
+				return r.f.dataError(r.cell, col, r.off+int64(start), errLengthCut,
 					"length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(len(r.buf)-start)))
 			}
 			return err
