@@ -260,7 +260,7 @@ func editFile(t *testing.T, p, old, new string) {
 
 // TestTruncatedEverywhere cuts a raw chunk, a shard and a metadata
 // document at every byte: each cut is an error naming the file and, for
-// chunks, the offset where the file ends.
+// chunks and metadata (ErrTruncated), the offset where the file ends.
 func TestTruncatedEverywhere(t *testing.T) {
 	p, _ := writeStore(t, Options{})
 	chunk := filepath.Join(p, "x", "c", "1", "1")
@@ -295,7 +295,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		os.WriteFile(meta, full[:n], 0o644)
 		err := openAndRead(p)
 		var fe *FormatError
-		if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.File != p {
+		if !errors.Is(err, ErrInvalid) || !errors.Is(err, ErrTruncated) || !errors.As(err, &fe) || fe.File != p || fe.Key != "zarr.json" || fe.Offset != int64(n) {
 			t.Fatalf("zarr.json cut at %d: %v", n, err)
 		}
 	}

@@ -321,7 +321,7 @@ func (s *Store) readAttrs(key string) (map[string]any, error) {
 	}
 	var attrs map[string]any
 	if off, err := decodeJSON(doc, &attrs); err != nil {
-		return nil, s.errf(key, off, ErrInvalid, "%v", err)
+		return nil, s.errf(key, off, invalid(err), "%v", err)
 	}
 	return attrs, nil
 }
@@ -350,7 +350,7 @@ func (s *Store) loadConsolidatedV2(doc []byte) error {
 		Format   json.RawMessage            `json:"zarr_consolidated_format"`
 	}
 	if off, err := decodeJSON(doc, &z); err != nil {
-		return s.errf(".zmetadata", off, ErrInvalid, "%v", err)
+		return s.errf(".zmetadata", off, invalid(err), "%v", err)
 	}
 	if string(bytes.TrimSpace(z.Format)) != "1" {
 		return s.errf(".zmetadata", -1, ErrInvalid, "zarr_consolidated_format is %s, not 1", clip(z.Format))
