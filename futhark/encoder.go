@@ -1,12 +1,14 @@
 package futhark
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Alignment values for Options.Align.
@@ -271,7 +273,7 @@ func (e *Encoder) elems(le []byte) error {
 			for len(le) > 0 {
 				var tmp [4096]byte
 				k := copy(tmp[:], le)
-				normBool(tmp[:k])
+				mmapfile.CheckBools(tmp[:k], layout.Bool, true)
 				e.write(tmp[:k])
 				le = le[k:]
 			}
@@ -412,9 +414,9 @@ func appendRow(b []byte, t layout.Type, le []byte) []byte {
 			b = append(b, ',', ' ')
 		}
 		el := le[i : i+size]
-		if !hostLittle && size > 1 {
+		if size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian) {
 			copy(tmp[:], el)
-			layout.SwapBytes(tmp[:size], size)
+			mmapfile.SwapOrder(tmp[:size], t, binary.LittleEndian, mmapfile.HostOrder())
 			el = tmp[:size]
 		}
 		b = layout.AppendText(b, t, el)
