@@ -175,7 +175,7 @@ func copyDenseRange[T layout.Elem](f *File, v []T, r0, r1, c0, c1 uint64, reused
 	if err := f.denseWindow(dst, r0, r1, c0, c1); err != nil {
 		return err
 	}
-	toHost(dst, f.hdr.ValueType.Size())
+	mmapfile.SwapOrder(dst, f.hdr.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
 	return nil
 }
 
@@ -270,6 +270,6 @@ func Set[T layout.Elem](f *File, row, col uint64, v T) error {
 		return err
 	}
 	b := unsafeslice.Bytes([]T{v})
-	toHost(b, len(b)) // host to little endian is the same swap
+	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), binary.LittleEndian)
 	return f.SetElement(row, col, b)
 }

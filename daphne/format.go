@@ -246,7 +246,7 @@ func (f *File) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, valu
 	s := t.Size()
 	var buf [8]byte
 	emit := func(row, col uint64, v []byte) error {
-		if !mmapfile.IsHostOrder(bo) || !littleEndianHost {
+		if !mmapfile.IsHostOrder(bo) || !mmapfile.IsHostOrder(binary.LittleEndian) {
 			v = append(buf[:0], v...)
 			mmapfile.SwapOrder(v, t, binary.LittleEndian, bo)
 		}
