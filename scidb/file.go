@@ -492,37 +492,19 @@ type Fixed interface {
 		float32 | float64 | Datetime | DatetimeTZ
 }
 
-// goTypeMatches reports whether T is the Go type of SciDB type t.
+// goTypeMatches reports whether T is the Go type of SciDB type t: its
+// layout type's (LayoutType; byte for char too), Datetime for datetime,
+// DatetimeTZ for datetimetz.
 func goTypeMatches[T Fixed](t Type) bool {
 	switch any((*T)(nil)).(type) {
-	case *bool:
-		return t == TypeBool
-	case *uint8:
-		return t == TypeUint8 || t == TypeChar
-	case *int8:
-		return t == TypeInt8
-	case *int16:
-		return t == TypeInt16
-	case *uint16:
-		return t == TypeUint16
-	case *int32:
-		return t == TypeInt32
-	case *uint32:
-		return t == TypeUint32
-	case *int64:
-		return t == TypeInt64
-	case *uint64:
-		return t == TypeUint64
-	case *float32:
-		return t == TypeFloat
-	case *float64:
-		return t == TypeDouble
 	case *Datetime:
 		return t == TypeDatetime
 	case *DatetimeTZ:
 		return t == TypeDatetimeTZ
 	}
-	return false
+	lt, ok := LayoutType(t)
+	gt, _, elem := layout.BytesOf([]T(nil))
+	return ok && elem && t != TypeDatetime && lt == gt
 }
 
 // Strided is one attribute of a File of fixed-size cells: values at a
@@ -645,7 +627,7 @@ func (s *Strided[T]) copyFrom(dst []T, start int64) int {
 	base := int(start) * s.m.stride
 	gather(mem, s.size, s.m.data, base+s.off, s.m.stride, n)
 	if s.c.Type == TypeBool {
-		normBools(mem)
+		mmapfile.CheckBools(mem, layout.Bool, true)
 	}
 	if s.prefix >= 0 && n > 0 {
 		data := s.m.data

@@ -179,9 +179,7 @@ func (m *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if err != nil {
 		return err
 	}
-	if rec.Type == layout.Bool {
-		normBools(dst)
-	}
+	mmapfile.CheckBools(dst, rec.Type, true)
 	mmapfile.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
 	return nil
 }
@@ -510,7 +508,7 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		return func(values any, k int) (Value, error) {
 			_, b, _ := layout.BytesOf(values)
 			v := b[k*size : (k+1)*size]
-			if !littleEndianHost {
+			if !mmapfile.IsHostOrder(binary.LittleEndian) {
 				var le [16]byte
 				copy(le[:], v)
 				mmapfile.SwapOrder(le[:size], c.Type, mmapfile.HostOrder(), binary.LittleEndian)

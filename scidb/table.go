@@ -334,7 +334,7 @@ func fillFixed(t *Table, data []byte, stride, n int) {
 				mem = mem[start*size : (start+nb)*size]
 				gather(mem, size, data, voff, stride, nb)
 				if c.Type == TypeBool {
-					normBools(mem)
+					mmapfile.CheckBools(mem, layout.Bool, true)
 				}
 			}
 		}
@@ -538,7 +538,7 @@ func decodeVar(data []byte, f *Format, strict bool, first int64) (*Table, error)
 			size := b.c.Type.Size()
 			gather(mem, size, b.fixed, 0, size, n)
 			if b.c.Type == TypeBool {
-				normBools(mem)
+				mmapfile.CheckBools(mem, layout.Bool, true)
 			}
 			col.Data = d
 		}
