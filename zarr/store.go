@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,9 +19,6 @@ import (
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
-
-// hostBig: this machine is big-endian.
-var hostBig = mmapfile.HostOrder() == binary.ByteOrder(binary.BigEndian)
 
 // Options configure Open, OpenFile, NewReader, Create and Write. A nil
 // *Options means the defaults.

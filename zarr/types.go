@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // dtype is an element type as a store describes it.
@@ -49,7 +50,7 @@ func parseDtypeV2(raw json.RawMessage) (dtype, error) {
 		d.big = true
 		rest = s[1:]
 	case '=':
-		d.big = hostBig
+		d.big = mmapfile.IsHostOrder(binary.BigEndian)
 		rest = s[1:]
 	}
 	if rest == "" {

@@ -81,7 +81,7 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	if !m.rowMajor() && !m.colMajor() {
 		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
 	}
-	if m.dt.typ.Size() > 1 && m.dt.big != hostBig {
+	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
 		return nil, s.errf(key, -1, ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
 	loc, err := a.locateUnit(idx)
