@@ -125,20 +125,19 @@ func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
 	if err := f.readRaw(e, raw, e.DataOffset+start*size); err != nil {
 		return err
 	}
-	if e.BigEndian != (mmapfile.HostOrder() == binary.BigEndian) && size > 1 {
-		layout.SwapBytes(raw, int(size))
-	}
-	if t == layout.Bool {
-		for i, c := range raw {
-			if c > 1 {
-				if !f.lenient {
-					return f.errf(e.DataOffset+(start+int64(i)), mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", e.Key, c)
-				}
-				raw[i] = 1
-			}
-		}
+	mmapfile.SwapOrder(raw, t, byteOrder(e), mmapfile.HostOrder())
+	if bad := mmapfile.CheckBools(raw, t, f.lenient); bad >= 0 {
+		return f.errf(e.DataOffset+start+int64(bad), mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", e.Key, raw[bad])
 	}
 	return nil
+}
+
+// byteOrder is the byte order of e's payload.
+func byteOrder(e *entry) binary.ByteOrder {
+	if e.BigEndian {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
 }
 
 // readBitsAt unpacks bits [start, start+len(dst)) of a BitArray.
@@ -164,9 +163,7 @@ func (f *File) readWords(e *entry, w0 int64, words []uint64) error {
 	if err := f.readRaw(e, raw, e.DataOffset+8*w0); err != nil {
 		return err
 	}
-	if e.BigEndian != (mmapfile.HostOrder() == binary.BigEndian) {
-		layout.SwapBytes(raw, 8)
-	}
+	mmapfile.SwapOrder(raw, layout.U64, byteOrder(e), mmapfile.HostOrder())
 	return nil
 }
 
