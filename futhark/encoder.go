@@ -125,17 +125,25 @@ func checkShape(t layout.Type, shape []int64) (int64, error) {
 }
 
 // pad returns the spaces needed before a binary value whose 'b' would be
-// at offset p so that its payload is aligned.
+// at e.off so that its payload is aligned: layout's placement of the
+// payload after its header, with the padding put before the header, where
+// Futhark's syntax allows it.
 func (e *Encoder) pad(t layout.Type, rank int) int64 {
-	a := int64(e.align)
-	if a == AlignElement {
-		a = int64(t.Size())
-	}
-	if a <= 1 {
+	var p layout.Policy
+	elem := int64(1)
+	switch {
+	case e.align == AlignElement:
+		p, elem = layout.ElementPolicy, int64(t.Align())
+	case e.align > 1:
+		p = layout.FixedPolicy(int64(e.align))
+	default:
 		return 0
 	}
-	h := int64(7 + 8*rank)
-	return (a - (e.off+h)%a) % a
+	pl, err := p.Place(e.off, layout.Record{Header: int64(7 + 8*rank), ElemAlign: elem})
+	if err != nil {
+		return 0 // an offset past 2⁶³: the write fails anyway
+	}
+	return pl.Padding
 }
 
 var spaces = []byte("                                                                ")
