@@ -116,7 +116,7 @@ func ExampleReadFrame() {
 		log.Fatal(err)
 	}
 	fmt.Println(got.Labels, got.Types, got.Columns)
-	for _, a := range f.Arrays() {
+	for _, a := range f.Records() {
 		fmt.Println(a.Name, a.Type, a.Shape, a.Offset)
 	}
 	// Output:

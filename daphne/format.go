@@ -63,7 +63,7 @@ func (f *File) Version() string { return strconv.Itoa(int(f.hdr.Version)) }
 // per frame column (Offset -1: a frame's values are interleaved).
 func (f *File) Records() []format.Record {
 	f.recsOnce.Do(func() {
-		arrays := f.Arrays()
+		arrays := f.arrays()
 		if f.hdr.Kind != KindFrame {
 			f.recs = []format.Record{{Array: arrays[0], Kind: format.KindArray, Extra: map[string]any{"layout": f.hdr.Kind.String()}}}
 			return
@@ -137,7 +137,7 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 // values for a file from Open, the ReaderAt's bytes for NewReader.
 func (f *File) densePayload() (*format.Payload, error) {
 	f.payloadOnce.Do(func() {
-		a := f.Arrays()[0]
+		a := f.arrays()[0]
 		p := &format.Payload{Array: a, Data: f.ra, Off: a.Offset,
 			Wrap: func(off int64, err error) error { return f.errf(off, err, "%v", err) }}
 		if f.mf != nil {

@@ -55,7 +55,6 @@ func FuzzOpen(f *testing.F) {
 		if len(meta) == 0 {
 			meta = nil
 		}
-		Detect(data, int64(len(data)))
 		// In DAPHNE's code's layout and in its format document's.
 		for _, doc := range []bool{false, true} {
 			o := &Options{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64, Meta: meta, DocumentLayout: doc}
@@ -65,7 +64,7 @@ func FuzzOpen(f *testing.F) {
 				require.ErrorAs(t, err, &fe)
 				continue
 			}
-			_ = file.Arrays()
+			_ = file.arrays()
 			fuzzFormat(t, file)
 			switch file.Kind() {
 			case KindFrame:

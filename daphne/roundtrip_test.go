@@ -1,7 +1,6 @@
 package daphne
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -255,7 +254,7 @@ func roundTripFrame(t *testing.T, fr *Frame, o *WriteOptions) {
 	if fr.Labels != nil {
 		assert.Equal(t, fr.Labels, got.Labels)
 	}
-	arrays := f.Arrays()
+	arrays := f.arrays()
 	require.Len(t, arrays, len(fr.Columns))
 	for _, a := range arrays {
 		assert.Equal(t, int64(-1), a.Offset)
@@ -359,24 +358,10 @@ func TestViewsAlias(t *testing.T) {
 	assert.Equal(t, []uint8{1, 2, 3, 4}, got)
 }
 
-func TestDetectAndArrays(t *testing.T) {
-	for name, data := range smallFiles(t) {
-		want := name != "multiblock" && name != "empty" && name != "coo"
-		assert.Equal(t, want, Detect(data, int64(len(data))), name)
-		assert.False(t, Detect(data, int64(len(data))+1), name)
-	}
-	assert.False(t, Detect([]byte("P5\n3 3\n255\n"), 11))
-	assert.False(t, Detect(nil, 0))
-	// A frame header claiming more column types than b holds.
-	fr := unhex(t, hexFrame)[:20]
-	binary.LittleEndian.PutUint64(fr[10:], 20)
-	assert.False(t, Detect(fr, 100))
-	assert.True(t, HasExtension("X.DBDF"))
-	assert.False(t, HasExtension("X.dbdf.meta"))
-
+func TestArrays(t *testing.T) {
 	f, err := open(t, unhex(t, hexCSR3x3), nil)
 	require.NoError(t, err)
-	a := f.Arrays()
+	a := f.arrays()
 	require.Len(t, a, 1)
 	assert.Equal(t, "csr", f.Kind().String())
 	assert.Equal(t, KindCSR, f.Kind())
@@ -386,14 +371,14 @@ func TestDetectAndArrays(t *testing.T) {
 
 	f, err = open(t, unhex(t, hexDense2x3), nil)
 	require.NoError(t, err)
-	a = f.Arrays()
+	a = f.arrays()
 	require.NoError(t, a[0].Check(93))
 	assert.Equal(t, int64(45), a[0].Offset)
 	assert.Equal(t, int64(48), a[0].Size)
 
 	f, err = open(t, multiBlockFile(1), nil)
 	require.NoError(t, err)
-	a = f.Arrays()
+	a = f.arrays()
 	assert.Equal(t, int64(-1), a[0].Offset)
 	assert.Equal(t, int64(72), a[0].Size)
 }

@@ -219,7 +219,7 @@ func TestEmptyBlock(t *testing.T) {
 		v, err := ReadDense[float64](f)
 		require.NoError(t, err)
 		assert.Equal(t, make([]float64, 9), v)
-		assert.Equal(t, int64(-1), f.Arrays()[0].Offset)
+		assert.Equal(t, int64(-1), f.arrays()[0].Offset)
 	}
 	// Cells not stored in the file are bounded by MaxAlloc.
 	f, err := open(t, b, &Options{MaxAlloc: 64})
@@ -462,7 +462,7 @@ func TestSparseBlockUnderDense(t *testing.T) {
 	v, err := ReadDense[float64](f)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0, 1, 0, 0, 0, 0, 0, 0, 2}, v)
-	assert.Equal(t, int64(45), f.Arrays()[0].Offset)
+	assert.Equal(t, int64(45), f.arrays()[0].Offset)
 
 	for _, tc := range []struct {
 		name    string

@@ -2,9 +2,6 @@ package daphne
 
 import (
 	"encoding/binary"
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -31,9 +28,6 @@ func TestReadRowsDense(t *testing.T) {
 					got, err := ReadRowsDense[float64](f, r0, r1)
 					require.NoError(t, err)
 					assert.Equal(t, w[r0*h.Cols:r1*h.Cols], got, "[%d,%d)", r0, r1)
-					a, err := ReadRowsDenseAny(f, r0, r1)
-					require.NoError(t, err)
-					assert.Equal(t, got, a)
 				}
 			}
 			_, err = ReadRowsDense[float64](f, 0, h.Rows+1)
@@ -68,44 +62,4 @@ func TestReadRowsDense(t *testing.T) {
 	require.NoError(t, err)
 	_, err = ReadRowsDense[float64](f, 0, 3)
 	assert.ErrorIs(t, err, ErrTooLarge)
-}
-
-func TestAnyForms(t *testing.T) {
-	dir := t.TempDir()
-	f, err := open(t, unhex(t, hexCSR3x3), nil)
-	require.NoError(t, err)
-	v, err := ReadAny(f)
-	require.NoError(t, err)
-	m, ok := v.(*CSR[float64])
-	require.True(t, ok)
-	path := filepath.Join(dir, "s.dbdf")
-	require.NoError(t, WriteCSRAny(path, m, nil))
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, unhex(t, hexCSR3x3), got)
-
-	f, err = open(t, unhex(t, hexDense2x3), nil)
-	require.NoError(t, err)
-	v, err = ReadAny(f)
-	require.NoError(t, err)
-	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, v)
-	path = filepath.Join(dir, "d.dbdf")
-	require.NoError(t, WriteDenseAny(path, 2, 3, v, nil))
-	got, err = os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, unhex(t, hexDense2x3), got)
-
-	f, err = open(t, unhex(t, hexFrame), nil)
-	require.NoError(t, err)
-	v, err = ReadAny(f)
-	require.NoError(t, err)
-	assert.IsType(t, &Frame{}, v)
-
-	for _, x := range []any{[]int16{1}, []bool{true}, "x"} {
-		err := WriteDenseAny(filepath.Join(dir, "x.dbdf"), 1, 1, x, nil)
-		assert.True(t, errors.Is(err, errors.ErrUnsupported), "%T", x)
-	}
-	assert.ErrorIs(t, WriteCSRAny(filepath.Join(dir, "x.dbdf"), []float64{}, nil), errors.ErrUnsupported)
-	_, err = os.Stat(filepath.Join(dir, "x.dbdf"))
-	assert.True(t, os.IsNotExist(err))
 }
