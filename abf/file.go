@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -359,21 +358,6 @@ func (f *File) Lookup(key string) (Record, bool) {
 		return Record{}, false
 	}
 	return f.entries[i].Record.clone(), true
-}
-
-// Arrays returns one layout descriptor per record, in file order: Type is
-// the element type (layout.Invalid for BitArrays, Strings and serialized
-// records, whose Kind Records gives), Shape the Dims, Order column-major,
-// Offset the payload offset and Size the payload bytes.
-func (f *File) Arrays() []layout.Array {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	out := make([]layout.Array, len(f.entries))
-	for i, e := range f.entries {
-		out[i] = layout.Array{Name: e.Key, Type: e.Elem, Shape: append([]int64(nil), e.Dims...),
-			Order: layout.ColMajor, Offset: e.DataOffset, Size: e.DataLen}
-	}
-	return out
 }
 
 // TrailingBytes returns the number of bytes after the last record that
