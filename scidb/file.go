@@ -478,10 +478,11 @@ func (m *File) Close() error {
 	return m.file.Close()
 }
 
-// Arrays returns one 1-D descriptor per attribute (Offset -1: values are
-// strided; Type layout.Invalid where the SciDB type has no layout type;
-// Size the bytes of the present values, strings without terminators).
-func (m *File) Arrays() []layout.Array {
+// arrays returns one 1-D descriptor per attribute, which Records lists
+// (Offset -1: values are strided; Type layout.Invalid where the SciDB type
+// has no layout type; Size the bytes of the present values, strings
+// without terminators).
+func (m *File) arrays() []layout.Array {
 	return m.f.arrays(m.n, func(a int) int64 { return m.valueBytes[a] })
 }
 

@@ -150,7 +150,7 @@ func TestMapped(t *testing.T) {
 	assert.Equal(t, int64(66+1), de.Offset)
 	assert.Equal(t, p, de.File)
 
-	arr := m.Arrays()
+	arr := m.arrays()
 	require.Len(t, arr, 7)
 	assert.Equal(t, layout.Array{Name: "a1", Type: layout.I16, Shape: []int64{3}, Order: layout.RowMajor, Offset: -1, Size: 6}, arr[1])
 	assert.Equal(t, layout.U8, arr[2].Type)

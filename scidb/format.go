@@ -107,7 +107,7 @@ func (m *File) Version() string { return "" }
 // through the cells), Size the bytes of the values.
 func (m *File) Records() []format.Record {
 	m.recsOnce.Do(func() {
-		arrays := m.Arrays()
+		arrays := m.arrays()
 		m.recs = make([]format.Record, len(arrays))
 		for a := range arrays {
 			c := m.f.Attr(a)

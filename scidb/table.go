@@ -154,27 +154,6 @@ func (f *Format) arrays(n int64, varBytes func(attr int) int64) []layout.Array {
 	return out
 }
 
-// Arrays returns one 1-D descriptor per attribute, for listings: Type is
-// the layout type of the attribute (layout.Invalid where there is none, see
-// LayoutType), Offset is -1 (values are strided), Size the bytes of the
-// values (string bytes without terminators for strings and binaries).
-func (t *Table) Arrays() []layout.Array {
-	return t.Format.arrays(int64(t.Len), func(a int) int64 {
-		var n int64
-		switch d := t.Cols[a].Data.(type) {
-		case []string:
-			for _, s := range d {
-				n += int64(len(s))
-			}
-		case [][]byte:
-			for _, b := range d {
-				n += int64(len(b))
-			}
-		}
-		return n
-	})
-}
-
 // Decode decodes a whole SciDB binary file held in data, of format
 // o.Format, into columns. Input that starts like an opaque backup file is
 // refused with an *OpaqueError (ErrOpaque) unless o.NoOpaqueCheck is set.
