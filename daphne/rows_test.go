@@ -63,3 +63,33 @@ func TestReadRowsDense(t *testing.T) {
 	_, err = ReadRowsDense[float64](f, 0, 3)
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
+
+// convertValue converts a block's value to the matrix's type as Go
+// converts: sign-extending narrow signed values, truncating floats.
+func TestConvertValue(t *testing.T) {
+	le := func(size int, x uint64) []byte {
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(x >> (8 * i))
+		}
+		return b
+	}
+	for _, c := range []struct {
+		from, to ValueType
+		src      []byte
+		want     []byte
+	}{
+		{SI8, SI64, []byte{0xfe}, le(8, 0xfffffffffffffffe)},      // -2
+		{UI8, SI64, []byte{0xfe}, le(8, 254)},                     // 254
+		{SI16, SI32, []byte{0x00, 0x80}, le(4, 0xffff8000)},       // -32768
+		{UI16, UI64, []byte{0x00, 0x80}, le(8, 0x8000)},           // 32768
+		{SI32, F64, le(4, 0xfffffffd), le(8, 0xc008000000000000)}, // -3.0
+		{F64, SI32, le(8, 0xc00c000000000000), le(4, 0xfffffffd)}, // -3.5 → -3
+		{F32, UI8, le(4, 0x42c80000), []byte{100}},                // 100.0
+		{UI64, F32, le(8, 1<<40), le(4, 0x53800000)},              // 2^40
+	} {
+		dst := make([]byte, c.to.Size())
+		convertValue(dst, c.src, c.from, c.to)
+		assert.Equal(t, c.want, dst, "%v → %v", c.from, c.to)
+	}
+}
