@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // meta is one array's metadata, version-neutral: everything reading and
@@ -115,7 +116,7 @@ type zarrayDoc struct {
 
 // decodeJSON decodes a metadata document; errors name the byte offset
 // where the JSON breaks when there is one. A document that ends inside its
-// JSON (a file cut short) is an error wrapping ErrTruncated.
+// JSON (a file cut short) is an error wrapping mmapfile.ErrTruncated.
 func decodeJSON(b []byte, v any) (int64, error) {
 	err := json.Unmarshal(b, v)
 	switch e := err.(type) {
@@ -123,7 +124,7 @@ func decodeJSON(b []byte, v any) (int64, error) {
 		return -1, nil
 	case *json.SyntaxError:
 		if e.Offset == int64(len(b)) {
-			return e.Offset, fmt.Errorf("not JSON: %v: %w", e, ErrTruncated)
+			return e.Offset, fmt.Errorf("not JSON: %v: %w", e, mmapfile.ErrTruncated)
 		}
 		return e.Offset, fmt.Errorf("not JSON: %v", e)
 	case *json.UnmarshalTypeError:
@@ -133,15 +134,15 @@ func decodeJSON(b []byte, v any) (int64, error) {
 }
 
 // invalid is the sentinel of metadata that decodeJSON refused: ErrInvalid,
-// which for a document cut short also wraps ErrTruncated.
+// which for a document cut short also wraps mmapfile.ErrTruncated.
 func invalid(err error) error {
-	if errors.Is(err, ErrTruncated) {
+	if errors.Is(err, mmapfile.ErrTruncated) {
 		return errInvalidCut
 	}
 	return ErrInvalid
 }
 
-var errInvalidCut = fmt.Errorf("%w: %w", ErrInvalid, ErrTruncated)
+var errInvalidCut = fmt.Errorf("%w: %w", ErrInvalid, mmapfile.ErrTruncated)
 
 // metaError is a problem in a metadata document: the message and the
 // byte offset it is about (-1 if none).

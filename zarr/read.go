@@ -232,7 +232,7 @@ func grow(b []byte, n int64) []byte {
 
 func (a *Array) sizeErr(loc where, ub int64) error {
 	if loc.n < ub {
-		return a.s.errf(loc.key, loc.off+loc.n, ErrTruncated, "array %q: chunk of %d bytes, an uncompressed chunk has %d", a.m.name, loc.n, ub)
+		return a.s.errf(loc.key, loc.off+loc.n, mmapfile.ErrTruncated, "array %q: chunk of %d bytes, an uncompressed chunk has %d", a.m.name, loc.n, ub)
 	}
 	return a.s.errf(loc.key, loc.off+ub, ErrCorrupt, "array %q: chunk of %d bytes, %d past the %d of an uncompressed chunk", a.m.name, loc.n, loc.n-ub, ub)
 }
@@ -264,7 +264,7 @@ func (s *Store) readAt(key string, b []byte, off int64) error {
 		return nil
 	}
 	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
-		return s.errf(key, off+int64(n), ErrTruncated, "file ends %d bytes into the %d read there", n, len(b))
+		return s.errf(key, off+int64(n), mmapfile.ErrTruncated, "file ends %d bytes into the %d read there", n, len(b))
 	}
 	return s.errf(key, off, err, "cannot be read")
 }
@@ -279,7 +279,7 @@ func (s *Store) withBytes(key string, off, n int64, w *worker, fn func(b []byte)
 	if mp != nil {
 		b := mp.r.Bytes()
 		if off+n > int64(len(b)) {
-			return s.errf(key, int64(len(b)), ErrTruncated, "mapping of %d bytes, want [%d, %d)", len(b), off, off+n)
+			return s.errf(key, int64(len(b)), mmapfile.ErrTruncated, "mapping of %d bytes, want [%d, %d)", len(b), off, off+n)
 		}
 		return s.guard(key, mp.r, func() { fn(b[off : off+n]) })
 	}
@@ -349,7 +349,7 @@ func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
 // as the fill value. T must be the array's element type.
 func Read[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
 	if t := layout.TypeOf[T](); t != a.m.dt.typ {
-		return nil, a.s.errf(a.m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+		return nil, a.s.errf(a.m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
 	}
 	n, err := a.checkBox(start, count)
 	if err != nil {
@@ -377,7 +377,7 @@ func (a *Array) ReadRegion(dst []byte, start, count []int64, order layout.Order,
 	}
 	t := a.m.dt.typ
 	if int64(len(dst)) != n*int64(t.Size()) {
-		return a.s.errf(a.m.metaKey, -1, ErrOutOfRange, "array %q: %d bytes for a region of %d %s elements", a.m.name, len(dst), n, t)
+		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %d bytes for a region of %d %s elements", a.m.name, len(dst), n, t)
 	}
 	if err := a.readBox(dst, start, count, order); err != nil {
 		return err
@@ -391,7 +391,7 @@ func (a *Array) finish(dst []byte, bo binary.ByteOrder) error {
 	mmapfile.SwapOrder(dst, t, a.m.byteOrder(), bo)
 	if t == layout.Bool {
 		if bad := mmapfile.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
-			return a.s.errf(a.m.metaKey, -1, ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
+			return a.s.errf(a.m.metaKey, -1, mmapfile.ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
 		}
 	}
 	return nil
@@ -405,7 +405,7 @@ func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo
 		return err
 	}
 	if i < 0 || i >= len(s.arrays) {
-		return s.errf("", -1, ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
 	a := s.arrays[i]
 	m := a.m
@@ -417,10 +417,10 @@ func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo
 	size := int64(m.dt.typ.Size())
 	n := int64(len(dst)) / size
 	if int64(len(dst))%size != 0 {
-		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: %d bytes is not a whole number of %s elements", m.name, len(dst), m.dt.typ)
+		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %d bytes is not a whole number of %s elements", m.name, len(dst), m.dt.typ)
 	}
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > total {
-		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: elements [%d, %d+%d) outside [0, %d)", m.name, first, first, n, total)
+		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: elements [%d, %d+%d) outside [0, %d)", m.name, first, first, n, total)
 	}
 	q := append([]int64(nil), m.shape...)
 	if order == layout.ColMajor {
@@ -456,7 +456,7 @@ func (s *Store) checkOpen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (s *Store) mapped(key string) (*mapping, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, s.errf(key, -1, ErrClosed, "store is closed")
+		return nil, s.errf(key, -1, mmapfile.ErrClosed, "store is closed")
 	}
 	if mp, ok := s.maps[key]; ok {
 		return mp, nil
@@ -56,8 +56,8 @@ func (s *Store) mapped(key string) (*mapping, error) {
 //
 // View fails — naming the copying call to use instead — for a chunk that
 // is compressed (ErrUnsupported), stored in another byte order
-// (ErrByteOrder) or another permutation of its axes (ErrUnsupported),
-// misaligned in its shard (ErrMisaligned), or missing in a read-only
+// (mmapfile.ErrByteOrder) or another permutation of its axes (ErrUnsupported),
+// misaligned in its shard (mmapfile.ErrMisaligned), or missing in a read-only
 // store (ErrMissingChunk): Read and ReadRegion copy any of them.
 //
 // The slice is valid until the store is closed; using it afterwards
@@ -72,7 +72,7 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 		return nil, err
 	}
 	if t := layout.TypeOf[T](); t != m.dt.typ {
-		return nil, s.errf(m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", m.name, m.dt.typeName(), t)
+		return nil, s.errf(m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", m.name, m.dt.typeName(), t)
 	}
 	key, _ := m.locate(idx)
 	if len(m.chain) > 0 {
@@ -82,7 +82,7 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
 	}
 	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
-		return nil, s.errf(key, -1, ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
+		return nil, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
 	loc, err := a.locateUnit(idx)
 	if err != nil {
@@ -132,7 +132,7 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 // created from the fill value. The store must be open read-write.
 func Set[T layout.Elem](a *Array, v T, idx ...int64) error {
 	if t := layout.TypeOf[T](); t != a.m.dt.typ {
-		return a.s.errf(a.m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
 	mmapfile.SwapOrder(b, a.m.dt.typ, mmapfile.HostOrder(), a.m.byteOrder())
@@ -144,7 +144,7 @@ func Set[T layout.Elem](a *Array, v T, idx ...int64) error {
 // "1+2i").
 func (s *Store) SetText(i int, idx []int64, value string) error {
 	if i < 0 || i >= len(s.arrays) {
-		return s.errf("", -1, ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
 	a := s.arrays[i]
 	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
@@ -161,10 +161,10 @@ func (a *Array) setBytes(idx []int64, b []byte) error {
 		return err
 	}
 	if !s.writable {
-		return s.errf(m.metaKey, -1, ErrNotWritable, "array %q: the store is open read-only", m.name)
+		return s.errf(m.metaKey, -1, mmapfile.ErrNotWritable, "array %q: the store is open read-only", m.name)
 	}
 	if _, err := layout.Index(m.shape, layout.RowMajor, idx...); err != nil {
-		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: %v", m.name, err)
+		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %v", m.name, err)
 	}
 	size := int64(m.dt.typ.Size())
 	sstr := permStrides(m.unit, m.perm)
@@ -332,7 +332,7 @@ func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
 // beside it and renamed over it, inside the store.
 func (s *Store) writeKey(key string, data []byte) error {
 	if s.root == nil {
-		return s.errf(key, -1, ErrNotWritable, "a store opened with NewReader cannot be written")
+		return s.errf(key, -1, mmapfile.ErrNotWritable, "a store opened with NewReader cannot be written")
 	}
 	if dir := path.Dir(key); dir != "." {
 		if err := s.root.MkdirAll(dir, 0o755); err != nil {
@@ -357,7 +357,7 @@ func (s *Store) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
 	for key, mp := range s.maps {
 		if err := mp.f.Sync(); err != nil {
@@ -369,12 +369,12 @@ func (s *Store) Sync() error {
 
 // Close syncs a read-write store and releases its mappings, lock and
 // directory. Every slice View returned is invalid afterwards. Closing
-// twice returns an error wrapping ErrClosed.
+// twice returns an error wrapping mmapfile.ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
 	s.closed = true
 	var first error

@@ -96,10 +96,10 @@ func TestViewAliasesAndWrites(t *testing.T) {
 	if !slices.Equal(got, []float64{33, -1}) {
 		t.Errorf("after the edit: %v", got)
 	}
-	if err := s.Close(); !errors.Is(err, ErrClosed) {
+	if err := s.Close(); !errors.Is(err, mmapfile.ErrClosed) {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := View[float64](a, 0, 0); !errors.Is(err, ErrClosed) {
+	if _, err := View[float64](a, 0, 0); !errors.Is(err, mmapfile.ErrClosed) {
 		t.Errorf("view after Close: %v", err)
 	}
 }
@@ -215,16 +215,16 @@ func TestViewAndSetErrors(t *testing.T) {
 	if _, err := View[float64](a, 0, 0); !errors.Is(err, ErrUnsupported) || !errors.As(err, &fe) || fe.Key != "x/c/0/0" || fe.File != p {
 		t.Errorf("view of a compressed chunk: %v", err)
 	}
-	if _, err := View[float32](a, 0, 0); !errors.Is(err, ErrTypeMismatch) {
+	if _, err := View[float32](a, 0, 0); !errors.Is(err, mmapfile.ErrTypeMismatch) {
 		t.Errorf("view as the wrong type: %v", err)
 	}
-	if _, err := View[float64](a, 3, 0); !errors.Is(err, ErrOutOfRange) {
+	if _, err := View[float64](a, 3, 0); !errors.Is(err, mmapfile.ErrOutOfRange) {
 		t.Errorf("view outside the grid: %v", err)
 	}
-	if err := Set(a, 1.0, 0, 0); !errors.Is(err, ErrNotWritable) {
+	if err := Set(a, 1.0, 0, 0); !errors.Is(err, mmapfile.ErrNotWritable) {
 		t.Errorf("Set in a read-only store: %v", err)
 	}
-	if _, err := Read[float64](a, []int64{0, 0}, []int64{6, 1}); !errors.Is(err, ErrOutOfRange) {
+	if _, err := Read[float64](a, []int64{0, 0}, []int64{6, 1}); !errors.Is(err, mmapfile.ErrOutOfRange) {
 		t.Errorf("read outside the array: %v", err)
 	}
 	big := (&memSource{}).add("b", layout.I16, []int64{4}, layout.RowMajor, true, []byte{0, 1, 0, 2, 0, 3, 0, 4})
@@ -234,7 +234,7 @@ func TestViewAndSetErrors(t *testing.T) {
 	}
 	bs, _ := Open(bp, nil)
 	defer bs.Close()
-	if _, err := View[int16](bs.Arrays()[0], 0); !errors.Is(err, ErrByteOrder) {
+	if _, err := View[int16](bs.Arrays()[0], 0); !errors.Is(err, mmapfile.ErrByteOrder) {
 		t.Errorf("view of big-endian chunks: %v", err)
 	}
 	if got, _ := Read[int16](bs.Arrays()[0], []int64{1}, []int64{3}); !slices.Equal(got, []int16{2, 3, 4}) {
@@ -245,7 +245,7 @@ func TestViewAndSetErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := OpenFile(p, mmapfile.ReadWrite, nil); !errors.Is(err, ErrLocked) {
+	if _, err := OpenFile(p, mmapfile.ReadWrite, nil); !errors.Is(err, mmapfile.ErrLocked) {
 		t.Errorf("a second writer: %v", err)
 	}
 }
