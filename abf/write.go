@@ -230,11 +230,13 @@ func (f *File) write(rec record) error {
 	defer f.wmu.Unlock()
 	f.mu.RLock()
 	closed := f.closed
-	existing, exists := f.index[rec.key]
+	existing := f.tab.find(rec.key)
+	exists := existing >= 0
 	var existingStart int64
 	if exists {
-		existingStart = f.entries[existing].Start
+		existingStart = f.tab.at(existing).start
 	}
+	full := !f.tab.canAdd()
 	f.mu.RUnlock()
 
 	// 1. Validate everything before the first byte.
@@ -251,6 +253,8 @@ func (f *File) write(rec record) error {
 		return f.errf(-1, nil, "key %q is not valid UTF-8", rec.key)
 	case exists:
 		return f.errf(existingStart, ErrKeyExists, "record %q already exists at offset %d", rec.key, existingStart)
+	case full:
+		return f.errf(-1, errors.ErrUnsupported, "record %q: more records than this package can index", rec.key)
 	case rec.kind == KindArray && juliaNames[rec.elem] == "":
 		return f.errf(-1, errors.ErrUnsupported, "record %q: AlignedBinaryFormat.jl has no element type %v", rec.key, rec.elem)
 	case rec.view && (!f.readable || f.mf == nil):
@@ -327,20 +331,13 @@ func (f *File) write(rec record) error {
 	}
 
 	// 3. Only now does the record join the index.
-	e := &entry{Record: Record{
-		Key: rec.key, Kind: rec.kind, Elem: rec.elem, Dims: slices.Clone(rec.dims),
-		Start: start, DataOffset: pl.Offset, DataLen: nbytes, End: pl.End,
-	}, hdrEnd: pl.HeaderEnd}
-	e.TypeString = canonicalType(rec.kind, rec.elem, len(rec.dims))
-	if rec.kind == KindString {
-		e.hdrEnd = pl.Offset
-	}
-	if rec.dims == nil && rec.kind != KindString {
-		e.Dims = []int64{}
+	e := entry{start: start, data: pl.Offset, dataLen: nbytes, kind: rec.kind, elem: rec.elem}
+	if rec.kind != KindString {
+		e.pad = uint8(pl.Offset - pl.HeaderEnd)
 	}
 	f.mu.Lock()
-	f.index[rec.key] = len(f.entries)
-	f.entries = append(f.entries, e)
+	f.tab.add(&e, []byte(rec.key), rec.dims, "")
+	f.tab.indexNew() // the key is new: checked above
 	f.mu.Unlock()
 	f.end = pl.End
 	f.size = max(f.size, pl.End)
@@ -435,7 +432,9 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	if !f.writable && !f.closed {
 		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
 	}
-	e, err := f.viewEntry(key)
+	var ent entry
+	err := f.viewEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return err
 	}
@@ -443,42 +442,42 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	if err != nil {
 		return err
 	}
-	if t != layout.Invalid && !(e.Kind == KindArray && e.Elem == t) && !(e.Kind == KindBitArray && t == layout.Bool) {
+	if t != layout.Invalid && !(e.kind == KindArray && e.elem == t) && !(e.kind == KindBitArray && t == layout.Bool) {
 		return f.mismatch(e, t)
 	}
 	if idx != nil {
-		if linear, err = layout.Index(e.Dims, layout.ColMajor, idx...); err != nil {
-			return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: %v", key, err)
+		if linear, err = layout.Index(e.dimsSlice(), layout.ColMajor, idx...); err != nil {
+			return f.errf(e.start, mmapfile.ErrOutOfRange, "record %q: %v", key, err)
 		}
 	}
 	if linear < 0 || linear >= int64(n) {
-		return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: index %d outside [0, %d)", key, linear, n)
+		return f.errf(e.start, mmapfile.ErrOutOfRange, "record %q: index %d outside [0, %d)", key, linear, n)
 	}
 	size := 1
-	if e.Kind == KindArray {
-		size = e.Elem.Size()
+	if e.kind == KindArray {
+		size = e.elem.Size()
 	}
 	if len(le) != size {
-		return f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
+		return f.errf(e.start, mmapfile.ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
 	}
-	if (e.Kind == KindBitArray || e.Elem == layout.Bool) && le[0] > 1 {
-		return f.errf(e.Start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", key, le[0])
+	if (e.kind == KindBitArray || e.elem == layout.Bool) && le[0] > 1 {
+		return f.errf(e.start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", key, le[0])
 	}
 	r, err := f.region(e)
 	if err != nil {
 		return err
 	}
-	base := e.DataOffset - r.Offset()
-	if e.Kind == KindArray {
+	base := e.data - r.Offset()
+	if e.kind == KindArray {
 		if _, err := r.WriteAt(le, base+linear*int64(size)); err != nil {
-			return f.errf(e.DataOffset+linear*int64(size), err, "record %q: write failed", key)
+			return f.errf(e.data+linear*int64(size), err, "record %q: write failed", key)
 		}
 		return nil
 	}
 	var w [8]byte
 	at := base + 8*(linear/64)
 	if _, err := r.ReadAt(w[:], at); err != nil {
-		return f.errf(e.DataOffset+8*(linear/64), err, "record %q: read failed", key)
+		return f.errf(e.data+8*(linear/64), err, "record %q: read failed", key)
 	}
 	word := binary.LittleEndian.Uint64(w[:])
 	bit := uint64(1) << (linear % 64)
@@ -489,7 +488,7 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	}
 	binary.LittleEndian.PutUint64(w[:], word)
 	if _, err := r.WriteAt(w[:], at); err != nil {
-		return f.errf(e.DataOffset+8*(linear/64), err, "record %q: write failed", key)
+		return f.errf(e.data+8*(linear/64), err, "record %q: write failed", key)
 	}
 	return nil
 }
