@@ -96,6 +96,10 @@ type File struct {
 	closed   bool
 
 	wr writerAt
+	// discarded, for the temporary file of a writer that replaces its
+	// target only when complete, says what a failed write leaves of the
+	// target, which the errors name.
+	discarded string
 }
 
 // Open opens the file at path read-only (mode "r").

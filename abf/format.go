@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,9 +180,18 @@ func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Ord
 	if err != nil {
 		return err
 	}
+	a := &p.Array
 	if err := p.ReadArray(dst, first, order, bo); err != nil {
 		// Reads from the mapping report faults as mmapfile errors.
-		return ff.f.readErr(strconv.Quote(p.Array.Name), p.Array.Offset, p.Array.Size, p.Array.Offset, err)
+		return ff.f.readErr(strconv.Quote(a.Name), a.Offset, a.Size, a.Offset, err)
+	}
+	if _, mapped := p.Data.(*mmapfile.Region); mapped && order != a.Order && !layout.Trivial(a.Shape) {
+		// A transposed read takes the bytes straight from the mapping,
+		// where the part of a page past the end of a file cut short reads
+		// as zeros, not as a fault: make sure the file still holds them.
+		if size, err := ff.f.mf.Size(); err == nil && size < a.Offset+a.Size {
+			return ff.f.cutShort(strconv.Quote(a.Name), a.Offset, a.Size, max(size, a.Offset), mmapfile.ErrTruncated)
+		}
 	}
 	return nil
 }
@@ -400,11 +410,16 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		return &FormatError{File: path, Offset: -1, Msg: "cannot create", Err: err}
 	}
 	defer tmp.Abort()
+	// What a failure leaves, which the errors say: the target as it was.
+	left := "the file was not created"
+	if _, err := os.Stat(path); err == nil {
+		left = "the file was left as it was"
+	}
 	w, err := OpenFile(tmp.Name(), mmapfile.ReadWrite, &Options{Mode: "w", Format: version})
 	if err != nil {
-		return err
+		return &FormatError{File: path, Offset: -1, Msg: "cannot open the new file beside it; " + left, Err: err}
 	}
-	w.name = path // errors name the file being written, not its temporary
+	w.name, w.discarded = path, left // errors name the file being written, not its temporary
 	for i := range recs {
 		if err := writeRecord(w, src, i, &recs[i], bits); err != nil {
 			w.Close()
@@ -412,10 +427,10 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		}
 	}
 	if err := w.Close(); err != nil {
-		return err
+		return &FormatError{File: path, Offset: -1, Msg: "syncing the new file failed; " + left, Err: errors.Unwrap(err)}
 	}
 	if err := tmp.Commit(); err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot replace the file", Err: err}
+		return &FormatError{File: path, Offset: -1, Msg: "cannot put the new file in place; " + left, Err: err}
 	}
 	return nil
 }

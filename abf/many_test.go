@@ -3,6 +3,7 @@ package abf
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // manyRecords is more records than Linux's default vm.max_map_count
@@ -231,4 +233,70 @@ func BenchmarkOpenMany(b *testing.B) {
 		f.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/record")
+}
+
+// TestCutShortWhileOpen: a file cut short by another program while open
+// gives, on every copying read of a record that lost bytes, a FormatError
+// naming the file, the first byte of the payload that is gone (exactly,
+// whatever path the read took: the mapping, pread, a transposition, a
+// BitArray's words) and wrapping mmapfile.ErrTruncated; records still
+// whole read as before.
+func TestCutShortWhileOpen(t *testing.T) {
+	m := make([]float64, 300*200)
+	for i := range m {
+		m[i] = float64(i + 1)
+	}
+	bits := make([]bool, 300*200)
+	for i := range bits {
+		bits[i] = i%3 == 0
+	}
+	packed, err := PackBits([]int64{300, 200}, bits)
+	require.NoError(t, err)
+	data := build(t, FormatC, func(f *File) {
+		must(Write(f, "m", []int64{300, 200}, m)) // payload [56, 480056)
+		must(f.WriteBits("b", packed))            // payload [480104, 487608)
+	})
+	require.Len(t, data, 487608)
+	type payload struct {
+		key       string
+		off, size int64
+	}
+	recs := []payload{{"m", 56, 480000}, {"b", 480104, 7504}}
+	for _, cut := range []int64{0, 40, 4096, 401408, 480000, 480056, 484000} {
+		for _, advice := range []mmapfile.Advice{mmapfile.AdviceNormal, mmapfile.AdviceSequential} {
+			for _, order := range []layout.Order{layout.RowMajor, layout.ColMajor} {
+				p := tempFile(t, data)
+				o := &format.Options{}
+				o.Advice = advice
+				ff, err := format.Open(p, o)
+				require.NoError(t, err)
+				native, err := Open(p, &Options{Options: mmapfile.Options{Advice: advice}})
+				require.NoError(t, err)
+				require.NoError(t, os.Truncate(p, cut))
+				for i, r := range recs {
+					name := fmt.Sprintf("cut %d, advice %d, %v, %s", cut, advice, order, r.key)
+					dst := make([]byte, 300*200*map[string]int{"m": 8, "b": 1}[r.key])
+					reads := []error{ff.ReadArray(i, dst, 0, order, binary.LittleEndian)}
+					if r.key == "m" {
+						_, err = Read[float64](native, "m")
+					} else {
+						_, err = native.ReadBits("b")
+					}
+					reads = append(reads, err)
+					for k, err := range reads {
+						if cut >= r.off+r.size {
+							require.NoError(t, err, "%s, read %d", name, k)
+							continue
+						}
+						fe := requireFormatErr(t, err, max(cut, r.off), mmapfile.ErrTruncated)
+						assert.Equal(t, p, fe.File, name)
+						assert.Equal(t, fmt.Sprintf("abf: %s: offset %d: record %q: the file was cut short while open: the payload [%d, %d) is no longer all there; it now ends at offset %d",
+							p, max(cut, r.off), r.key, r.off, r.off+r.size, cut), fe.Error(), "%s, read %d", name, k)
+					}
+				}
+				require.NoError(t, ff.Close())
+				require.NoError(t, native.Close())
+			}
+		}
+	}
 }

@@ -265,7 +265,7 @@ func (f *File) ViewBytes(key string) ([]byte, error) {
 	b := r.Bytes()
 	lo := e.data - r.Offset()
 	if b == nil || lo < 0 || lo+e.dataLen > int64(len(b)) {
-		return nil, f.errf(e.data, mmapfile.ErrClosed, "record %s: mapping is gone", keyOf(e))
+		return nil, f.errf(e.data, mmapfile.ErrClosed, "record %s: the file was closed meanwhile", keyOf(e))
 	}
 	return b[lo : lo+e.dataLen : lo+e.dataLen], nil
 }

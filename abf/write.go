@@ -296,7 +296,7 @@ func (f *File) write(rec record) error {
 	start := f.end
 	pl, err := layout.ElementPolicy.Place(start, layout.Record{Header: int64(len(hdr)), ElemAlign: align, Payload: nbytes})
 	if err != nil {
-		return f.errf(start, err, "record %q: placement", rec.key)
+		return f.errf(start, err, "record %q cannot be placed", rec.key)
 	}
 
 	// 2. Header and explicit padding (after zero-filling an upstream
@@ -345,21 +345,30 @@ func (f *File) write(rec record) error {
 }
 
 // rollback returns the file to oldSize bytes (and Format A's count to
-// oldCount) after a failed write, and reports the cause.
+// oldCount) after a failed write, and reports the cause and what became
+// of the file.
 func (f *File) rollback(key string, start, oldSize, oldCount int64, countWritten bool, cause error) error {
-	errs := []error{cause}
+	var undo []error
 	if f.regular {
 		if err := f.mf.Truncate(oldSize); err != nil {
-			errs = append(errs, err)
+			undo = append(undo, err)
 		}
 	}
 	if countWritten {
 		if err := f.putCount(oldCount); err != nil {
-			errs = append(errs, err)
+			undo = append(undo, err)
 		}
 	}
 	f.size = oldSize
-	return f.errf(start, errors.Join(errs...), "record %q: write failed; file restored", key)
+	state := fmt.Sprintf("the file is back to the %d bytes it had before", oldSize)
+	switch {
+	case f.discarded != "":
+		state = f.discarded
+	case len(undo) > 0:
+		state = fmt.Sprintf("putting the file back to the %d bytes it had before failed too, so it may end in part of the record", oldSize)
+		cause = errors.Join(append([]error{cause}, undo...)...)
+	}
+	return f.errf(start, cause, "record %q not written; %s", key, state)
 }
 
 // encodeHeader returns a record's bytes up to its padding: up to the
