@@ -420,11 +420,18 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		return &FormatError{File: path, Offset: -1, Msg: "cannot open the new file beside it; " + left, Err: err}
 	}
 	w.name, w.discarded = path, left // errors name the file being written, not its temporary
+	// Nothing reads the file until it is complete: gather small writes.
+	c := &combiner{w: w.mf}
+	w.wr = c
 	for i := range recs {
 		if err := writeRecord(w, src, i, &recs[i], bits); err != nil {
 			w.Close()
 			return err
 		}
+	}
+	if err := c.flush(); err != nil {
+		w.Close()
+		return &FormatError{File: path, Offset: c.off, Msg: "write failed; " + left, Err: err}
 	}
 	if err := w.Close(); err != nil {
 		return &FormatError{File: path, Offset: -1, Msg: "syncing the new file failed; " + left, Err: errors.Unwrap(err)}

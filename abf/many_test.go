@@ -300,3 +300,59 @@ func TestCutShortWhileOpen(t *testing.T) {
 		}
 	}
 }
+
+// memWriter is a file in memory that counts its writes.
+type memWriter struct {
+	b     []byte
+	calls int
+}
+
+func (m *memWriter) WriteAt(p []byte, off int64) (int, error) {
+	m.calls++
+	if end := int(off) + len(p); end > len(m.b) {
+		m.b = append(m.b, make([]byte, end-len(m.b))...)
+	}
+	copy(m.b[off:], p)
+	return len(p), nil
+}
+
+// TestCombiner: the combined writes leave the bytes the plain writes
+// leave, in few write calls.
+func TestCombiner(t *testing.T) {
+	type w struct {
+		off int64
+		n   int
+	}
+	const cb = combineBytes
+	for _, tc := range []struct {
+		name   string
+		writes []w
+		calls  int
+	}{
+		{"sequential small", []w{{0, 10}, {10, 20}, {30, 5}}, 1},
+		{"a count inside what is gathered", []w{{0, 22}, {22, 30}, {14, 8}, {52, 10}, {14, 8}}, 1},
+		{"a large write passes through", []w{{0, 10}, {10, cb}, {10 + cb, 10}}, 3},
+		{"gathered up to the limit", []w{{0, cb - 10}, {cb - 10, 20}}, 2},
+		{"a gap", []w{{0, 10}, {20, 10}}, 2},
+		{"a write across the gathered start", []w{{0, cb - 10}, {cb - 10, 20}, {cb - 15, 10}, {cb + 10, 4}}, 4},
+		{"a large write, then a count", []w{{0, 22}, {22, cb}, {14, 8}, {22 + cb, 8}}, 4},
+		{"counts kept until flush, the latest", []w{{0, 22}, {22, cb}, {14, 8}, {14, 8}, {14, 8}}, 3},
+	} {
+		plain, comb := &memWriter{}, &memWriter{}
+		c := &combiner{w: comb}
+		for k, wr := range tc.writes {
+			p := make([]byte, wr.n)
+			for i := range p {
+				p[i] = byte(k*31 + i)
+			}
+			_, err := plain.WriteAt(p, wr.off)
+			require.NoError(t, err)
+			n, err := c.WriteAt(p, wr.off)
+			require.NoError(t, err)
+			require.Equal(t, wr.n, n)
+		}
+		require.NoError(t, c.flush())
+		assert.Equal(t, plain.b, comb.b, tc.name)
+		assert.Equal(t, tc.calls, comb.calls, tc.name)
+	}
+}

@@ -372,6 +372,19 @@ func (t *table) indexNew() (dup, of int) {
 	return -1, -1
 }
 
+// indexLast adds the last record to the index, whose key no other has.
+func (t *table) indexLast() {
+	x := &t.index
+	if x.n != t.n-1 || slotsFor(t.n) > len(x.slots) {
+		t.indexNew()
+		return
+	}
+	var e entry
+	t.decode(x.n, &e)
+	x.put(maphash.Bytes(x.seed, e.key), x.n)
+	x.n++
+}
+
 // slotsFor is the index size for n records: a power of two, at most three
 // quarters full.
 func slotsFor(n int) int {

@@ -131,6 +131,83 @@ func (p *payloadWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// combiner gathers a writer's sequential small writes into large ones: a
+// record's header, padding and small payload, and the records after it,
+// go to the file in one write(2) per combineBytes, where each would be a
+// write of its own. A write at least half that size goes straight
+// through, after what was gathered. Writes elsewhere than at the end of
+// what was gathered (Format A's count) patch it if they fall inside it
+// and are kept until flush (the latest per offset) if they fall before
+// it. It suits only a file that nothing reads until flush: the temporary
+// file of the registered writer.
+type combiner struct {
+	w       writerAt
+	buf     []byte
+	off     int64 // file offset of buf[0]
+	pending []patch
+}
+
+type patch struct {
+	off int64
+	b   []byte
+}
+
+// combineBytes is how much a combiner gathers before it writes.
+const combineBytes = 1 << 20
+
+func (c *combiner) WriteAt(p []byte, off int64) (int, error) {
+	end := c.off + int64(len(c.buf))
+	switch {
+	case off >= c.off && off+int64(len(p)) <= end:
+		copy(c.buf[off-c.off:], p)
+		return len(p), nil
+	case off+int64(len(p)) <= c.off && len(p) <= 64:
+		for i := range c.pending {
+			if q := &c.pending[i]; q.off == off && len(q.b) == len(p) {
+				copy(q.b, p)
+				return len(p), nil
+			}
+		}
+		c.pending = append(c.pending, patch{off, append([]byte(nil), p...)})
+		return len(p), nil
+	case off != end || len(c.buf)+len(p) > combineBytes:
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+		if len(p) >= combineBytes/2 {
+			return c.w.WriteAt(p, off)
+		}
+		c.off = off
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, 0, combineBytes)
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}
+
+// flush writes what was gathered, then the patches.
+func (c *combiner) flush() error {
+	if len(c.buf) > 0 {
+		n, err := c.w.WriteAt(c.buf, c.off)
+		if err == nil && n < len(c.buf) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return err
+		}
+		c.off += int64(len(c.buf))
+		c.buf = c.buf[:0]
+	}
+	for _, q := range c.pending {
+		if _, err := c.w.WriteAt(q.b, q.off); err != nil {
+			return err
+		}
+	}
+	c.pending = c.pending[:0]
+	return nil
+}
+
 // bitBuf is how many bytes of packed words a bitPacker gathers before it
 // writes them.
 const bitBuf = 1 << 20
@@ -337,7 +414,7 @@ func (f *File) write(rec record) error {
 	}
 	f.mu.Lock()
 	f.tab.add(&e, []byte(rec.key), rec.dims, "")
-	f.tab.indexNew() // the key is new: checked above
+	f.tab.indexLast() // the key is new: checked above
 	f.mu.Unlock()
 	f.end = pl.End
 	f.size = max(f.size, pl.End)
