@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapkit/mmapkit/abf"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -53,11 +55,20 @@ func TestCatABFCutShortWhilePrinting(t *testing.T) {
 	f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 	require.NoError(t, err)
 	const side = 2048 // 32 MiB, printed a band of rows at a time, transposed
-	x := make([]float64, side*side)
-	for i := range x {
-		x[i] = float64(i % 1000)
-	}
-	require.NoError(t, abf.Write(f, "x", []int64{side, side}, x))
+	// Written a piece at a time: a child's peak RSS starts from this
+	// process's (TestCatStreamsInBoundedMemory measures it).
+	require.NoError(t, f.WriteStream("x", layout.F64, []int64{side, side}, func(w io.Writer) error {
+		piece := make([]byte, 64<<10)
+		for i := 0; i < side*side; i += len(piece) / 8 {
+			for j := 0; j < len(piece)/8; j++ {
+				binary.LittleEndian.PutUint64(piece[8*j:], math.Float64bits(float64((i+j)%1000)))
+			}
+			if _, err := w.Write(piece); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 	rec, ok := f.Lookup("x")
 	require.True(t, ok)
 	require.NoError(t, f.Close())
