@@ -277,7 +277,9 @@ func subjects() []*subject {
 				}
 				defer f.Close()
 				_, e1 := scidb.ColumnOf[int32](f, 0)
-				e2 := scidb.Set(f, 0, 0, int32(1))
+				e2 := scidb.Set(f, 0, []int64{0}, int32(1))
+				_, e4 := scidb.Read[int32](f, 0)
+				e5 := scidb.ReadAt(f, 0, 0, make([]int32, 1))
 				// A file of one attribute, which View can alias.
 				one := path + ".1"
 				if err := os.WriteFile(one, le64(math.Float64bits(1)), 0o644); err != nil {
@@ -285,17 +287,30 @@ func subjects() []*subject {
 				}
 				g, err := scidb.Open(one, scidbOptions("(double)"))
 				if err != nil {
-					return []error{e1, e2, err}
+					return []error{e1, e2, e4, e5, err}
 				}
 				defer g.Close()
-				_, e3 := scidb.View[int32](g)
-				return []error{e1, e2, e3}
+				_, e3 := scidb.View[int32](g, 0)
+				return []error{e1, e2, e3, e4, e5}
+			},
+			noAlias: func(t *testing.T, dir string) (string, func() error, error, string) {
+				// Attribute 0 of two is strided through the cells.
+				p := (&subject{format: "scidb", file: "m.scidb", params: map[string]string{"scidb-format": "(double, bool)"}}).
+					write(t, dir, arrays().column("a", []float64{1, 2}).column("b", []bool{true, false}))
+				return p, func() error {
+					f, err := scidb.Open(p, scidbOptions("(double, bool)"))
+					require.NoError(t, err)
+					defer f.Close()
+					_, err = scidb.View[float64](f, 0)
+					return err
+				}, errors.ErrUnsupported, "Read"
 			},
 			lenient: func(t *testing.T, _ *subject, dir string) (string, error) {
 				p := filepath.Join(dir, "l.scidb")
 				require.NoError(t, os.WriteFile(p, append(le64(math.Float64bits(1)), 2), 0o644))
 				return p, mmapfile.ErrInvalidBool
 			},
+			salvage: true,
 		},
 		{
 			format: "npy", file: "x.npy",
@@ -714,7 +729,7 @@ func TestConstructors(t *testing.T) {
 		{"abf", abf.Open, abf.OpenFile, abf.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"futhark", futhark.Open, futhark.OpenFile, futhark.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"daphne", daphne.Open, daphne.OpenFile, daphne.NewReader, reflect.TypeFor[io.ReaderAt](), true, false},
-		{"scidb", scidb.Open, scidb.OpenFile, scidb.NewReader, reflect.TypeFor[io.ReaderAt](), true, false},
+		{"scidb", scidb.Open, scidb.OpenFile, scidb.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"npy", npy.Open, npy.OpenFile, npy.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"zarr", zarr.Open, zarr.OpenFile, zarr.NewReader, reflect.TypeFor[fs.FS](), true, false},
 		{"csv", csvtable.Open, csvtable.OpenFile, csvtable.NewReader, reflect.TypeFor[io.ReaderAt](), false, true},
