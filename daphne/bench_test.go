@@ -68,7 +68,7 @@ func BenchmarkDenseF64(b *testing.B) {
 		defer f.Close()
 		b.SetBytes(n * 8)
 		for b.Loop() {
-			v, err := ReadDense[float64](f)
+			v, err := Read[float64](f, "matrix")
 			if err != nil || int64(len(v)) != n {
 				b.Fatal(err)
 			}
