@@ -365,9 +365,11 @@ func subjects() []*subject {
 				if err != nil {
 					return []error{err}
 				}
-				_, e1 := zarr.View[int32](a, 0, 0)
-				_, e2 := zarr.Read[int32](a, []int64{0, 0}, []int64{1, 1})
-				return []error{e1, e2, zarr.Set(a, int32(1), 0, 0)}
+				_, e1 := zarr.View[int32](a)
+				_, e2 := zarr.Read[int32](a)
+				_, e3 := zarr.ViewChunk[int32](a, 0, 0)
+				_, e4 := zarr.ReadRegion[int32](a, []int64{0, 0}, []int64{1, 1})
+				return []error{e1, e2, e3, e4, zarr.ReadAt(a, 0, make([]int32, 1)), zarr.Set(a, []int64{0, 0}, int32(1))}
 			},
 			noAlias: func(t *testing.T, dir string) (string, func() error, error, string) {
 				src := arrays().array("a", []float64{1, 2})
@@ -379,11 +381,12 @@ func subjects() []*subject {
 					defer s.Close()
 					a, err := s.Array("a")
 					require.NoError(t, err)
-					_, err = zarr.View[float64](a, 0)
+					_, err = zarr.View[float64](a)
 					return err
 				}, mmapfile.ErrByteOrder, "Read"
 			},
 			lenient: boolByte2,
+			salvage: true,
 		},
 		{
 			format: "csv", file: "x.csv",
@@ -730,7 +733,7 @@ func TestConstructors(t *testing.T) {
 		{"daphne", daphne.Open, daphne.OpenFile, daphne.NewReader, reflect.TypeFor[io.ReaderAt](), true, false},
 		{"scidb", scidb.Open, scidb.OpenFile, scidb.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"npy", npy.Open, npy.OpenFile, npy.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
-		{"zarr", zarr.Open, zarr.OpenFile, zarr.NewReader, reflect.TypeFor[fs.FS](), true, false},
+		{"zarr", zarr.Open, zarr.OpenFile, zarr.NewReader, reflect.TypeFor[fs.FS](), true, true},
 		{"csv", csvtable.Open, csvtable.OpenFile, csvtable.NewReader, reflect.TypeFor[io.ReaderAt](), false, true},
 	} {
 		t.Run(c.format, func(t *testing.T) {
