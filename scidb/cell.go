@@ -13,8 +13,9 @@ import (
 // DecodeFile. A nil *Options has no Format, which every reader needs.
 type Options struct {
 	// Options are the mapping's options (advice, populate, lock, wait).
-	// Create and Truncate are refused: SciDB files are written by
-	// EncodeFile and the encoders, never by mapping an empty file.
+	// Create and Truncate are refused by OpenFile: SciDB files are
+	// written by EncodeFile, the encoders and Create. Perm is the
+	// permission bits of a file Create makes.
 	mmapfile.Options
 	// Format describes the cells (SciDB files have no header); required.
 	Format *Format

@@ -28,6 +28,8 @@
 // packages name an array: View, Read and ReadAt give its values (View only
 // where they are one contiguous run: a file of that one attribute), Set
 // changes one in place at the index [cell] of a file opened read-write.
+// Create makes a file of n zero cells, opened read-write, to fill so
+// (numpy's open_memmap with mode "w+").
 //
 // The package registers the format "scidb" (extension .scidb; files are
 // never recognised from their bytes: the parameter "scidb-format" gives

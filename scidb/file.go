@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -61,7 +62,8 @@ func Open(path string, o *Options) (*File, error) {
 // OpenFile is Open in a mode: mmapfile.ReadWrite maps the file writable
 // (under an exclusive lock, unless o.Lock says otherwise) so that Set and
 // SetValue can change cells of a fixed-size format in place. It never
-// creates a file: write one with EncodeFile.
+// creates a file: write one with EncodeFile, or make one to fill in place
+// with Create.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	f, err := o.format(path)
 	if err != nil {
@@ -86,6 +88,48 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// Create makes a new file at path of n cells of o.Format, which must be
+// fixed-size (ErrNotFixed), and opens it read-write: numpy's
+// open_memmap(mode="w+"). Every value is zero and every nullable entry
+// null (missing reason 0) until Set or SetValue fills it; a format of one
+// non-nullable attribute is filled through View, whose values start at
+// byte 0 and so are aligned for any type. The file is made beside path,
+// its disk blocks reserved (a full disk is an error here, not a fault
+// when the view is written), and renamed over path only when complete:
+// a replaced file keeps its permission bits, a new one gets o.Perm.
+func Create(path string, n int64, o *Options) (*File, error) {
+	f, err := o.format(path)
+	if err != nil {
+		return nil, err
+	}
+	stride, fixed := f.Stride()
+	if !fixed {
+		return nil, fileError(path, -1, ErrNotFixed, "Create of format %s: %v", f, ErrNotFixed)
+	}
+	size, ok := layout.Mul(n, int64(stride))
+	if n < 0 || !ok {
+		return nil, fileError(path, -1, mmapfile.ErrOutOfRange, "%d cells of %d bytes", n, stride)
+	}
+	tmp, err := atomicfile.Create(path, o.Perm)
+	if err != nil {
+		return nil, err
+	}
+	defer tmp.Abort()
+	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mmapfile.Options{Lock: mmapfile.LockNone})
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(mf.Grow(size), mf.Close()); err != nil {
+		return nil, fileError(path, -1, err, "reserving %d bytes: %v", size, err)
+	}
+	if err := tmp.Commit(); err != nil {
+		return nil, err
+	}
+	opts := *o
+	opts.Create, opts.Truncate = false, false
+	return OpenFile(path, mmapfile.ReadWrite, &opts)
 }
 
 // NewReader reads size bytes of SciDB cells of format o.Format from r into

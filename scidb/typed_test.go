@@ -180,3 +180,64 @@ func TestSalvage(t *testing.T) {
 	err = NewDecoder(bytes.NewReader(typedCells), o).Read(make(Row, 3))
 	assert.ErrorIs(t, err, errors.ErrUnsupported, "a Decoder has no Damage")
 }
+
+// TestCreate: Create makes a file of zero cells to fill in place (numpy's
+// open_memmap "w+"), through View for a format of one attribute and Set
+// for the others; nullable entries start null.
+func TestCreate(t *testing.T) {
+	dir := t.TempDir()
+	p := dir + "/one.scidb"
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o600))
+	m, err := Create(p, 3, &Options{Format: mustFormat(t, "(double)")})
+	require.NoError(t, err)
+	if mmapfile.HostOrder() == binary.LittleEndian {
+		v, err := View[float64](m, 0)
+		require.NoError(t, err)
+		copy(v, []float64{1.5, 2.5, 3.5})
+	} else {
+		for i, x := range []float64{1.5, 2.5, 3.5} {
+			require.NoError(t, Set(m, 0, []int64{int64(i)}, x))
+		}
+	}
+	require.NoError(t, m.Close())
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, hx("000000000000f83f 0000000000000440 0000000000000c40"), b)
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "a replaced file keeps its permission bits")
+
+	q := dir + "/two.scidb"
+	f := mustFormat(t, "(int64, double null)")
+	m, err = Create(q, 2, &Options{Format: f})
+	require.NoError(t, err)
+	row := make(Row, 2)
+	require.NoError(t, m.Read(0, row))
+	assert.True(t, row[1].Null, "a nullable entry starts null")
+	require.NoError(t, Set(m, 1, []int64{1}, 0.5))
+	require.NoError(t, Set(m, 0, []int64{1}, int64(-2)))
+	require.NoError(t, m.Close())
+	b, err = os.ReadFile(q)
+	require.NoError(t, err)
+	assert.Equal(t, hx("0000000000000000 000000000000000000 feffffffffffffff ff000000000000e03f"), b)
+
+	for _, c := range []struct {
+		name   string
+		n      int64
+		format string
+		want   error
+	}{
+		{"a variable-size format", 1, "(int64, string)", ErrNotFixed},
+		{"a negative count", -1, "(double)", mmapfile.ErrOutOfRange},
+		{"too many cells", 1 << 62, "(double)", mmapfile.ErrOutOfRange},
+	} {
+		_, err := Create(p, c.n, &Options{Format: mustFormat(t, c.format)})
+		require.ErrorIs(t, err, c.want, c.name)
+		assert.ErrorContains(t, err, p, c.name)
+		got, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Len(t, got, 24, "%s: the file is as it was", c.name)
+	}
+	_, err = Create(p, 1, nil)
+	assert.ErrorIs(t, err, ErrNoFormat)
+}
