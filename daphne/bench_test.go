@@ -60,7 +60,7 @@ func BenchmarkDenseF64(b *testing.B) {
 			copy(dst, src)
 		}
 	})
-	b.Run("ReadDense", func(b *testing.B) {
+	b.Run("Read", func(b *testing.B) {
 		f, err := Open(path, nil)
 		if err != nil {
 			b.Fatal(err)
