@@ -40,10 +40,16 @@ func init() {
 }
 
 // optionsFrom maps the format-neutral options onto this package's.
+// Salvage is refused (errors.ErrUnsupported), never ignored: this package
+// does not read a damaged DAPHNE file as a smaller matrix or frame.
 func optionsFrom(path string, o *format.Options) (*Options, error) {
 	doc, err := documentParam(path, o)
 	if err != nil || o == nil {
 		return nil, err
+	}
+	if o.Salvage {
+		return nil, &FormatError{File: path, Offset: -1, Err: errors.ErrUnsupported,
+			Msg: "Salvage is not supported: a DAPHNE file is one matrix or one frame, and a damaged one is refused, never read as a smaller one"}
 	}
 	return &Options{Options: o.Options, Lenient: o.Lenient, DocumentLayout: doc}, nil
 }
@@ -275,6 +281,19 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkSet(rec, idx); err != nil {
+		return err
+	}
+	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
+	if err != nil {
+		return f.errf(-1, err, "record %q: %v", rec.Name, err)
+	}
+	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
+}
+
+// checkSet checks that record rec can be changed in place at idx: a dense
+// matrix, and a [row, col] inside it.
+func (f *File) checkSet(rec *format.Record, idx []int64) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, errors.ErrUnsupported, "record %q: only dense matrices are changed in place, this is a %v file", rec.Name, f.hdr.Kind)
 	}
@@ -284,11 +303,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if _, err := layout.Index(rec.Shape, layout.RowMajor, idx...); err != nil {
 		return f.errf(-1, errors.Join(mmapfile.ErrOutOfRange, err), "record %q: index %v: %v", rec.Name, idx, err)
 	}
-	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
-	if err != nil {
-		return f.errf(-1, err, "record %q: %v", rec.Name, err)
-	}
-	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
+	return nil
 }
 
 // Write writes the records of src to path (and path+".meta") in DAPHNE's

@@ -356,7 +356,7 @@ func TestMappedFileTruncatedUnderneath(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, os.Truncate(path, 100))
-	_, err = ReadDense[float64](f)
+	_, err = Read[float64](f, "matrix")
 	require.Error(t, err)
 	var fe *FormatError
 	assert.ErrorAs(t, err, &fe)

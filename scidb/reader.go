@@ -36,6 +36,9 @@ func NewDecoder(r io.Reader, o *Options) *Decoder {
 		name = n.Name()
 	}
 	pf, err := o.format(name)
+	if err == nil {
+		err = o.noSalvage(name)
+	}
 	if err != nil {
 		return &Decoder{err: err}
 	}

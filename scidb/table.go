@@ -168,6 +168,9 @@ func decode(data []byte, path string, o *Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := o.noSalvage(path); err != nil {
+		return nil, err
+	}
 	if o.opaqueCheck() {
 		if e := detectOpaque(data, int64(len(data))); e != nil {
 			return nil, e

@@ -99,6 +99,10 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 	p := makePlan(cnt, sstr, dstr, int(size))
 	ub := m.unitBytes()
 	whole := p.contiguous() && p.elems()*size == ub // dst holds the unit as stored
+	if a.isDamaged(u) {
+		p.fill(dst, doff, m.fill) // Options.Salvage; Damage reports it
+		return nil
+	}
 	loc, err := a.locateUnit(u)
 	if err != nil {
 		return err
@@ -344,19 +348,52 @@ func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
 	return f, nil
 }
 
-// Read copies the region [start, start+count) of the array into a new
-// slice, in row-major order and the host's byte order. Missing chunks read
-// as the fill value. T must be the array's element type.
-func Read[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
+// checkType fails unless T's element type is the array's.
+func checkType[T layout.Elem](a *Array) error {
+	if err := a.s.checkOpen(); err != nil {
+		return err
+	}
 	if t := layout.TypeOf[T](); t != a.m.dt.typ {
-		return nil, a.s.errf(a.m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+	}
+	return nil
+}
+
+// Read returns a copy of the whole array, listed in its Order (as View
+// and ViewChunk list a chunk) and in the host's byte order. Missing chunks
+// read as the fill value. T must be the array's element type.
+func Read[T layout.Elem](a *Array) ([]T, error) {
+	return ReadRegion[T](a, make([]int64, len(a.m.shape)), a.m.shape)
+}
+
+// ReadAt copies the elements [start, start+len(dst)) of the array, counted
+// in its Order over the whole array (row-major: the last index varies
+// fastest), into dst: a part of a huge array in bounded memory. It fills
+// dst or returns an error (mmapfile.ErrOutOfRange for a range outside the
+// array).
+func ReadAt[T layout.Elem](a *Array, start int64, dst []T) error {
+	if err := checkType[T](a); err != nil {
+		return err
+	}
+	return a.readLinear(unsafeslice.Bytes(dst), start, a.Order(), mmapfile.HostOrder())
+}
+
+// ReadRegion copies the region [start, start+count) of the array (the
+// box of count[i] elements from start[i] along each axis) into a new
+// slice, listed in the array's Order and in the host's byte order.
+// Missing chunks read as the fill value. T must be the array's element
+// type. Array.ReadRegion is the same copy into bytes, in any order and
+// byte order.
+func ReadRegion[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
+	if err := checkType[T](a); err != nil {
+		return nil, err
 	}
 	n, err := a.checkBox(start, count)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]T, n)
-	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, a.Order(), mmapfile.HostOrder()); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -407,8 +444,13 @@ func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo
 	if i < 0 || i >= len(s.arrays) {
 		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
-	a := s.arrays[i]
-	m := a.m
+	return s.arrays[i].readLinear(dst, first, order, bo)
+}
+
+// readLinear copies the elements [first, first+len(dst)/size) of the
+// array, listed in order, into dst in byte order bo.
+func (a *Array) readLinear(dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	s, m := a.s, a.m
 	zero := make([]int64, len(m.shape))
 	total, err := a.checkBox(zero, m.shape)
 	if err != nil {

@@ -30,6 +30,15 @@ type Options struct {
 	// Lenient makes copying reads accept bool bytes other than 0 and 1
 	// (as true), as NumPy does. Views stay strict.
 	Lenient bool
+	// Salvage makes Open, OpenFile and NewReader read every chunk of
+	// every array once (decompressing compressed ones): the chunks that
+	// do not decode — cut short, failing to decompress or their checksum,
+	// in a shard whose index is damaged — read as the fill value through
+	// the copying calls, and Store.Damage lists each with its key and
+	// byte offset. Views and Set stay strict: they fail on such a chunk.
+	// Damaged metadata still fails the open: without it no chunk of the
+	// array can be found.
+	Salvage bool
 
 	// Version is the Zarr version Write and Create produce: 3 (the
 	// default, also for 0) or 2.
@@ -73,6 +82,10 @@ type Store struct {
 	closed bool
 	states sync.Pool // *worker
 	cache  unitCache
+
+	// Options.Salvage: the units that do not decode, and their errors.
+	damaged map[unitRef]bool
+	damage  []error
 }
 
 // Open opens the store at path read-only.
@@ -118,6 +131,9 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	if s.opts.Salvage {
+		s.salvage()
+	}
 	return s, nil
 }
 
@@ -131,6 +147,9 @@ func NewReader(fsys fs.FS, o *Options) (*Store, error) {
 	}
 	if err := s.load(); err != nil {
 		return nil, err
+	}
+	if s.opts.Salvage {
+		s.salvage()
 	}
 	return s, nil
 }

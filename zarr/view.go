@@ -47,32 +47,49 @@ func (s *Store) mapped(key string) (*mapping, error) {
 	return mp, nil
 }
 
-// View returns chunk idx of the array as a slice that aliases the chunk
-// file's mapping: no copy is made. The slice holds the whole chunk (at the
-// array's edges too, where the part past the edge is padding), listed in
-// the array's Order. In a store opened read-write, writing the slice
-// writes the file, and a missing chunk is first created, filled with the
-// fill value.
+// View returns the whole array as a slice that aliases its chunk file's
+// mapping, listed in the array's Order: no copy is made. Only an array
+// stored as one chunk of exactly its shape is one run of bytes; for any
+// other View fails, naming ViewChunk (a chunk is what Zarr maps) and Read
+// (which copies). Where that chunk cannot be aliased it fails as
+// ViewChunk does.
+func View[T layout.Elem](a *Array) ([]T, error) {
+	if err := checkType[T](a); err != nil {
+		return nil, err
+	}
+	m := a.m
+	for i := range m.shape {
+		if m.unit[i] != m.shape[i] {
+			return nil, a.s.errf(m.metaKey, -1, ErrUnsupported, "array %q of shape %v is stored in chunks of %v, not one run of bytes: view a chunk with ViewChunk, or copy with Read", m.name, m.shape, m.unit)
+		}
+	}
+	return ViewChunk[T](a, make([]int64, len(m.shape))...)
+}
+
+// ViewChunk returns chunk idx of the array as a slice that aliases the
+// chunk file's mapping: no copy is made. The slice holds the whole chunk
+// (at the array's edges too, where the part past the edge is padding),
+// listed in the array's Order. In a store opened read-write, writing the
+// slice writes the file, and a missing chunk is first created, filled
+// with the fill value.
 //
-// View fails — naming the copying call to use instead — for a chunk that
-// is compressed (ErrUnsupported), stored in another byte order
-// (mmapfile.ErrByteOrder) or another permutation of its axes (ErrUnsupported),
-// misaligned in its shard (mmapfile.ErrMisaligned), or missing in a read-only
-// store (ErrMissingChunk): Read and ReadRegion copy any of them.
+// ViewChunk fails — naming the copying call to use instead — for a chunk
+// that is compressed (ErrUnsupported), stored in another byte order
+// (mmapfile.ErrByteOrder) or another permutation of its axes
+// (ErrUnsupported), misaligned in its shard (mmapfile.ErrMisaligned),
+// damaged (see Options.Salvage), or missing in a read-only store
+// (ErrMissingChunk): Read and ReadRegion copy any of them.
 //
 // The slice is valid until the store is closed; using it afterwards
 // crashes the process, and so does reading it after another process
 // truncated the file (SIGBUS), as for any mapping.
-func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
+func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	s, m := a.s, a.m
-	if err := s.checkOpen(); err != nil {
+	if err := checkType[T](a); err != nil {
 		return nil, err
 	}
 	if err := a.checkChunk(idx); err != nil {
 		return nil, err
-	}
-	if t := layout.TypeOf[T](); t != m.dt.typ {
-		return nil, s.errf(m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", m.name, m.dt.typeName(), t)
 	}
 	key, _ := m.locate(idx)
 	if len(m.chain) > 0 {
@@ -130,9 +147,9 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 // changing and re-encoding the chunk (its shard) to a new file that
 // replaces the old one when they are compressed; a missing chunk is
 // created from the fill value. The store must be open read-write.
-func Set[T layout.Elem](a *Array, v T, idx ...int64) error {
-	if t := layout.TypeOf[T](); t != a.m.dt.typ {
-		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+func Set[T layout.Elem](a *Array, idx []int64, v T) error {
+	if err := checkType[T](a); err != nil {
+		return err
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
 	mmapfile.SwapOrder(b, a.m.dt.typ, mmapfile.HostOrder(), a.m.byteOrder())
@@ -368,7 +385,7 @@ func (s *Store) Sync() error {
 }
 
 // Close syncs a read-write store and releases its mappings, lock and
-// directory. Every slice View returned is invalid afterwards. Closing
+// directory. Every slice View and ViewChunk returned is invalid afterwards. Closing
 // twice returns an error wrapping mmapfile.ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()

@@ -7,8 +7,12 @@
 // that cannot alias names the copying call to use; a copy out of range is
 // mmapfile.ErrOutOfRange; a change to a read-only file is
 // mmapfile.ErrNotWritable; Close twice is mmapfile.ErrClosed; a second
-// writer is mmapfile.ErrLocked; and Lenient, Salvage and Damage mean the
-// same in every format that has them.
+// writer is mmapfile.ErrLocked; Lenient, Salvage and Damage mean the
+// same in every format that has them, and formats without Salvage refuse
+// it; the typed View, Read, ReadAt and Set take the same parameters in
+// every package; and a new array filled through a writable view (numpy's
+// open_memmap "w+") is in the file, in every format whose payloads can be
+// aligned.
 //
 // The tests live here, not in package format, because they import every
 // format package.

@@ -197,7 +197,7 @@ func TestDiskFullDAPHNE(t *testing.T) {
 	f, err := daphne.Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	got, err := daphne.ReadDense[float64](f)
+	got, err := daphne.Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, floats(6, 1), got)
 }
