@@ -26,6 +26,23 @@
 // open_memmap(mode="w+") does, open with Mode "w+" (or "r+") and call
 // [Create]; to write an array larger than memory, [File.WriteStream].
 //
+// # Memory and mappings
+//
+// Opening reads every header, with pread a window at a time, and keeps
+// each record in 20 to 30 bytes plus its key (its key index included), so
+// that a file of millions of small records opens in less memory than its
+// size; Records and package format's Records build their descriptions
+// when asked. The
+// file is mapped once, whole, however many records it has. Records
+// appended later are mapped when first viewed, together with everything
+// appended before them, so that appending many records and then viewing
+// them adds one mapping; copies (Read, ReadAt, …) of records not yet
+// mapped use pread. Each Create maps the array it appends (with what was
+// appended before it), so a program that creates tens of thousands of
+// arrays in one open can run into the system's limit on mappings
+// (vm.max_map_count on Linux): write them with Write or WriteStream, or
+// reopen the file.
+//
 // # Modes
 //
 // [Options.Mode] takes Julia's modes: "r" (read), "r+" (read, edit in

@@ -54,9 +54,19 @@ func (e *FormatError) Error() string {
 // Unwrap returns the underlying error.
 func (e *FormatError) Unwrap() error { return e.Err }
 
+// sentinels wraps errors for errors.Is whose meaning the message of the
+// FormatError that holds them already says.
+type sentinels []error
+
+func (s sentinels) Error() string   { return s[0].Error() }
+func (s sentinels) Unwrap() []error { return s }
+
 // isSentinel reports whether err is a bare sentinel, whose text the
 // message already says in its own words.
 func isSentinel(err error) bool {
+	if _, ok := err.(sentinels); ok {
+		return true
+	}
 	switch err {
 	case ErrDuplicateKey, ErrKeyExists, ErrNotFound, ErrNotReadable,
 		mmapfile.ErrTruncated, mmapfile.ErrTypeMismatch, mmapfile.ErrNotWritable,

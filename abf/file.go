@@ -1,14 +1,15 @@
 package abf
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 
-	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -58,11 +59,6 @@ type Options struct {
 	Lenient bool
 }
 
-// regionRef is the mapping that holds a record's payload, made on first use.
-type regionRef struct {
-	p atomic.Pointer[mmapfile.Region]
-}
-
 // writerAt is where appends go: the file, or a fault injector in tests.
 type writerAt interface {
 	WriteAt(p []byte, off int64) (int, error)
@@ -80,13 +76,17 @@ type File struct {
 	mf       *mmapfile.File // nil for NewReader
 	ra       io.ReaderAt    // NewReader's source
 
-	wmu   sync.Mutex   // serialises writers; taken before mu
-	mu    sync.RWMutex // guards entries, index, closed
-	mapMu sync.Mutex   // serialises lazy mapping
+	wmu sync.Mutex   // serialises writers; taken before mu
+	mu  sync.RWMutex // guards tab, closed
+
+	// The file is mapped once as it is at open, and records appended
+	// since are mapped when first viewed, all that was appended by then
+	// in one more mapping: never a mapping per record.
+	mapMu sync.Mutex
+	wins  atomic.Pointer[[]*mmapfile.Region] // in file order, contiguous from offset 0
 
 	format   Format
-	entries  []*entry
-	index    map[string]int
+	tab      table
 	end      int64 // where the next record starts
 	size     int64 // the file's size as the writer knows it
 	count    int64 // Format A's record count
@@ -95,6 +95,10 @@ type File struct {
 	closed   bool
 
 	wr writerAt
+	// discarded, for the temporary file of a writer that replaces its
+	// target only when complete, says what a failed write leaves of the
+	// target, which the errors name.
+	discarded string
 }
 
 // Open opens the file at path read-only (mode "r").
@@ -183,23 +187,17 @@ func (f *File) open(o Options) error {
 		if f.writable {
 			return f.create(o.Format)
 		}
-		f.index = map[string]int{}
 		return nil
 	}
-	whole, err := f.mf.MapAll()
+	// The headers are read with pread, a window at a time, not through
+	// the mapping: listing a file of many records then keeps none of its
+	// pages resident, and a file cut short meanwhile is an error, not a
+	// fault. Writers parse salvaging so that they can repair a torn tail;
+	// other damage still fails them unless the caller asked for Salvage.
+	in := &input{name: f.name, lenient: o.Lenient, size: size, ra: f.mf}
+	res, err := parseFile(in, o.Salvage || f.writable)
 	if err != nil {
-		return f.errf(0, err, "cannot map")
-	}
-	in := &input{name: f.name, lenient: o.Lenient, size: size, mem: whole.Bytes()}
-	var res *parsed
-	var perr error
-	// Writers parse salvaging so that they can repair a torn tail; other
-	// damage still fails them unless the caller asked for Salvage.
-	if err := whole.Guard(func() { res, perr = parseFile(in, o.Salvage || f.writable) }); err != nil {
-		return f.errf(0, err, "reading the headers")
-	}
-	if perr != nil {
-		return perr
+		return err
 	}
 	if res.damage != nil && !o.Salvage && !errors.Is(res.damage, mmapfile.ErrTruncated) {
 		return res.damage
@@ -212,48 +210,40 @@ func (f *File) open(o Options) error {
 		if res.format == FormatB {
 			return f.errf(0, mmapfile.ErrNotWritable, "Format B files are read only")
 		}
-		for _, e := range res.entries {
-			if e.BigEndian {
-				return f.errf(e.Start, mmapfile.ErrNotWritable, "record %q is big-endian; big-endian files are read only", e.Key)
+		for i := range res.tab.len() {
+			if e := res.tab.at(i); e.bigEndian() {
+				return f.errf(e.start, mmapfile.ErrNotWritable, "record %s is big-endian; big-endian files are read only", keyOf(&e))
 			}
 		}
 		if res.end < size && (res.damage != nil || (res.format == FormatA && o.Salvage)) {
 			// A torn record, or (asked for) Format A's bytes after the
 			// counted records, such as a record written but not yet
 			// counted: what a crash mid-append leaves. Cut it away before
-			// anything else maps it, and say so in Damage.
+			// anything maps it, and say so in Damage.
 			f.damage = cutError(f.name, res, size)
-			if err := whole.Unmap(); err != nil {
-				return f.errf(0, err, "cannot unmap")
-			}
 			if err := f.mf.Truncate(res.end); err != nil {
 				return f.errf(res.end, err, "cannot cut the damaged tail")
 			}
 			f.size = res.end
 			if res.format == FormatA {
-				f.count = int64(len(res.entries))
+				f.count = int64(res.tab.len())
 				if err := f.putCount(f.count); err != nil {
 					return err
 				}
 			}
 			f.trailing = 0
-			if !f.readable {
-				return nil
-			}
-			if whole, err = f.mf.MapAll(); err != nil {
-				return f.errf(0, err, "cannot map")
-			}
+			size = res.end
 		}
 	}
 	if !f.readable {
-		if err := whole.Unmap(); err != nil {
-			return f.errf(0, err, "cannot unmap")
-		}
 		return nil
 	}
-	for _, e := range f.entries {
-		e.reg.p.Store(whole)
+	// One mapping of the file as parsed serves every record it holds.
+	whole, err := f.mf.Map(0, size)
+	if err != nil {
+		return f.errf(0, err, "cannot map the %d bytes parsed", size)
 	}
+	f.wins.Store(&[]*mmapfile.Region{whole})
 	return nil
 }
 
@@ -273,7 +263,6 @@ func cutError(name string, res *parsed, size int64) *FormatError {
 
 // create starts a new, empty file: nothing for C, the 22-byte header for A.
 func (f *File) create(format Format) error {
-	f.index = map[string]int{}
 	switch format {
 	case FormatC:
 		return nil
@@ -289,11 +278,11 @@ func (f *File) create(format Format) error {
 }
 
 func (f *File) adopt(res *parsed, size int64) {
-	f.format, f.entries, f.index = res.format, res.entries, res.index
+	f.format, f.tab = res.format, res.tab
 	f.end, f.size, f.count = res.end, size, res.count
 	f.trailing, f.damage = res.trailing, res.damage
 	if res.format == FormatA && res.damage != nil {
-		f.count = int64(len(res.entries))
+		f.count = int64(res.tab.len())
 	}
 }
 
@@ -339,41 +328,35 @@ func (f *File) Format() Format {
 // Name returns the name the file was opened with ("" for NewReader).
 func (f *File) Name() string { return f.name }
 
-// Records returns a description of every record, in file order.
+// Records returns a description of every record, in file order. The
+// records are built for the call: the File keeps its records compactly.
 func (f *File) Records() []Record {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	out := make([]Record, len(f.entries))
-	for i, e := range f.entries {
-		out[i] = e.Record.clone()
-	}
+	out := make([]Record, f.tab.len())
+	f.tab.each(len(out), func(e *entry, key string) {
+		out[e.i] = e.record(key)
+	})
 	return out
+}
+
+// Len returns the number of records.
+func (f *File) Len() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.tab.len()
 }
 
 // Lookup returns the record with the given key.
 func (f *File) Lookup(key string) (Record, bool) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	i, ok := f.index[key]
-	if !ok {
+	i := f.tab.find(key)
+	if i < 0 {
 		return Record{}, false
 	}
-	return f.entries[i].Record.clone(), true
-}
-
-// Arrays returns one layout descriptor per record, in file order: Type is
-// the element type (layout.Invalid for BitArrays, Strings and serialized
-// records, whose Kind Records gives), Shape the Dims, Order column-major,
-// Offset the payload offset and Size the payload bytes.
-func (f *File) Arrays() []layout.Array {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	out := make([]layout.Array, len(f.entries))
-	for i, e := range f.entries {
-		out[i] = layout.Array{Name: e.Key, Type: e.Elem, Shape: append([]int64(nil), e.Dims...),
-			Order: layout.ColMajor, Offset: e.DataOffset, Size: e.DataLen}
-	}
-	return out
+	e := f.tab.at(i)
+	return e.record(key), true
 }
 
 // TrailingBytes returns the number of bytes after the last record that
@@ -431,41 +414,95 @@ func (f *File) Close() error {
 }
 
 // readEntry finds key for reading. f.mu must be read-locked.
-func (f *File) readEntry(key string) (*entry, error) {
+func (f *File) readEntry(key string, e *entry) error {
 	if f.closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
 	}
 	if !f.readable {
-		return nil, f.errf(-1, ErrNotReadable, "mode %q cannot read", f.mode)
+		return f.errf(-1, ErrNotReadable, "mode %q cannot read", f.mode)
 	}
-	i, ok := f.index[key]
-	if !ok {
-		return nil, f.errf(-1, ErrNotFound, "no record %q", key)
+	if !f.tab.lookup(key, e) {
+		return f.errf(-1, ErrNotFound, "no record %q", key)
 	}
-	return f.entries[i], nil
+	return nil
 }
 
-// region returns the mapping that holds e's payload, mapping it on first
-// use (records appended after open).
+// keyOf returns e's key, quoted, for a message.
+func keyOf(e *entry) string { return quote64(string(e.key)) }
+
+// mapped returns the mapping that holds e's payload, or nil if the
+// payload lies beyond what is mapped (a record appended since).
+func (f *File) mapped(e *entry) *mmapfile.Region {
+	wp := f.wins.Load()
+	if wp == nil {
+		return nil
+	}
+	ws := *wp
+	// The last mapping that starts at or before the payload.
+	lo, hi := 0, len(ws)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ws[m].Offset() <= e.data {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return nil
+	}
+	w := ws[lo-1]
+	if e.data+e.dataLen > w.Offset()+int64(w.Len()) {
+		return nil
+	}
+	return w
+}
+
+// region returns the mapping that holds e's payload, mapping on first
+// use everything appended since the last mapping was made. f.mu must be
+// read-locked.
 func (f *File) region(e *entry) (*mmapfile.Region, error) {
-	if r := e.reg.p.Load(); r != nil {
+	if r := f.mapped(e); r != nil {
 		return r, nil
 	}
 	f.mapMu.Lock()
 	defer f.mapMu.Unlock()
-	if r := e.reg.p.Load(); r != nil {
+	if r := f.mapped(e); r != nil {
 		return r, nil
 	}
-	r, err := f.mf.Map(e.DataOffset, e.DataLen)
-	if err != nil {
-		return nil, f.errf(e.DataOffset, err, "record %q: cannot map", e.Key)
+	var ws []*mmapfile.Region
+	var from int64
+	if wp := f.wins.Load(); wp != nil {
+		ws = *wp
+		if n := len(ws); n > 0 {
+			from = ws[n-1].Offset() + int64(ws[n-1].Len())
+		}
 	}
-	e.reg.p.Store(r)
+	// Up to the end of the last record's bytes (an empty array's padding
+	// may never have been written, so its header's end for it).
+	last := f.tab.last()
+	to := last.data + last.dataLen
+	if last.dataLen == 0 {
+		to = last.hdrEnd()
+	}
+	to = max(to, e.data+e.dataLen)
+	if from > e.data {
+		// Only a record that straddles what was mapped gets here, which
+		// appends never make; map the record alone.
+		from = e.data
+	}
+	r, err := f.mf.Map(from, to-from)
+	if err != nil {
+		return nil, f.errf(e.data, err, "record %s: cannot map [%d, %d)", keyOf(e), from, to)
+	}
+	ws = append(slices.Clone(ws), r)
+	slices.SortStableFunc(ws, func(a, b *mmapfile.Region) int { return cmp.Compare(a.Offset(), b.Offset()) })
+	f.wins.Store(&ws)
 	return r, nil
 }
 
 // readRaw copies the payload bytes at file offset off into dst, guarded
-// against faults.
+// against faults. f.mu must be read-locked.
 func (f *File) readRaw(e *entry, dst []byte, off int64) error {
 	if len(dst) == 0 {
 		return nil
@@ -478,19 +515,33 @@ func (f *File) readRaw(e *entry, dst []byte, off int64) error {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return f.errf(off, err, "record %q: read failed", e.Key)
+		return f.errf(off+int64(n), err, "record %s: read failed", keyOf(e))
 	}
-	r := e.reg.p.Load()
+	r := f.mapped(e)
 	if r == nil {
 		// A record appended after open and never viewed: pread it rather
-		// than map it, so that copies do not pile up mappings.
-		if _, err := f.mf.ReadAt(dst, off); err != nil {
-			return f.errf(off, err, "record %q: read failed", e.Key)
+		// than map it.
+		n, err := f.mf.ReadAt(dst, off)
+		if n == len(dst) {
+			return nil
 		}
-		return nil
+		if err == nil || err == io.EOF {
+			err = mmapfile.ErrTruncated
+		}
+		return f.readErr(keyOf(e), e.data, e.dataLen, off+int64(n), err)
 	}
 	if _, err := r.ReadAt(dst, off-r.Offset()); err != nil {
-		return f.errf(off, err, "record %q: read failed", e.Key)
+		return f.readErr(keyOf(e), e.data, e.dataLen, off, err)
+	}
+	return nil
+}
+
+// checkOpen fails once the file is closed.
+func (f *File) checkOpen() error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
 	}
 	return nil
 }

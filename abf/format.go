@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,14 +78,27 @@ func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File
 }
 
 // formatFile is a *File seen through package format's interfaces:
-// format.File, format.Setter and format.Damaged.
+// format.File, format.Setter and format.Damaged. Its records are the
+// File's when it was opened, described on first use.
 type formatFile struct {
-	f    *File
-	recs []format.Record
-	ents []*entry
+	f *File
+	n int
+
+	recsOnce sync.Once
+	recs     []format.Record
 
 	mu   sync.Mutex
-	pays []*format.Payload // made on first read
+	pays [payloadCache]cachedPayload // the readers of the records read last
+	next int
+}
+
+// payloadCache is how many records' readers a formatFile keeps: a reader
+// keeps the band of a transposed read that printing reads in pieces.
+const payloadCache = 8
+
+type cachedPayload struct {
+	i int
+	p *format.Payload
 }
 
 var (
@@ -94,42 +108,71 @@ var (
 )
 
 func newFormatFile(f *File) *formatFile {
-	f.mu.RLock()
-	ents := slices.Clone(f.entries)
-	f.mu.RUnlock()
-	ff := &formatFile{f: f, ents: ents, pays: make([]*format.Payload, len(ents))}
-	for _, e := range ents {
-		ff.recs = append(ff.recs, formatRecord(&e.Record))
-	}
-	return ff
+	return &formatFile{f: f, n: f.Len()}
 }
 
-// formatRecord describes a record as package format does: arrays as they
-// are (column-major); BitArrays as bool arrays of TypeName "bits"; Strings
-// as their UTF-8 bytes; serialized Julia values as opaque.
-func formatRecord(r *Record) format.Record {
-	fr := format.Record{Array: layout.Array{Name: r.Key, Shape: append([]int64{}, r.Dims...), Order: layout.ColMajor,
-		BigEndian: r.BigEndian, Offset: r.DataOffset, Size: r.DataLen}}
-	switch r.Kind {
+// formatRecord describes e, named name, as package format does: arrays as
+// they are (column-major); BitArrays as bool arrays of TypeName "bits";
+// Strings as their UTF-8 bytes; serialized Julia values as opaque. shape
+// is e's dims (a String's byte count for a String).
+func formatRecord(e *entry, name string, shape []int64) format.Record {
+	fr := format.Record{Array: layout.Array{Name: name, Shape: shape, Order: layout.ColMajor,
+		BigEndian: e.bigEndian(), Offset: e.data, Size: e.dataLen}}
+	switch e.kind {
 	case KindArray:
-		fr.Kind, fr.Type = format.KindArray, r.Elem
+		fr.Kind, fr.Type = format.KindArray, e.elem
 	case KindBitArray:
 		fr.Kind, fr.Type, fr.TypeName = format.KindArray, layout.Bool, "bits"
 	case KindString:
-		fr.Kind, fr.Type, fr.TypeName, fr.Shape = format.KindString, layout.U8, "string", []int64{r.DataLen}
+		fr.Kind, fr.Type, fr.TypeName = format.KindString, layout.U8, "string"
 	default: // DataType, AbfSerializer{…}: what Julia's type was, for listings
-		fr.Kind, fr.Type, fr.TypeName, fr.Shape = format.KindOpaque, layout.Invalid, r.Kind.String(), []int64{}
-		fr.Extra = map[string]any{"julia_type": r.TypeString}
+		fr.Kind, fr.Type, fr.TypeName = format.KindOpaque, layout.Invalid, e.kind.String()
+		fr.Extra = map[string]any{"julia_type": e.typeString()}
 	}
 	return fr
 }
 
-func (ff *formatFile) Records() []format.Record { return ff.recs }
-func (ff *formatFile) Format() string           { return "abf" }
-func (ff *formatFile) Version() string          { return ff.f.Format().String() }
-func (ff *formatFile) Close() error             { return ff.f.Close() }
-func (ff *formatFile) Damage() error            { return ff.f.Damage() }
-func (ff *formatFile) Sync() error              { return ff.f.Sync() }
+// formatShape is the shape package format gives e: its dims, a String's
+// byte count, none for serialized values. prev is the shape of the record
+// before, shared when equal; scratch holds the dims decoded.
+func formatShape(e *entry, prev []int64, scratch *[]int64) []int64 {
+	switch e.kind {
+	case KindArray, KindBitArray:
+		*scratch = e.dims(*scratch)
+	case KindString:
+		*scratch = append((*scratch)[:0], e.dataLen)
+	default:
+		*scratch = (*scratch)[:0]
+	}
+	if prev != nil && slices.Equal(prev, *scratch) {
+		return prev
+	}
+	return append(make([]int64, 0, len(*scratch)), *scratch...)
+}
+
+// Records describes the records, built on the first call: records of
+// equal shapes share their Shape, and names share one string.
+func (ff *formatFile) Records() []format.Record {
+	ff.recsOnce.Do(func() {
+		f := ff.f
+		f.mu.RLock()
+		defer f.mu.RUnlock()
+		recs := make([]format.Record, ff.n)
+		var prev, scratch []int64
+		f.tab.each(ff.n, func(e *entry, key string) {
+			prev = formatShape(e, prev, &scratch)
+			recs[e.i] = formatRecord(e, key, prev)
+		})
+		ff.recs = recs
+	})
+	return ff.recs
+}
+
+func (ff *formatFile) Format() string  { return "abf" }
+func (ff *formatFile) Version() string { return ff.f.Format().String() }
+func (ff *formatFile) Close() error    { return ff.f.Close() }
+func (ff *formatFile) Damage() error   { return ff.f.Damage() }
+func (ff *formatFile) Sync() error     { return ff.f.Sync() }
 
 // ReadArray copies elements of record i; see format.Source.
 func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
@@ -137,51 +180,76 @@ func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Ord
 	if err != nil {
 		return err
 	}
-	return p.ReadArray(dst, first, order, bo)
+	a := &p.Array
+	if err := p.ReadArray(dst, first, order, bo); err != nil {
+		// Reads from the mapping report faults as mmapfile errors.
+		return ff.f.readErr(strconv.Quote(a.Name), a.Offset, a.Size, a.Offset, err)
+	}
+	if _, mapped := p.Data.(*mmapfile.Region); mapped && order != a.Order && !layout.Trivial(a.Shape) {
+		// A transposed read takes the bytes straight from the mapping,
+		// where the part of a page past the end of a file cut short reads
+		// as zeros, not as a fault: make sure the file still holds them.
+		if size, err := ff.f.mf.Size(); err == nil && size < a.Offset+a.Size {
+			return ff.f.cutShort(strconv.Quote(a.Name), a.Offset, a.Size, max(size, a.Offset), mmapfile.ErrTruncated)
+		}
+	}
+	return nil
 }
 
-// payload returns the reader of record i's values, made on first use.
+// payload returns the reader of record i's values.
 func (ff *formatFile) payload(i int) (*format.Payload, error) {
 	f := ff.f
-	f.mu.RLock()
-	closed := f.closed
-	f.mu.RUnlock()
-	if closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
-	}
-	if i < 0 || i >= len(ff.recs) {
-		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(ff.recs))
+	if i < 0 || i >= ff.n {
+		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, ff.n)
 	}
 	ff.mu.Lock()
-	defer ff.mu.Unlock()
-	if p := ff.pays[i]; p != nil {
-		return p, nil
-	}
-	e, rec := ff.ents[i], &ff.recs[i]
-	if rec.Kind == format.KindOpaque {
-		return nil, f.errf(e.DataOffset, errors.ErrUnsupported, "record %q is a serialized Julia value (%s), not values: use File.ReadBytes", e.Key, e.TypeString)
-	}
-	p := &format.Payload{Array: rec.Array, Lenient: f.lenient, Wrap: func(off int64, err error) error {
-		if fe := (*FormatError)(nil); errors.As(err, &fe) {
-			return err // already names the file and offset
+	for _, c := range ff.pays {
+		if c.p != nil && c.i == i {
+			ff.mu.Unlock()
+			return c.p, f.checkOpen()
 		}
-		return f.errf(off, err, "record %q: read failed", e.Key)
-	}}
-	if e.Kind == KindBitArray {
+	}
+	ff.mu.Unlock()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+	}
+	e := f.tab.at(i)
+	var scratch []int64
+	rec := formatRecord(&e, string(e.key), formatShape(&e, nil, &scratch))
+	if rec.Kind == format.KindOpaque {
+		return nil, f.errf(e.data, errors.ErrUnsupported, "record %q is a serialized Julia value (%s), not values: use File.ReadBytes", rec.Name, e.typeString())
+	}
+	key := strconv.Quote(rec.Name)
+	p := &format.Payload{Array: rec.Array, Lenient: f.lenient}
+	data, n := e.data, e.dataLen
+	p.Wrap = func(off int64, err error) error { return f.readErr(key, data, n, off, err) }
+	switch {
+	case e.kind == KindBitArray:
 		// One byte per element, unpacked from the words as they are read:
-		// Payload reorders them like any bool array.
+		// Payload reads (and reorders) them like any bool array. Offsets
+		// it names count elements from the payload's start.
 		p.Array.BigEndian = false
-		p.Data = &bitBytes{f: f, e: e, n: e.Len()}
-	} else if f.mf == nil {
-		p.Data, p.Off = f.ra, e.DataOffset
-	} else {
-		r, err := f.region(e)
+		p.Data = &bitBytes{f: f, e: &e, n: e.count()}
+		p.Wrap = func(off int64, err error) error {
+			return f.readErr(key, data, n, data+8*((off-data)/64), err)
+		}
+	case e.dataLen == 0:
+		p.Data = bytes.NewReader(nil)
+	case f.mf == nil:
+		p.Data, p.Off = f.ra, e.data
+	default:
+		r, err := f.region(&e)
 		if err != nil {
 			return nil, err
 		}
-		p.Data, p.Off = r, e.DataOffset-r.Offset()
+		p.Data, p.Off = r, e.data-r.Offset()
 	}
-	ff.pays[i] = p
+	ff.mu.Lock()
+	ff.pays[ff.next] = cachedPayload{i, p}
+	ff.next = (ff.next + 1) % payloadCache
+	ff.mu.Unlock()
 	return p, nil
 }
 
@@ -191,21 +259,30 @@ func (ff *formatFile) payload(i int) (*format.Payload, error) {
 // its code point); BitArray elements take "true" and "false".
 func (ff *formatFile) SetText(i int, idx []int64, value string) error {
 	f := ff.f
-	if i < 0 || i >= len(ff.recs) {
-		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(ff.recs))
+	if i < 0 || i >= ff.n {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, ff.n)
 	}
-	e, rec := ff.ents[i], &ff.recs[i]
-	if rec.Kind != format.KindArray {
-		return f.errf(e.Start, errors.ErrUnsupported, "record %q is a %s record; only array elements can be set", e.Key, rec.TypeName)
+	f.mu.RLock()
+	e := f.tab.at(i)
+	key := string(e.key)
+	f.mu.RUnlock()
+	var t layout.Type
+	switch e.kind {
+	case KindArray:
+		t = e.elem
+	case KindBitArray:
+		t = layout.Bool
+	default:
+		return f.errf(e.start, errors.ErrUnsupported, "record %q is a %s record; only array elements can be set", key, e.kind)
 	}
-	le, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
+	le, err := format.ParseLiteral(t, value, binary.LittleEndian)
 	if err != nil {
-		return f.errf(e.Start, err, "record %q: %q is not a %s", e.Key, value, rec.Type)
+		return f.errf(e.start, err, "record %q: %q is not a %s", key, value, t)
 	}
 	if idx == nil {
 		idx = []int64{}
 	}
-	return f.set(e.Key, rec.Type, idx, 0, le)
+	return f.set(key, t, idx, 0, le)
 }
 
 // bitBytes is a BitArray's payload seen as one byte, 0 or 1, per element,
@@ -265,7 +342,7 @@ func (b *bitBytes) ReadAt(p []byte, off int64) (int, error) {
 // load reads the window of words that starts at word w, and checks the
 // unused bits when it holds the last word.
 func (b *bitBytes) load(w int64) error {
-	total := b.e.DataLen / 8
+	total := b.e.dataLen / 8
 	m := min(int64(bitWindow), total-w)
 	if cap(b.words) < int(m) {
 		b.words = make([]uint64, m)
@@ -333,22 +410,34 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		return &FormatError{File: path, Offset: -1, Msg: "cannot create", Err: err}
 	}
 	defer tmp.Abort()
+	// What a failure leaves, which the errors say: the target as it was.
+	left := "the file was not created"
+	if _, err := os.Stat(path); err == nil {
+		left = "the file was left as it was"
+	}
 	w, err := OpenFile(tmp.Name(), mmapfile.ReadWrite, &Options{Mode: "w", Format: version})
 	if err != nil {
-		return err
+		return &FormatError{File: path, Offset: -1, Msg: "cannot open the new file beside it; " + left, Err: err}
 	}
-	w.name = path // errors name the file being written, not its temporary
+	w.name, w.discarded = path, left // errors name the file being written, not its temporary
+	// Nothing reads the file until it is complete: gather small writes.
+	c := &combiner{w: w.mf}
+	w.wr = c
 	for i := range recs {
 		if err := writeRecord(w, src, i, &recs[i], bits); err != nil {
 			w.Close()
 			return err
 		}
 	}
+	if err := c.flush(); err != nil {
+		w.Close()
+		return &FormatError{File: path, Offset: c.off, Msg: "write failed; " + left, Err: err}
+	}
 	if err := w.Close(); err != nil {
-		return err
+		return &FormatError{File: path, Offset: -1, Msg: "syncing the new file failed; " + left, Err: errors.Unwrap(err)}
 	}
 	if err := tmp.Commit(); err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot replace the file", Err: err}
+		return &FormatError{File: path, Offset: -1, Msg: "cannot put the new file in place; " + left, Err: err}
 	}
 	return nil
 }

@@ -457,7 +457,7 @@ func TestWriteRefuses(t *testing.T) {
 		{"serialized Julia values", fileSource(t, in, g["serialized-c.abf"]), nil, -1, format.ErrNotRepresentable, `record "T"`},
 		{"String in Format A", fileSource(t, in, g["keys-c.abf"]), map[string]string{"abf-version": "A"}, -1, format.ErrNotRepresentable, `record "blahαש"`},
 		{"complex numbers", func() (format.Source, func()) { return cplx, func() {} }, nil, -1, format.ErrNotRepresentable, "no complex numbers"},
-		{"a source that fails", func() (format.Source, func()) { return failing, func() {} }, nil, 44, errSource, `record "b": write failed`},
+		{"a source that fails", func() (format.Source, func()) { return failing, func() {} }, nil, 44, errSource, `record "b" not written; the file was left as it was: source failed`},
 		{"a key twice", func() (format.Source, func()) { return dup, func() {} }, nil, 0, ErrKeyExists, `record "a" already exists`},
 	} {
 		src, done := tc.src()
@@ -473,6 +473,15 @@ func TestWriteRefuses(t *testing.T) {
 		entries, _ := os.ReadDir(dir)
 		assert.Len(t, entries, 2, "%s: a temporary file was left behind", tc.name)
 	}
+	// A new target is not created, and the error says so.
+	fresh := filepath.Join(dir, "new.abf")
+	err := format.Write(fresh, failing, nil)
+	fe := requireFormatErr(t, err, 44, errSource)
+	assert.Equal(t, fresh, fe.File)
+	assert.Equal(t, "abf: "+fresh+`: offset 44: record "b" not written; the file was not created: source failed`, fe.Error())
+	assert.NoFileExists(t, fresh)
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 2, "a temporary file was left behind")
 	// A successful write replaces the file and keeps its permission bits.
 	require.NoError(t, os.WriteFile(in, g["tv1-c.abf"], 0o644))
 	require.NoError(t, format.Convert(in, target, nil, nil))

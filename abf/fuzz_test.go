@@ -17,8 +17,10 @@ func canonical(t testing.TB, f *File, data []byte) bool {
 	if f.Format() == FormatB || f.TrailingBytes() != 0 || f.Format() == FormatA && data[0] == 0 {
 		return false
 	}
-	for _, e := range f.entries {
-		if e.BigEndian || e.Unpadded || !rewritable(t, f, e.Record, f.Format()) {
+	for i := range f.tab.len() {
+		te := f.tab.at(i)
+		e := te.record(string(te.key))
+		if e.BigEndian || e.Unpadded || !rewritable(t, f, e, f.Format()) {
 			return false
 		}
 		if f.Format() == FormatC && e.TypeString != canonicalType(e.Kind, e.Elem, len(e.Dims)) {
@@ -28,7 +30,7 @@ func canonical(t testing.TB, f *File, data []byte) bool {
 			if e.DataOffset > int64(len(data)) {
 				return false // an upstream empty tail: the writer pads it
 			}
-			for _, b := range data[e.hdrEnd:e.DataOffset] {
+			for _, b := range data[te.hdrEnd():e.DataOffset] {
 				if b != 0 {
 					return false
 				}

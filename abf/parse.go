@@ -66,26 +66,37 @@ func (in *input) get(off int64, n int) ([]byte, error) {
 	return in.buf[:n], nil
 }
 
-// entry is a parsed record plus what the package needs to serve it.
-type entry struct {
-	Record
-	hdrEnd int64 // end of the header: where the padding, if any, starts
-	reg    regionRef
-}
-
-// parser reads records from an input.
+// parser reads records from an input. What it reads of a record goes to
+// scratch buffers that every record reuses, so that parsing allocates
+// nothing per record beyond what the table keeps.
 type parser struct {
 	in      *input
 	format  Format
 	order   binary.ByteOrder
-	key     string
+	key     []byte // the key of the record being read
 	haveKey bool
+	text    []byte  // the type string (Format C) or container (A, B) being read
+	dims    []int64 // the dims of the record being read
+	types   map[string]typeInfo
 }
+
+// typeInfo is what a Format C type string says.
+type typeInfo struct {
+	kind  Kind
+	elem  layout.Type
+	ndims int
+	typ   string // the string itself where it is not the canonical spelling
+	ok    bool
+}
+
+// maxTypeCache bounds the parser's cache of type strings: files have a
+// handful; a crafted file may have one per record.
+const maxTypeCache = 256
 
 func (p *parser) errf(off int64, err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if p.haveKey {
-		msg = fmt.Sprintf("record %q: %s", p.key, msg)
+		msg = fmt.Sprintf("record %s: %s", quote64(string(p.key)), msg)
 	}
 	return &FormatError{File: p.in.name, Offset: off, Msg: msg, Err: err}
 }
@@ -113,35 +124,41 @@ func (p *parser) int64AtOf(off int64, what, suffix string) (int64, error) {
 
 // str reads a length-prefixed string at off: the prefix counts characters
 // (×4 in Format C) and the body is decoded as Julia's read(io, Char) does.
-func (p *parser) str(off int64, what string) (s string, nchars, end int64, err error) {
+// Its bytes replace *dst's contents; with dst nil they are only counted
+// (end minus off+8).
+func (p *parser) str(off int64, what string, dst *[]byte) (nchars, end int64, err error) {
 	v, err := p.int64AtOf(off, what, " length")
 	if err != nil {
-		return "", 0, 0, err
+		return 0, 0, err
 	}
 	if v < 0 {
-		return "", 0, 0, p.errf(off, nil, "%s length %d is negative", what, v)
+		return 0, 0, p.errf(off, nil, "%s length %d is negative", what, v)
 	}
 	nchars = v
 	if p.format == FormatC {
 		if v%4 != 0 {
-			return "", 0, 0, p.errf(off, nil, "%s length %d is not a multiple of 4", what, v)
+			return 0, 0, p.errf(off, nil, "%s length %d is not a multiple of 4", what, v)
 		}
 		nchars = v / 4
 	}
 	body := off + 8
 	if left := p.in.size - body; nchars > left {
-		return "", 0, 0, p.errf(body, mmapfile.ErrTruncated, "%s truncated (%d characters, %d bytes left)", what, nchars, left)
+		return 0, 0, p.errf(body, mmapfile.ErrTruncated, "%s truncated (%d characters, %d bytes left)", what, nchars, left)
 	}
-	s, end, err = p.decode(body, nchars)
-	return s, nchars, end, err
+	end, err = p.decode(body, nchars, dst)
+	return nchars, end, err
 }
 
-// decode reads nchars Julia characters at off; nchars <= bytes left.
-// Julia reads a character cut short by the end of the file as one
+// decode reads nchars Julia characters at off (nchars <= bytes left) into
+// *dst, or only counts their bytes if dst is nil, and returns where they
+// end. Julia reads a character cut short by the end of the file as one
 // character; unless the input is lenient, that is a torn string here.
-func (p *parser) decode(off, nchars int64) (string, int64, error) {
+func (p *parser) decode(off, nchars int64, dst *[]byte) (int64, error) {
+	if dst != nil {
+		*dst = (*dst)[:0]
+	}
 	if nchars == 0 {
-		return "", off, nil
+		return off, nil
 	}
 	torn := func(done int64) error {
 		return p.errf(off, mmapfile.ErrTruncated, "string truncated (%d characters, %d read before end of file)", nchars, done)
@@ -150,33 +167,40 @@ func (p *parser) decode(off, nchars int64) (string, int64, error) {
 		b := p.in.mem[off:]
 		n, done, cut := decodeChars(b, nchars, true)
 		if done < nchars {
-			return "", 0, torn(done)
+			return 0, torn(done)
 		}
 		if cut && !p.in.lenient {
-			return "", 0, torn(done - 1)
+			return 0, torn(done - 1)
 		}
-		return string(b[:n]), off + int64(n), nil
+		if dst != nil {
+			*dst = append(*dst, b[:n]...)
+		}
+		return off + int64(n), nil
 	}
-	var out []byte
 	at, want := off, nchars
 	for nchars > 0 {
-		n := min(int64(window), p.in.size-at)
+		// A character takes at most 4 bytes: ask for no more than the
+		// characters left can take, so that short strings come from the
+		// window already read.
+		n := min(int64(window), p.in.size-at, 4*min(nchars, window))
 		if n == 0 {
-			return "", 0, torn(want - nchars)
+			return 0, torn(want - nchars)
 		}
 		chunk, err := p.in.get(at, int(n))
 		if err != nil {
-			return "", 0, p.ioErr(at, err)
+			return 0, p.ioErr(at, err)
 		}
 		used, done, cut := decodeChars(chunk, nchars, at+n == p.in.size)
 		if cut && done == nchars && !p.in.lenient {
-			return "", 0, torn(want - 1)
+			return 0, torn(want - 1)
 		}
-		out = append(out, chunk[:used]...)
+		if dst != nil {
+			*dst = append(*dst, chunk[:used]...)
+		}
 		at += int64(used)
 		nchars -= done
 	}
-	return string(out), at, nil
+	return at, nil
 }
 
 // decodeChars consumes up to nchars characters of b by Julia's rules and
@@ -331,88 +355,107 @@ func (p *parser) flag(off int64) (bool, error) {
 	return false, p.errf(off, nil, "byte-order flag 0x%02x is neither 0x00 nor 0xff", b[0])
 }
 
-// record parses the record starting at start in the parser's format.
-func (p *parser) record(start int64) (*entry, error) {
+// record parses the record starting at start in the parser's format. Its
+// key is left in p.key and its dims in p.dims; typ is its type string
+// where that is not the canonical spelling.
+func (p *parser) record(start int64) (e entry, typ string, err error) {
 	p.haveKey = false
-	e := &entry{Record: Record{Start: start}}
+	e.start = start
 	off := start
 	if p.format != FormatA {
 		be, err := p.flag(off)
 		if err != nil {
-			return nil, err
+			return e, "", err
 		}
-		e.BigEndian = be
+		if be {
+			e.flags |= flagBigEndian
+		}
 		off++
-	} else {
-		e.BigEndian = p.order == binary.BigEndian
+	} else if p.order == binary.BigEndian {
+		e.flags |= flagBigEndian
 	}
-	key, _, off, err := p.str(off, "key")
-	if err != nil {
-		return nil, err
+	if _, off, err = p.str(off, "key", &p.key); err != nil {
+		return e, "", err
 	}
-	e.Key, p.key, p.haveKey = key, key, true
+	p.haveKey = true
 	if p.format == FormatC {
 		typeOff := off
-		var typ string
-		if typ, _, off, err = p.str(off, "type"); err != nil {
-			return nil, err
+		if _, off, err = p.str(off, "type", &p.text); err != nil {
+			return e, "", err
 		}
-		kind, elem, n, ok := parseTypeC(typ)
-		if !ok {
-			return nil, p.errf(typeOff, nil, "type %s not recognized", quote64(typ))
+		ti := p.typeC()
+		if !ti.ok {
+			return e, "", p.errf(typeOff, nil, "type %s not recognized", quote64(string(p.text)))
 		}
-		e.Kind, e.Elem, e.TypeString = kind, elem, typ
-		return e, p.body(e, off, n)
+		e.kind, e.elem = ti.kind, ti.elem
+		return e, ti.typ, p.body(&e, off, ti.ndims)
 	}
 	contOff := off
-	var cont string
-	if cont, _, off, err = p.str(off, "container"); err != nil {
-		return nil, err
+	if _, off, err = p.str(off, "container", &p.text); err != nil {
+		return e, "", err
 	}
-	switch cont {
-	case "Array":
+	switch {
+	case bytes.Equal(p.text, []byte("Array")):
 		elemOff := off
-		var name string
-		if name, _, off, err = p.str(off, "element type"); err != nil {
-			return nil, err
+		if _, off, err = p.str(off, "element type", &p.text); err != nil {
+			return e, "", err
 		}
-		t, ok := juliaTypes[name]
+		t, ok := juliaTypes[string(p.text)]
 		if !ok {
-			return nil, p.errf(elemOff, nil, "element type %s not recognized", quote64(name))
+			return e, "", p.errf(elemOff, nil, "element type %s not recognized", quote64(string(p.text)))
 		}
-		e.Kind, e.Elem = KindArray, t
-	case "BitArray":
-		e.Kind = KindBitArray
-	case "String":
-		e.Kind = KindString
-		e.TypeString = "String"
-		return e, p.body(e, off, 0)
+		e.kind, e.elem = KindArray, t
+	case bytes.Equal(p.text, []byte("BitArray")):
+		e.kind = KindBitArray
+	case bytes.Equal(p.text, []byte("String")):
+		e.kind = KindString
+		return e, "", p.body(&e, off, 0)
 	default:
-		return nil, p.errf(contOff, nil, "container %s not recognized", quote64(cont))
+		return e, "", p.errf(contOff, nil, "container %s not recognized", quote64(string(p.text)))
 	}
 	n, err := p.int64At(off, "number of dimensions")
 	if err != nil {
-		return nil, err
+		return e, "", err
 	}
 	if n < 0 || n > MaxDims {
-		return nil, p.errf(off, nil, "number of dimensions %d is outside [0, %d]", n, MaxDims)
+		return e, "", p.errf(off, nil, "number of dimensions %d is outside [0, %d]", n, MaxDims)
 	}
-	e.TypeString = canonicalType(e.Kind, e.Elem, int(n))
-	return e, p.body(e, off+8, int(n))
+	return e, "", p.body(&e, off+8, int(n))
+}
+
+// typeC parses the Format C type string in p.text, through a cache.
+func (p *parser) typeC() typeInfo {
+	if ti, ok := p.types[string(p.text)]; ok {
+		return ti
+	}
+	s := string(p.text)
+	var ti typeInfo
+	ti.kind, ti.elem, ti.ndims, ti.ok = parseTypeC(s)
+	if ti.ok && s != canonicalType(ti.kind, ti.elem, ti.ndims) {
+		ti.typ = s
+	}
+	if p.types == nil {
+		p.types = map[string]typeInfo{}
+	}
+	if len(p.types) < maxTypeCache {
+		p.types[s] = ti
+	}
+	return ti
 }
 
 // body parses what follows the type: dims, padding and payload of arrays,
 // the value of Strings, the length and bytes of serialized records.
 func (p *parser) body(e *entry, off int64, ndims int) error {
 	size := p.in.size
-	switch e.Kind {
+	p.dims = p.dims[:0]
+	switch e.kind {
 	case KindString:
-		s, nchars, end, err := p.str(off, "string value")
+		nchars, end, err := p.str(off, "string value", nil)
 		if err != nil {
 			return err
 		}
-		e.Dims = []int64{nchars}
-		e.DataOffset, e.DataLen, e.End, e.hdrEnd = off+8, int64(len(s)), end, off+8
+		p.dims = append(p.dims, nchars)
+		e.data, e.dataLen = off+8, end-(off+8)
 		return nil
 	case KindDataType, KindSerialized:
 		n, err := p.int64At(off, "serialized length")
@@ -425,15 +468,14 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 		if left := size - (off + 8); n > left {
 			return p.errf(off+8, mmapfile.ErrTruncated, "serialized value truncated (%d bytes needed, %d left)", n, left)
 		}
-		e.DataOffset, e.DataLen, e.End, e.hdrEnd = off+8, n, off+8+n, off+8
+		e.data, e.dataLen = off+8, n
 		return nil
 	}
 	if left := size - off; int64(ndims)*8 > left {
 		k := left / 8
 		return p.errf(off+8*k, mmapfile.ErrTruncated, "dimension %d truncated (8 bytes needed, %d left)", k+1, left-8*k)
 	}
-	dims := make([]int64, ndims)
-	for i := range dims {
+	for i := range ndims {
 		v, err := p.int64At(off+8*int64(i), "dimension")
 		if err != nil {
 			return err
@@ -441,9 +483,9 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 		if v < 0 {
 			return p.errf(off+8*int64(i), nil, "dimension %d is negative (%d)", i+1, v)
 		}
-		dims[i] = v
+		p.dims = append(p.dims, v)
 	}
-	e.Dims = dims
+	dims := p.dims
 	count := int64(1)
 	if !containsZero(dims) {
 		for i, d := range dims {
@@ -456,7 +498,7 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 		count = 0
 	}
 	hdrEnd := off + 8*int64(ndims)
-	nbytes, align, ok := payloadSize(e.Kind, e.Elem, count)
+	nbytes, align, ok := payloadSize(e.kind, e.elem, count)
 	if !ok {
 		return p.errf(off, nil, "dimensions %v: payload size overflows int64", dims)
 	}
@@ -471,7 +513,7 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 	if end > size && nbytes > 0 {
 		return p.errf(pos, mmapfile.ErrTruncated, "payload truncated (%d bytes needed, %d left)", nbytes, max(size-pos, 0))
 	}
-	e.DataOffset, e.DataLen, e.End, e.hdrEnd = pos, nbytes, end, hdrEnd
+	e.data, e.dataLen, e.pad = pos, nbytes, uint8(pos-hdrEnd)
 	return nil
 }
 
@@ -503,20 +545,21 @@ func payloadSize(kind Kind, elem layout.Type, count int64) (nbytes, align int64,
 // parsed is the result of parsing a whole file.
 type parsed struct {
 	format   Format
-	entries  []*entry
-	index    map[string]int
-	end      int64 // End of the last record (22 for an A file without records)
+	tab      table
+	end      int64 // end of the last record (22 for an A file without records)
 	count    int64 // Format A's record count
 	damage   error // the error that ended a salvaged parse
-	anyBE    bool
 	trailing int64
 }
 
 // seq parses records from start: count of them (Format A) or to EOF
 // (count < 0). It returns what it parsed before an error, and the error.
+// Duplicate keys are found once the records are read: the first record
+// whose key an earlier one has ends the file there.
 func (p *parser) seq(res *parsed, start, count int64) error {
-	res.index = map[string]int{}
+	tab := &res.tab
 	off := start
+	var perr error
 	for i := int64(0); ; i++ {
 		if count >= 0 {
 			if i >= count {
@@ -525,34 +568,37 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 		} else if off >= p.in.size {
 			break
 		}
-		e, err := p.record(off)
-		if err != nil && len(res.entries) > 0 {
+		e, typ, err := p.record(off)
+		if err != nil && tab.len() > 0 {
 			// Upstream never writes the padding of an empty array, so the
 			// next record may start at the end of its header.
-			last := res.entries[len(res.entries)-1]
-			if (last.Kind == KindArray || last.Kind == KindBitArray) && last.DataLen == 0 && last.DataOffset > last.hdrEnd && !last.Unpadded {
-				if e2, err2 := p.record(last.hdrEnd); err2 == nil {
-					last.Unpadded, last.End = true, last.hdrEnd
-					e, err = e2, nil
+			last := tab.last()
+			if (last.kind == KindArray || last.kind == KindBitArray) && last.dataLen == 0 && last.pad > 0 && !last.unpadded() {
+				if e2, typ2, err2 := p.record(last.hdrEnd()); err2 == nil {
+					tab.setFlag(&last, flagUnpadded)
+					e, typ, err = e2, typ2, nil
 				}
 			}
 		}
+		if err == nil && !tab.canAdd() {
+			err = p.errf(e.start, errors.ErrUnsupported, "more records than this package can index")
+		}
 		if err != nil {
-			res.end = off
-			return err
+			perr = err
+			break
 		}
-		if j, dup := res.index[e.Key]; dup {
-			res.end = off
-			p.haveKey = false
-			return p.errf(e.Start, ErrDuplicateKey, "record %q duplicates the key of the record at offset %d", e.Key, res.entries[j].Start)
-		}
-		res.index[e.Key] = len(res.entries)
-		res.entries = append(res.entries, e)
-		res.anyBE = res.anyBE || e.BigEndian
-		off = e.End
+		tab.add(&e, p.key, p.dims, typ)
+		off = e.end()
 	}
 	res.end = off
-	return nil
+	if j, of := tab.indexNew(); j >= 0 {
+		e, first := tab.at(j), tab.at(of)
+		tab.truncate(j)
+		res.end = e.start
+		return &FormatError{File: p.in.name, Offset: e.start, Err: ErrDuplicateKey,
+			Msg: fmt.Sprintf("record %s duplicates the key of the record at offset %d", keyOf(&e), first.start)}
+	}
+	return perr
 }
 
 // headerWorks reports whether the first record's flag, key and type parse
@@ -565,18 +611,17 @@ func headerWorks(in *input, f Format, partial bool) bool {
 	if _, err := p.flag(0); err != nil {
 		return cut(err)
 	}
-	_, _, off, err := p.str(1, "key")
+	_, off, err := p.str(1, "key", nil)
 	if err != nil {
 		return cut(err)
 	}
-	typ, _, _, err := p.str(off, "type")
-	if err != nil {
+	if _, _, err := p.str(off, "type", &p.text); err != nil {
 		return cut(err)
 	}
 	if f == FormatC {
-		_, _, _, ok := parseTypeC(typ)
-		return ok
+		return p.typeC().ok
 	}
+	typ := string(p.text)
 	return typ == "Array" || typ == "BitArray" || typ == "String"
 }
 
@@ -584,7 +629,7 @@ func headerWorks(in *input, f Format, partial bool) bool {
 // damaged record ends the parse and is reported in damage instead.
 func parseFile(in *input, salvage bool) (*parsed, error) {
 	if in.size == 0 {
-		return &parsed{format: FormatC, index: map[string]int{}}, nil
+		return &parsed{format: FormatC}, nil
 	}
 	if in.size >= int64(len(headerALE)) {
 		head, err := in.get(0, len(headerALE))

@@ -3,6 +3,7 @@ package abf
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -23,12 +24,14 @@ import (
 func View[T Elem](f *File, key string) ([]T, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.viewEntry(key)
+	var ent entry
+	err := f.viewEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return nil, err
 	}
 	t := layout.TypeOf[T]()
-	if e.Kind != KindArray || e.Elem != t {
+	if e.kind != KindArray || e.elem != t {
 		return nil, f.mismatch(e, t)
 	}
 	n, err := f.intLen(e)
@@ -42,7 +45,7 @@ func View[T Elem](f *File, key string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := mmapfile.View[T](r, e.DataOffset-r.Offset(), n, binary.LittleEndian)
+	v, err := mmapfile.View[T](r, e.data-r.Offset(), n, binary.LittleEndian)
 	if err != nil {
 		return nil, f.wrapMapErr(e, err)
 	}
@@ -56,7 +59,9 @@ func View[T Elem](f *File, key string) ([]T, error) {
 func Read[T Elem](f *File, key string) ([]T, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.readEntry(key)
+	var ent entry
+	err := f.readEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +84,9 @@ func Read[T Elem](f *File, key string) ([]T, error) {
 func ReadAt[T Elem](f *File, key string, start int64, dst []T) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.readEntry(key)
+	var ent entry
+	err := f.readEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return err
 	}
@@ -112,33 +119,32 @@ func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
 		return err
 	}
 	if start < 0 || start > int64(n) || int64(len(dst)) > int64(n)-start {
-		return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: elements [%d, +%d) outside [0, %d)", e.Key, start, len(dst), n)
+		return f.errf(e.start, mmapfile.ErrOutOfRange, "record %s: elements [%d, +%d) outside [0, %d)", keyOf(e), start, len(dst), n)
 	}
-	if e.Kind == KindBitArray && t == layout.Bool {
+	if e.kind == KindBitArray && t == layout.Bool {
 		return f.readBitsAt(e, start, any(dst).([]bool))
 	}
-	if e.Kind != KindArray || e.Elem != t {
+	if e.kind != KindArray || e.elem != t {
 		return f.mismatch(e, t)
 	}
 	size := int64(t.Size())
 	raw := unsafeslice.Bytes(dst)
-	if err := f.readRaw(e, raw, e.DataOffset+start*size); err != nil {
+	if err := f.readRaw(e, raw, e.data+start*size); err != nil {
 		return err
 	}
-	if e.BigEndian != (mmapfile.HostOrder() == binary.BigEndian) && size > 1 {
-		layout.SwapBytes(raw, int(size))
-	}
-	if t == layout.Bool {
-		for i, c := range raw {
-			if c > 1 {
-				if !f.lenient {
-					return f.errf(e.DataOffset+(start+int64(i)), mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", e.Key, c)
-				}
-				raw[i] = 1
-			}
-		}
+	mmapfile.SwapOrder(raw, t, byteOrder(e), mmapfile.HostOrder())
+	if bad := mmapfile.CheckBools(raw, t, f.lenient); bad >= 0 {
+		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x is neither 0 nor 1", keyOf(e), raw[bad])
 	}
 	return nil
+}
+
+// byteOrder is the byte order of e's payload.
+func byteOrder(e *entry) binary.ByteOrder {
+	if e.bigEndian() {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
 }
 
 // readBitsAt unpacks bits [start, start+len(dst)) of a BitArray.
@@ -161,12 +167,10 @@ func (f *File) readBitsAt(e *entry, start int64, dst []bool) error {
 // readWords copies BitArray words from word index w0, swapping BE records.
 func (f *File) readWords(e *entry, w0 int64, words []uint64) error {
 	raw := unsafeslice.Bytes(words)
-	if err := f.readRaw(e, raw, e.DataOffset+8*w0); err != nil {
+	if err := f.readRaw(e, raw, e.data+8*w0); err != nil {
 		return err
 	}
-	if e.BigEndian != (mmapfile.HostOrder() == binary.BigEndian) {
-		layout.SwapBytes(raw, 8)
-	}
+	mmapfile.SwapOrder(raw, layout.U64, byteOrder(e), mmapfile.HostOrder())
 	return nil
 }
 
@@ -175,22 +179,24 @@ func (f *File) readWords(e *entry, w0 int64, words []uint64) error {
 func (f *File) ViewBits(key string) (BitArray, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.viewEntry(key)
+	var ent entry
+	err := f.viewEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return BitArray{}, err
 	}
-	if e.Kind != KindBitArray {
-		return BitArray{}, f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not a BitArray", e.Key, e.TypeString)
+	if e.kind != KindBitArray {
+		return BitArray{}, f.errf(e.start, mmapfile.ErrTypeMismatch, "record %s is %s, not a BitArray", keyOf(e), e.typeString())
 	}
-	b := BitArray{Dims: slices.Clone(e.Dims), Chunks: []uint64{}}
-	if e.DataLen == 0 {
+	b := BitArray{Dims: slices.Clone(e.dimsSlice()), Chunks: []uint64{}}
+	if e.dataLen == 0 {
 		return b, nil
 	}
 	r, err := f.region(e)
 	if err != nil {
 		return BitArray{}, err
 	}
-	if b.Chunks, err = mmapfile.View[uint64](r, e.DataOffset-r.Offset(), int(e.DataLen/8), binary.LittleEndian); err != nil {
+	if b.Chunks, err = mmapfile.View[uint64](r, e.data-r.Offset(), int(e.dataLen/8), binary.LittleEndian); err != nil {
 		return BitArray{}, f.wrapMapErr(e, err)
 	}
 	var last uint64
@@ -207,17 +213,19 @@ func (f *File) ViewBits(key string) (BitArray, error) {
 func (f *File) ReadBits(key string) (BitArray, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.readEntry(key)
+	var ent entry
+	err := f.readEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return BitArray{}, err
 	}
-	if e.Kind != KindBitArray {
-		return BitArray{}, f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not a BitArray", e.Key, e.TypeString)
+	if e.kind != KindBitArray {
+		return BitArray{}, f.errf(e.start, mmapfile.ErrTypeMismatch, "record %s is %s, not a BitArray", keyOf(e), e.typeString())
 	}
-	if e.DataLen/8 > math.MaxInt {
-		return BitArray{}, f.errf(e.Start, errors.ErrUnsupported, "record %q: too large for this platform", e.Key)
+	if e.dataLen/8 > math.MaxInt {
+		return BitArray{}, f.errf(e.start, errors.ErrUnsupported, "record %s: too large for this platform", keyOf(e))
 	}
-	b := BitArray{Dims: slices.Clone(e.Dims), Chunks: make([]uint64, e.DataLen/8)}
+	b := BitArray{Dims: slices.Clone(e.dimsSlice()), Chunks: make([]uint64, e.dataLen/8)}
 	if err := f.readWords(e, 0, b.Chunks); err != nil {
 		return BitArray{}, err
 	}
@@ -238,11 +246,13 @@ func (f *File) ReadBits(key string) (BitArray, error) {
 func (f *File) ViewBytes(key string) ([]byte, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.viewEntry(key)
+	var ent entry
+	err := f.viewEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return nil, err
 	}
-	if e.DataLen == 0 {
+	if e.dataLen == 0 {
 		return []byte{}, nil
 	}
 	r, err := f.region(e)
@@ -250,26 +260,28 @@ func (f *File) ViewBytes(key string) ([]byte, error) {
 		return nil, err
 	}
 	b := r.Bytes()
-	lo := e.DataOffset - r.Offset()
-	if b == nil || lo < 0 || lo+e.DataLen > int64(len(b)) {
-		return nil, f.errf(e.DataOffset, mmapfile.ErrClosed, "record %q: mapping is gone", e.Key)
+	lo := e.data - r.Offset()
+	if b == nil || lo < 0 || lo+e.dataLen > int64(len(b)) {
+		return nil, f.errf(e.data, mmapfile.ErrClosed, "record %s: the file was closed meanwhile", keyOf(e))
 	}
-	return b[lo : lo+e.DataLen : lo+e.DataLen], nil
+	return b[lo : lo+e.dataLen : lo+e.dataLen], nil
 }
 
 // ReadBytes returns a copy of the raw payload of any record.
 func (f *File) ReadBytes(key string) ([]byte, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.readEntry(key)
+	var ent entry
+	err := f.readEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return nil, err
 	}
-	if e.DataLen > math.MaxInt {
-		return nil, f.errf(e.Start, errors.ErrUnsupported, "record %q: too large for this platform", e.Key)
+	if e.dataLen > math.MaxInt {
+		return nil, f.errf(e.start, errors.ErrUnsupported, "record %s: too large for this platform", keyOf(e))
 	}
-	b := make([]byte, e.DataLen)
-	if err := f.readRaw(e, b, e.DataOffset); err != nil {
+	b := make([]byte, e.dataLen)
+	if err := f.readRaw(e, b, e.data); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -278,49 +290,54 @@ func (f *File) ReadBytes(key string) ([]byte, error) {
 // ReadString returns the value of the String record key.
 func (f *File) ReadString(key string) (string, error) {
 	f.mu.RLock()
-	e, err := f.readEntry(key)
+	var ent entry
+	err := f.readEntry(key, &ent)
+	e := &ent
+	var typ string
+	if err == nil {
+		typ = e.typeString()
+	}
 	f.mu.RUnlock()
 	if err != nil {
 		return "", err
 	}
-	if e.Kind != KindString {
-		return "", f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not a String", e.Key, e.TypeString)
+	if e.kind != KindString {
+		return "", f.errf(e.start, mmapfile.ErrTypeMismatch, "record %q is %s, not a String", key, typ)
 	}
 	b, err := f.ReadBytes(key)
 	return string(b), err
 }
 
 // viewEntry finds key for a view: a mapped, readable file.
-func (f *File) viewEntry(key string) (*entry, error) {
-	e, err := f.readEntry(key)
-	if err != nil {
-		return nil, err
+func (f *File) viewEntry(key string, e *entry) error {
+	if err := f.readEntry(key, e); err != nil {
+		return err
 	}
 	if f.mf == nil {
-		return nil, f.errf(-1, errors.ErrUnsupported, "record %q: a NewReader file has no mapping to view; use abf.Read or abf.ReadAt", key)
+		return f.errf(-1, errors.ErrUnsupported, "record %q: a NewReader file has no mapping to view; use abf.Read or abf.ReadAt", key)
 	}
-	if e.BigEndian {
-		return nil, f.errf(e.Start, mmapfile.ErrByteOrder, "record %q at offset %d is big-endian; use abf.Read or abf.ReadAt", e.Key, e.Start)
+	if e.bigEndian() {
+		return f.errf(e.start, mmapfile.ErrByteOrder, "record %s at offset %d is big-endian; use abf.Read or abf.ReadAt", keyOf(e), e.start)
 	}
-	return e, nil
+	return nil
 }
 
 func (f *File) mismatch(e *entry, t layout.Type) error {
-	return f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not an array of %v", e.Key, e.TypeString, t)
+	return f.errf(e.start, mmapfile.ErrTypeMismatch, "record %s is %s, not an array of %v", keyOf(e), e.typeString(), t)
 }
 
 func (f *File) unusedErr(e *entry) error {
-	return f.errf(e.DataOffset+e.DataLen-8, nil, "record %q: unused bits of the last BitArray word are set (ReadBits with Options.Lenient masks them off)", e.Key)
+	return f.errf(e.data+e.dataLen-8, nil, "record %s: unused bits of the last BitArray word are set (ReadBits with Options.Lenient masks them off)", keyOf(e))
 }
 
 // intLen returns the element count of an array or BitArray as an int.
 func (f *File) intLen(e *entry) (int, error) {
-	if e.Kind != KindArray && e.Kind != KindBitArray {
-		return 0, f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q is %s, not an array", e.Key, e.TypeString)
+	if e.kind != KindArray && e.kind != KindBitArray {
+		return 0, f.errf(e.start, mmapfile.ErrTypeMismatch, "record %s is %s, not an array", keyOf(e), e.typeString())
 	}
-	n := e.Len()
+	n := e.count()
 	if n > math.MaxInt {
-		return 0, f.errf(e.Start, errors.ErrUnsupported, "record %q: %d elements do not fit in int", e.Key, n)
+		return 0, f.errf(e.start, errors.ErrUnsupported, "record %s: %d elements do not fit in int", keyOf(e), n)
 	}
 	return int(n), nil
 }
@@ -328,16 +345,56 @@ func (f *File) intLen(e *entry) (int, error) {
 // wrapMapErr turns an mmapfile error of a view into a FormatError at the
 // offending file offset.
 func (f *File) wrapMapErr(e *entry, err error) error {
-	off := e.DataOffset
+	off := e.data
 	var me *mmapfile.Error
 	if errors.As(err, &me) && me.Offset >= 0 {
 		off = me.Offset
 	}
 	switch {
 	case errors.Is(err, mmapfile.ErrInvalidBool):
-		return f.errf(off, err, "record %q: Bool byte is neither 0 nor 1; use abf.Read or abf.ReadAt with Options.Lenient", e.Key)
+		return f.errf(off, err, "record %s: Bool byte is neither 0 nor 1; use abf.Read or abf.ReadAt with Options.Lenient", keyOf(e))
 	case errors.Is(err, mmapfile.ErrMisaligned), errors.Is(err, mmapfile.ErrByteOrder):
-		return f.errf(off, err, "record %q: cannot be viewed; use abf.Read or abf.ReadAt", e.Key)
+		return f.errf(off, err, "record %s: cannot be viewed; use abf.Read or abf.ReadAt", keyOf(e))
 	}
-	return f.errf(off, err, "record %q: view failed", e.Key)
+	return f.errf(off, err, "record %s: view failed", keyOf(e))
+}
+
+// readErr turns the error of a copy of the payload [data, data+n) of
+// record key (quoted) from file offset off into a FormatError at the
+// offset it is about.
+func (f *File) readErr(key string, data, n, off int64, err error) error {
+	if fe := (*FormatError)(nil); errors.As(err, &fe) {
+		return err
+	}
+	var me *mmapfile.Error
+	if errors.As(err, &me) && me.Offset >= 0 {
+		off = me.Offset
+	}
+	if errors.Is(err, mmapfile.ErrFault) || errors.Is(err, mmapfile.ErrTruncated) {
+		return f.cutShort(key, data, n, off, err)
+	}
+	return f.errf(off, err, "record %s: read failed", key)
+}
+
+// cutShort is the error of a read of the payload [data, data+n) of
+// record key (quoted) that found the file shorter than when it was opened,
+// at file offset off: another program truncated it. The error is at the
+// first byte of the payload that is gone, where the file's size says.
+func (f *File) cutShort(key string, data, n, off int64, err error) error {
+	now := ""
+	if f.mf != nil {
+		if size, serr := f.mf.Size(); serr == nil {
+			now = fmt.Sprintf("; it now ends at offset %d", size)
+			if size < off {
+				off = min(max(size, data), off)
+			}
+		}
+	}
+	if !errors.Is(err, mmapfile.ErrTruncated) {
+		err = sentinels{mmapfile.ErrTruncated, err}
+	} else {
+		err = mmapfile.ErrTruncated
+	}
+	return &FormatError{File: f.name, Offset: off, Err: err,
+		Msg: fmt.Sprintf("record %s: the file was cut short while open: the payload [%d, %d) is no longer all there%s", key, data, data+n, now)}
 }

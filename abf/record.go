@@ -2,7 +2,6 @@ package abf
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/mmapkit/mmapkit/layout"
 )
@@ -132,11 +131,6 @@ func (r *Record) TypeName() string {
 	return r.Kind.String()
 }
 
-func (r Record) clone() Record {
-	r.Dims = slices.Clone(r.Dims)
-	return r
-}
-
 // juliaNames maps element types to Julia's names, as type strings hold them.
 var juliaNames = map[layout.Type]string{
 	layout.F16: "Float16", layout.F32: "Float32", layout.F64: "Float64",
@@ -156,18 +150,3 @@ var juliaTypes = func() map[string]layout.Type {
 
 // JuliaName returns the Julia name of an element type ("Float64"), or "".
 func JuliaName(t ElemType) string { return juliaNames[t] }
-
-// canonicalType is the Format C type string of an array or BitArray.
-func canonicalType(kind Kind, elem layout.Type, ndims int) string {
-	switch kind {
-	case KindArray:
-		return fmt.Sprintf("Array{%s,%d}", juliaNames[elem], ndims)
-	case KindBitArray:
-		return fmt.Sprintf("BitArray{%d}", ndims)
-	case KindString:
-		return "String"
-	case KindDataType:
-		return "DataType"
-	}
-	return "AbfSerializer"
-}

@@ -198,7 +198,7 @@ func TestWriteStreamFailures(t *testing.T) {
 				w.Write(make([]byte, 8))
 				return boom
 			})
-		}, boom, `record "y": write failed; file restored`},
+		}, boom, `record "y" not written; the file is back to the `},
 		{"too few bytes", func(f *File) error {
 			return f.WriteStream("y", layout.F64, []int64{4}, pieces(make([]byte, 31), 8))
 		}, nil, "31 of 32 payload bytes written"},

@@ -131,6 +131,83 @@ func (p *payloadWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// combiner gathers a writer's sequential small writes into large ones: a
+// record's header, padding and small payload, and the records after it,
+// go to the file in one write(2) per combineBytes, where each would be a
+// write of its own. A write at least half that size goes straight
+// through, after what was gathered. Writes elsewhere than at the end of
+// what was gathered (Format A's count) patch it if they fall inside it
+// and are kept until flush (the latest per offset) if they fall before
+// it. It suits only a file that nothing reads until flush: the temporary
+// file of the registered writer.
+type combiner struct {
+	w       writerAt
+	buf     []byte
+	off     int64 // file offset of buf[0]
+	pending []patch
+}
+
+type patch struct {
+	off int64
+	b   []byte
+}
+
+// combineBytes is how much a combiner gathers before it writes.
+const combineBytes = 1 << 20
+
+func (c *combiner) WriteAt(p []byte, off int64) (int, error) {
+	end := c.off + int64(len(c.buf))
+	switch {
+	case off >= c.off && off+int64(len(p)) <= end:
+		copy(c.buf[off-c.off:], p)
+		return len(p), nil
+	case off+int64(len(p)) <= c.off && len(p) <= 64:
+		for i := range c.pending {
+			if q := &c.pending[i]; q.off == off && len(q.b) == len(p) {
+				copy(q.b, p)
+				return len(p), nil
+			}
+		}
+		c.pending = append(c.pending, patch{off, append([]byte(nil), p...)})
+		return len(p), nil
+	case off != end || len(c.buf)+len(p) > combineBytes:
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+		if len(p) >= combineBytes/2 {
+			return c.w.WriteAt(p, off)
+		}
+		c.off = off
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, 0, combineBytes)
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}
+
+// flush writes what was gathered, then the patches.
+func (c *combiner) flush() error {
+	if len(c.buf) > 0 {
+		n, err := c.w.WriteAt(c.buf, c.off)
+		if err == nil && n < len(c.buf) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return err
+		}
+		c.off += int64(len(c.buf))
+		c.buf = c.buf[:0]
+	}
+	for _, q := range c.pending {
+		if _, err := c.w.WriteAt(q.b, q.off); err != nil {
+			return err
+		}
+	}
+	c.pending = c.pending[:0]
+	return nil
+}
+
 // bitBuf is how many bytes of packed words a bitPacker gathers before it
 // writes them.
 const bitBuf = 1 << 20
@@ -230,11 +307,13 @@ func (f *File) write(rec record) error {
 	defer f.wmu.Unlock()
 	f.mu.RLock()
 	closed := f.closed
-	existing, exists := f.index[rec.key]
+	existing := f.tab.find(rec.key)
+	exists := existing >= 0
 	var existingStart int64
 	if exists {
-		existingStart = f.entries[existing].Start
+		existingStart = f.tab.at(existing).start
 	}
+	full := !f.tab.canAdd()
 	f.mu.RUnlock()
 
 	// 1. Validate everything before the first byte.
@@ -251,6 +330,8 @@ func (f *File) write(rec record) error {
 		return f.errf(-1, nil, "key %q is not valid UTF-8", rec.key)
 	case exists:
 		return f.errf(existingStart, ErrKeyExists, "record %q already exists at offset %d", rec.key, existingStart)
+	case full:
+		return f.errf(-1, errors.ErrUnsupported, "record %q: more records than this package can index", rec.key)
 	case rec.kind == KindArray && juliaNames[rec.elem] == "":
 		return f.errf(-1, errors.ErrUnsupported, "record %q: AlignedBinaryFormat.jl has no element type %v", rec.key, rec.elem)
 	case rec.view && (!f.readable || f.mf == nil):
@@ -292,7 +373,7 @@ func (f *File) write(rec record) error {
 	start := f.end
 	pl, err := layout.ElementPolicy.Place(start, layout.Record{Header: int64(len(hdr)), ElemAlign: align, Payload: nbytes})
 	if err != nil {
-		return f.errf(start, err, "record %q: placement", rec.key)
+		return f.errf(start, err, "record %q cannot be placed", rec.key)
 	}
 
 	// 2. Header and explicit padding (after zero-filling an upstream
@@ -327,20 +408,13 @@ func (f *File) write(rec record) error {
 	}
 
 	// 3. Only now does the record join the index.
-	e := &entry{Record: Record{
-		Key: rec.key, Kind: rec.kind, Elem: rec.elem, Dims: slices.Clone(rec.dims),
-		Start: start, DataOffset: pl.Offset, DataLen: nbytes, End: pl.End,
-	}, hdrEnd: pl.HeaderEnd}
-	e.TypeString = canonicalType(rec.kind, rec.elem, len(rec.dims))
-	if rec.kind == KindString {
-		e.hdrEnd = pl.Offset
-	}
-	if rec.dims == nil && rec.kind != KindString {
-		e.Dims = []int64{}
+	e := entry{start: start, data: pl.Offset, dataLen: nbytes, kind: rec.kind, elem: rec.elem}
+	if rec.kind != KindString {
+		e.pad = uint8(pl.Offset - pl.HeaderEnd)
 	}
 	f.mu.Lock()
-	f.index[rec.key] = len(f.entries)
-	f.entries = append(f.entries, e)
+	f.tab.add(&e, []byte(rec.key), rec.dims, "")
+	f.tab.indexLast() // the key is new: checked above
 	f.mu.Unlock()
 	f.end = pl.End
 	f.size = max(f.size, pl.End)
@@ -348,21 +422,30 @@ func (f *File) write(rec record) error {
 }
 
 // rollback returns the file to oldSize bytes (and Format A's count to
-// oldCount) after a failed write, and reports the cause.
+// oldCount) after a failed write, and reports the cause and what became
+// of the file.
 func (f *File) rollback(key string, start, oldSize, oldCount int64, countWritten bool, cause error) error {
-	errs := []error{cause}
+	var undo []error
 	if f.regular {
 		if err := f.mf.Truncate(oldSize); err != nil {
-			errs = append(errs, err)
+			undo = append(undo, err)
 		}
 	}
 	if countWritten {
 		if err := f.putCount(oldCount); err != nil {
-			errs = append(errs, err)
+			undo = append(undo, err)
 		}
 	}
 	f.size = oldSize
-	return f.errf(start, errors.Join(errs...), "record %q: write failed; file restored", key)
+	state := fmt.Sprintf("the file is back to the %d bytes it had before", oldSize)
+	switch {
+	case f.discarded != "":
+		state = f.discarded
+	case len(undo) > 0:
+		state = fmt.Sprintf("putting the file back to the %d bytes it had before failed too, so it may end in part of the record", oldSize)
+		cause = errors.Join(append([]error{cause}, undo...)...)
+	}
+	return f.errf(start, cause, "record %q not written; %s", key, state)
 }
 
 // encodeHeader returns a record's bytes up to its padding: up to the
@@ -435,7 +518,9 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	if !f.writable && !f.closed {
 		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
 	}
-	e, err := f.viewEntry(key)
+	var ent entry
+	err := f.viewEntry(key, &ent)
+	e := &ent
 	if err != nil {
 		return err
 	}
@@ -443,42 +528,42 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	if err != nil {
 		return err
 	}
-	if t != layout.Invalid && !(e.Kind == KindArray && e.Elem == t) && !(e.Kind == KindBitArray && t == layout.Bool) {
+	if t != layout.Invalid && !(e.kind == KindArray && e.elem == t) && !(e.kind == KindBitArray && t == layout.Bool) {
 		return f.mismatch(e, t)
 	}
 	if idx != nil {
-		if linear, err = layout.Index(e.Dims, layout.ColMajor, idx...); err != nil {
-			return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: %v", key, err)
+		if linear, err = layout.Index(e.dimsSlice(), layout.ColMajor, idx...); err != nil {
+			return f.errf(e.start, mmapfile.ErrOutOfRange, "record %q: %v", key, err)
 		}
 	}
 	if linear < 0 || linear >= int64(n) {
-		return f.errf(e.Start, mmapfile.ErrOutOfRange, "record %q: index %d outside [0, %d)", key, linear, n)
+		return f.errf(e.start, mmapfile.ErrOutOfRange, "record %q: index %d outside [0, %d)", key, linear, n)
 	}
 	size := 1
-	if e.Kind == KindArray {
-		size = e.Elem.Size()
+	if e.kind == KindArray {
+		size = e.elem.Size()
 	}
 	if len(le) != size {
-		return f.errf(e.Start, mmapfile.ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
+		return f.errf(e.start, mmapfile.ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
 	}
-	if (e.Kind == KindBitArray || e.Elem == layout.Bool) && le[0] > 1 {
-		return f.errf(e.Start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", key, le[0])
+	if (e.kind == KindBitArray || e.elem == layout.Bool) && le[0] > 1 {
+		return f.errf(e.start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", key, le[0])
 	}
 	r, err := f.region(e)
 	if err != nil {
 		return err
 	}
-	base := e.DataOffset - r.Offset()
-	if e.Kind == KindArray {
+	base := e.data - r.Offset()
+	if e.kind == KindArray {
 		if _, err := r.WriteAt(le, base+linear*int64(size)); err != nil {
-			return f.errf(e.DataOffset+linear*int64(size), err, "record %q: write failed", key)
+			return f.errf(e.data+linear*int64(size), err, "record %q: write failed", key)
 		}
 		return nil
 	}
 	var w [8]byte
 	at := base + 8*(linear/64)
 	if _, err := r.ReadAt(w[:], at); err != nil {
-		return f.errf(e.DataOffset+8*(linear/64), err, "record %q: read failed", key)
+		return f.errf(e.data+8*(linear/64), err, "record %q: read failed", key)
 	}
 	word := binary.LittleEndian.Uint64(w[:])
 	bit := uint64(1) << (linear % 64)
@@ -489,7 +574,7 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	}
 	binary.LittleEndian.PutUint64(w[:], word)
 	if _, err := r.WriteAt(w[:], at); err != nil {
-		return f.errf(e.DataOffset+8*(linear/64), err, "record %q: write failed", key)
+		return f.errf(e.data+8*(linear/64), err, "record %q: write failed", key)
 	}
 	return nil
 }

@@ -45,12 +45,12 @@ func BenchmarkDaphneDenseDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkDaphneReadDense reads the matrix with daphne.ReadDense, which
+// BenchmarkDaphneReadDense reads the matrix with daphne.Read, which
 // also allocates its result.
 func BenchmarkDaphneReadDense(b *testing.B) {
 	f, rows, cols := benchDaphneDense(b)
 	for b.Loop() {
-		got, err := daphne.ReadDense[float64](f)
+		got, err := daphne.Read[float64](f, "matrix")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,7 +15,7 @@ func init() {
 // daphneDense reads a dense f64 matrix, whose values DAPHNE puts at byte 45
 // where no float64 view can alias: with daphne.CopyDenseRange into a
 // reused slice (the decoder itself, as memmove copies between existing
-// slices), or with daphne.ReadDense, which also allocates its result.
+// slices), or with daphne.Read, which also allocates its result.
 func (s *suite) daphneDense(allocate bool) (float64, int64, error) {
 	p := s.path("dense.dbdf")
 	const cols = 8
@@ -39,7 +39,7 @@ func (s *suite) daphneDense(allocate bool) (float64, int64, error) {
 	}
 	read := func() (err error) {
 		if allocate {
-			dst, err = daphne.ReadDense[float64](f)
+			dst, err = daphne.Read[float64](f, "matrix")
 			return err
 		}
 		return daphne.CopyDenseRange(f, dst, 0, rows, 0, cols)

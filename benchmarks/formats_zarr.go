@@ -83,7 +83,7 @@ func scanZarr(path string) (float64, int, error) {
 	n := 0
 	for i := range g[0] {
 		for j := range g[1] {
-			xs, err := zarr.View[float64](a, i, j)
+			xs, err := zarr.ViewChunk[float64](a, i, j)
 			if err != nil {
 				st.Close()
 				return 0, 0, err
@@ -212,7 +212,7 @@ func fillZarr(a *zarr.Array, src []float64) error {
 		if err != nil {
 			return err
 		}
-		xs, err := zarr.View[float64](a, i, 0)
+		xs, err := zarr.ViewChunk[float64](a, i, 0)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (s *suite) zarrEditSync() (float64, int64, error) {
 	idx := randomIndexes(s.o.latReps, s.elems())
 	set := func(k int, v float64) error {
 		i := int64(idx[k])
-		if err := zarr.Set(a, v, i/cols, i%cols); err != nil {
+		if err := zarr.Set(a, []int64{i / cols, i % cols}, v); err != nil {
 			return err
 		}
 		return st.Sync()

@@ -68,7 +68,7 @@ func catalogue() []spec {
 		{name: "mmapfile_copy_unaligned", title: "mmapfile.Copy[float64] from an unaligned offset (copying decode)", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, measure: (*suite).copyUnaligned},
 		{name: "futhark_unaligned_decode", title: "Futhark f64 array at an unaligned offset, copying decode", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, pkg: "futhark"},
 		{name: "daphne_dense_decode", title: "DAPHNE dense f64 matrix, copying decode into a reused slice (CopyDenseRange)", unit: GBps, ceiling: "memmove", goal: 0.8, cache: true, pkg: "daphne"},
-		{name: "daphne_dense_read", title: "DAPHNE dense f64 matrix, ReadDense (allocates its result)", unit: GBps, ceiling: "memmove", cache: true, pkg: "daphne"},
+		{name: "daphne_dense_read", title: "DAPHNE dense f64 matrix, Read (allocates its result)", unit: GBps, ceiling: "memmove", cache: true, pkg: "daphne"},
 		{name: "scidb_fixed_decode", title: "SciDB (int64, double) cells, decode into reused columns (File.DecodeInto)", unit: GBps, ceiling: "gather", goal: 0.9, also: []string{"memmove"}, cache: true, pkg: "scidb"},
 		{name: "scidb_decode_file", title: "SciDB (int64, double) cells, DecodeFile (maps the file, allocates the columns)", unit: GBps, ceiling: "gather", also: []string{"memmove"}, cache: true, pkg: "scidb"},
 		{name: "futhark_text_parse", title: "Futhark text parse of an f64 array", unit: MBps, ceiling: "strconv_parse", goal: 250, goalOf: "value", pkg: "futhark"},

@@ -20,7 +20,6 @@ package csvtable
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"os"
 
@@ -35,10 +34,11 @@ func init() {
 		Description: "CSV tables with a header line (RFC 4180)",
 		Extensions:  []string{".csv"},
 		Open: func(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
-			if mode != mmapfile.ReadOnly {
-				return nil, &Error{File: path, Line: 0, Msg: "CSV files are read or replaced whole, not changed in place", Err: errors.ErrUnsupported}
+			var opts Options
+			if o != nil {
+				opts.Options, opts.Salvage = o.Options, o.Salvage
 			}
-			return Open(path)
+			return OpenFile(path, mode, &opts)
 		},
 		Write: func(path string, src format.Source, o *format.Options) error {
 			var perm = atomicfile.DefaultPerm

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -76,7 +78,7 @@ func writeCSV(t testing.TB, content string) string {
 
 func TestOpenInfersTypesAndReads(t *testing.T) {
 	p := writeCSV(t, "\xEF\xBB\xBFid,x,label,ok,big\n1,0.5,\"a,b\",true,9007199254740993\n-2,,,false,1.5\n3,1e300,\"say \"\"hi\"\"\",true,2\n")
-	f, err := Open(p)
+	f, err := Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	recs := f.Records()
@@ -114,25 +116,82 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 	for _, c := range []struct {
 		in, err string
 		line    int
+		off     int64
+		is      error
 	}{
-		{"", "no header line", 0},
-		{"a,b\n1\n", "1 fields, the header has 2", 2},
-		{"a,a\n1,2\n", `column name "a" is given twice`, 1},
-		{"a\n\"open\n", "not closed", 2},
-		{"a\n1\n\"two\nlines\",x\n3,4\n", "2 fields, the header has 1", 3},
+		{"", "no header line", 0, 0, nil},
+		{"\xef\xbb\xbf", "no header line", 0, 3, nil},
+		{"a,b\n1\n", "1 fields, the header has 2", 2, 4, nil},
+		{"a,a\n1,2\n", `column name "a" is given twice`, 1, 2, nil},
+		{"a\n\"open\n", "a quoted field is not closed", 2, 2, mmapfile.ErrTruncated},
+		{"\"open", "a quoted field is not closed", 1, 0, mmapfile.ErrTruncated},
+		{"a,b\n1,2\n3", "cuts the row short: 1 fields, the header has 2", 3, 8, mmapfile.ErrTruncated},
+		{"a\n\"q\"x\n", "text after a quoted field", 2, 5, nil},
+		{"a\n1\n\"two\nlines\",x\n3,4\n", "2 fields, the header has 1", 3, 4, nil},
 	} {
-		_, err := Open(writeCSV(t, c.in))
+		p := writeCSV(t, c.in)
+		_, err := Open(p, nil)
 		require.Error(t, err, "%q", c.in)
-		var ce *Error
+		var ce *FormatError
 		require.True(t, errors.As(err, &ce), "%q: %v", c.in, err)
 		assert.Contains(t, err.Error(), c.err, "%q", c.in)
 		assert.Equal(t, c.line, ce.Line, "%q", c.in)
-		assert.Contains(t, err.Error(), "t.csv", "the file is named")
+		assert.Equal(t, c.off, ce.Offset, "%q", c.in)
+		assert.Equal(t, p, ce.File, "%q", c.in)
+		if c.is != nil {
+			assert.ErrorIs(t, err, c.is, "%q", c.in)
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "%q", c.in)
+		}
+		assert.True(t, strings.HasPrefix(err.Error(), "csvtable: "+p+": offset "), "%q: %v", c.in, err)
+	}
+}
+
+// TestTruncatedAtEveryByte cuts a file at every byte: each cut opens (a
+// cut at a field boundary is a shorter table) with the rows before the
+// cut, or fails with mmapfile.ErrTruncated at the start of the row the
+// cut tears; with Salvage it opens with the rows before that one, and
+// Damage says what was lost. NewReader reads the same.
+func TestTruncatedAtEveryByte(t *testing.T) {
+	whole := []byte("id,label,x\n1,\"a,b\",0.5\n2,\"say \"\"hi\"\"\",1e+300\n3,,-2\n")
+	rowStarts := []int64{11, 23, 45}
+	p := filepath.Join(t.TempDir(), "cut.csv")
+	for cut := 0; cut < len(whole); cut++ {
+		require.NoError(t, os.WriteFile(p, whole[:cut], 0o644))
+		f, err := Open(p, nil)
+		osf, oerr := os.Open(p)
+		require.NoError(t, oerr)
+		g, rerr := NewReader(osf, int64(cut), nil)
+		osf.Close()
+		if err == nil {
+			require.NoError(t, rerr)
+			assert.Equal(t, f.Records(), g.Records(), "cut at %d", cut)
+			require.NoError(t, f.Close())
+			continue
+		}
+		for _, err := range []error{err, rerr} {
+			var fe *FormatError
+			require.ErrorAs(t, err, &fe, "cut at %d", cut)
+			assert.Equal(t, p, fe.File, "cut at %d", cut)
+			if cut < 11 {
+				continue // the header line cut short
+			}
+			require.ErrorIs(t, err, mmapfile.ErrTruncated, "cut at %d", cut)
+			torn := 0
+			for torn+1 < len(rowStarts) && rowStarts[torn+1] <= int64(cut) {
+				torn++
+			}
+			require.Equal(t, rowStarts[torn], fe.Offset, "cut at %d: %v", cut, err)
+			s, err := Open(p, &Options{Salvage: true})
+			require.NoError(t, err, "cut at %d", cut)
+			assert.Equal(t, int64(torn), s.Len(), "cut at %d: the rows kept", cut)
+			assert.ErrorIs(t, s.Damage(), mmapfile.ErrTruncated)
+			require.NoError(t, s.Close())
+		}
 	}
 }
 
 func TestWriteAndScanEmptyAndNull(t *testing.T) {
-	f, err := Open(writeCSV(t, "x,y\n"))
+	f, err := Open(writeCSV(t, "x,y\n"), nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, Encode(&buf, f))
@@ -150,7 +209,7 @@ func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		p := filepath.Join(t.TempDir(), "f.csv")
 		require.NoError(t, os.WriteFile(p, []byte(in), 0o644))
-		a, err := Open(p)
+		a, err := Open(p, nil)
 		if err != nil {
 			return
 		}
@@ -159,7 +218,7 @@ func FuzzOpen(f *testing.F) {
 		require.NoError(t, Encode(&buf, a))
 		q := filepath.Join(t.TempDir(), "g.csv")
 		require.NoError(t, os.WriteFile(q, buf.Bytes(), 0o644))
-		b, err := Open(q)
+		b, err := Open(q, nil)
 		require.NoError(t, err, "re-reading %q", buf.String())
 		defer b.Close()
 		var again bytes.Buffer

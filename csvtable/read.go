@@ -1,13 +1,16 @@
 package csvtable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -15,34 +18,53 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Error reports a problem with a CSV file at a line (1-based) and byte
-// offset.
-type Error struct {
+// FormatError reports a problem with a CSV file at a byte offset and, where
+// known, its line (1-based). Its message reads "csvtable: <file>: offset
+// N (line L): <msg>".
+type FormatError struct {
 	File   string
-	Line   int
-	Offset int64
+	Offset int64 // -1 where the error is about no place in the file
+	Line   int   // 0 when not known
 	Msg    string
-	Err    error
+	Err    error // a sentinel (mmapfile's, errors.ErrUnsupported) or nil
 }
 
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("csvtable: %s: line %d (offset %d): %s", e.File, e.Line, e.Offset, e.Msg)
+func (e *FormatError) Error() string {
+	s := "csvtable: " + e.File + ": "
+	switch {
+	case e.Line > 0:
+		s += fmt.Sprintf("offset %d (line %d): ", e.Offset, e.Line)
+	case e.Offset >= 0:
+		s += fmt.Sprintf("offset %d: ", e.Offset)
 	}
-	return fmt.Sprintf("csvtable: %s: %s", e.File, e.Msg)
+	return s + e.Msg
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns the sentinel or underlying error, if any.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Options configure Open, OpenFile and NewReader. A nil *Options means the
+// defaults.
+type Options struct {
+	// Options are the mapping's options (advice, populate, lock, wait).
+	mmapfile.Options
+	// Salvage keeps the rows before the first malformed one (a last row
+	// cut short by the end of the file, a row with a wrong number of
+	// fields) instead of failing; Damage reports what was wrong.
+	Salvage bool
+}
 
 // File is an open CSV file: a mapping, its row index and the inferred
 // column types. Its methods may be used from several goroutines.
 type File struct {
 	name   string
-	mf     *mmapfile.File
-	region *mmapfile.Region
+	mf     *mmapfile.File   // nil for NewReader
+	region *mmapfile.Region // nil for NewReader
 	data   []byte
 	rows   []int64 // offset of each data row (the header excluded)
 	recs   []format.Record
+	damage error
+	closed atomic.Bool
 }
 
 // field is one field of a row: its bytes, whether it was quoted, and
@@ -78,7 +100,7 @@ func parseRow(data []byte, off int, fields []field) ([]field, int, int, error) {
 			for {
 				j := indexByte(data[i:], '"')
 				if j < 0 {
-					return fields, i, breaks, errors.New("quoted field not closed")
+					return fields, i, breaks, errNotClosed
 				}
 				breaks += countByte(data[i:i+j], '\n')
 				i += j + 1
@@ -124,6 +146,9 @@ func parseRow(data []byte, off int, fields []field) ([]field, int, int, error) {
 		i = j + 1
 	}
 }
+
+// errNotClosed: a quoted field runs to the end of the data.
+var errNotClosed = errors.New("quoted field not closed")
 
 func indexByte(b []byte, c byte) int {
 	for i, x := range b {
@@ -282,8 +307,25 @@ func exactInF64(b []byte) bool {
 
 // Open maps a CSV file and indexes it: the header line names the columns,
 // every row must have as many fields, and the column types are inferred.
-func Open(path string) (*File, error) {
-	mf, err := mmapfile.Open(path)
+// A last row that the end of the file cuts short (a missing field, an
+// unclosed quote) is an error wrapping mmapfile.ErrTruncated at the row; a
+// cut that leaves whole fields cannot be told from a shorter file.
+func Open(path string, o *Options) (*File, error) {
+	return OpenFile(path, mmapfile.ReadOnly, o)
+}
+
+// OpenFile opens a CSV file in mode. CSV files are read, or replaced whole
+// by the format's writer, never changed in place: mmapfile.ReadWrite is an
+// error wrapping errors.ErrUnsupported.
+func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
+	if mode != mmapfile.ReadOnly {
+		return nil, &FormatError{File: path, Offset: -1, Msg: "CSV files are read or replaced whole, not changed in place", Err: errors.ErrUnsupported}
+	}
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	mf, err := mmapfile.OpenFile(path, mmapfile.ReadOnly, &opts.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +336,7 @@ func Open(path string) (*File, error) {
 	}
 	f := &File{name: path, mf: mf, region: r, data: r.Bytes()}
 	var perr error
-	if gerr := r.Guard(func() { perr = f.index() }); gerr != nil {
+	if gerr := r.Guard(func() { perr = f.index(opts.Salvage) }); gerr != nil {
 		mf.Close()
 		return nil, gerr
 	}
@@ -305,23 +347,66 @@ func Open(path string) (*File, error) {
 	return f, nil
 }
 
-func (f *File) errAt(line int, off int, format string, a ...any) error {
-	return &Error{File: f.name, Line: line, Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+// NewReader reads the size bytes of a CSV table from r (read into memory
+// once) and indexes them as Open does. Errors name r's Name() if it has
+// one (an *os.File does).
+func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
+	name := "<reader>"
+	if n, ok := r.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
+	if size < 0 {
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("size %d", size), Err: mmapfile.ErrOutOfRange}
+	}
+	var data bytes.Buffer
+	if _, err := io.Copy(&data, io.NewSectionReader(r, 0, size)); err != nil {
+		return nil, &FormatError{File: name, Offset: -1, Msg: err.Error(), Err: err}
+	}
+	if int64(data.Len()) < size {
+		return nil, &FormatError{File: name, Offset: int64(data.Len()), Msg: fmt.Sprintf("the reader ends before its %d bytes", size), Err: mmapfile.ErrTruncated}
+	}
+	f := &File{name: name, data: data.Bytes()}
+	if err := f.index(o != nil && o.Salvage); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
-// index reads the header and every row once.
-func (f *File) index() error {
+func (f *File) errAt(line int, off int, format string, a ...any) *FormatError {
+	return &FormatError{File: f.name, Line: line, Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+}
+
+// Damage returns what Options.Salvage skipped: the error that ended the
+// rows kept, or nil.
+func (f *File) Damage() error { return f.damage }
+
+// guard runs fn, which reads f.data, guarded against a file truncated
+// under the mapping.
+func (f *File) guard(fn func()) error {
+	if f.closed.Load() {
+		return &FormatError{File: f.name, Offset: -1, Msg: "file is closed", Err: mmapfile.ErrClosed}
+	}
+	if f.region == nil {
+		fn()
+		return nil
+	}
+	return f.region.Guard(fn)
+}
+
+// index reads the header and every row once. With salvage, a malformed
+// row ends the rows kept and becomes f.damage.
+func (f *File) index(salvage bool) error {
 	data := f.data
 	start := 0
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		start = 3 // a UTF-8 byte-order mark is not part of the first name
 	}
 	if start >= len(data) {
-		return &Error{File: f.name, Msg: "CSV file has no header line"}
+		return &FormatError{File: f.name, Offset: int64(start), Msg: "CSV file has no header line"}
 	}
 	fields, next, breaks, err := parseRow(data, start, nil)
 	if err != nil {
-		return f.errAt(1, next, "%v", err)
+		return f.rowError(1, start, next, err)
 	}
 	line := 2 + breaks
 	names := make([]string, len(fields))
@@ -337,11 +422,21 @@ func (f *File) index() error {
 	for next < len(data) {
 		at := next
 		fields, next, breaks, err = parseRow(data, at, fields)
-		if err != nil {
-			return f.errAt(line, next, "%v", err)
+		switch {
+		case err != nil:
+			err = f.rowError(line, at, next, err)
+		case len(fields) < len(names) && next == len(data) && data[next-1] != '\n':
+			err = &FormatError{File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated,
+				Msg: fmt.Sprintf("the end of the file cuts the row short: %d fields, the header has %d", len(fields), len(names))}
+		case len(fields) != len(names):
+			err = f.errAt(line, at, "%d fields, the header has %d", len(fields), len(names))
 		}
-		if len(fields) != len(names) {
-			return f.errAt(line, at, "%d fields, the header has %d", len(fields), len(names))
+		if err != nil {
+			if !salvage {
+				return err
+			}
+			f.damage = err
+			break
 		}
 		for i, fl := range fields {
 			inf[i].add(data, fl)
@@ -364,6 +459,17 @@ func (f *File) index() error {
 	return nil
 }
 
+// rowError is the error of parseRow in the row starting at at, which
+// failed at next: a quote the end of the file leaves open is a truncated
+// row.
+func (f *File) rowError(line, at, next int, err error) error {
+	if errors.Is(err, errNotClosed) {
+		return &FormatError{File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated,
+			Msg: "the end of the file cuts the row short: a quoted field is not closed"}
+	}
+	return f.errAt(line, next, "%v", err)
+}
+
 // Format returns "csv".
 func (f *File) Format() string { return "csv" }
 
@@ -379,10 +485,13 @@ func (f *File) Len() int64 { return int64(len(f.rows)) }
 // Close unmaps the file. A second Close returns an error wrapping
 // mmapfile.ErrClosed.
 func (f *File) Close() error {
-	if err := f.mf.Close(); err != nil {
-		return err
+	if f.closed.Swap(true) {
+		return &FormatError{File: f.name, Offset: -1, Msg: "file is already closed", Err: mmapfile.ErrClosed}
 	}
-	return nil
+	if f.mf == nil {
+		return nil
+	}
+	return f.mf.Close()
 }
 
 // scan parses rows [r0, r1) and calls fn with each row's fields, guarded
@@ -390,7 +499,7 @@ func (f *File) Close() error {
 func (f *File) scan(r0, r1 int64, fn func(row int64, fields []field) error) error {
 	var ferr error
 	var fields []field
-	gerr := f.region.Guard(func() {
+	gerr := f.guard(func() {
 		for r := r0; r < r1; r++ {
 			var err error
 			fields, _, _, err = parseRow(f.data, int(f.rows[r]), fields)
@@ -451,12 +560,12 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	rec := &f.recs[i]
 	t := rec.Type
 	if !t.Valid() {
-		return &Error{File: f.name, Msg: fmt.Sprintf("column %q holds text, not numbers: read it with ScanTable", rec.Name), Err: errors.ErrUnsupported}
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q holds text, not numbers: read it with ScanTable", rec.Name), Err: errors.ErrUnsupported}
 	}
 	size := int64(t.Size())
 	n := int64(len(dst)) / size
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > int64(len(f.rows)) {
-		return &Error{File: f.name, Msg: fmt.Sprintf("column %q: rows [%d, +%d) outside [0, %d)", rec.Name, first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q: rows [%d, +%d) outside [0, %d)", rec.Name, first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}
 	}
 	err := f.scan(first, first+n, func(r int64, fields []field) error {
 		k := r - first

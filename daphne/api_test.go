@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,24 +33,24 @@ func TestConventions(t *testing.T) {
 	f, err := Open(p, &Options{Options: mmapfile.Options{Advice: mmapfile.AdviceSequential, Populate: true}})
 	require.NoError(t, err)
 	for name, err := range map[string]error{
-		"wrong Go type": func() error { _, err := ReadDense[float32](f); return err }(),
-		"unstorable":    func() error { _, err := ReadDense[int16](f); return err }(),
+		"wrong Go type": func() error { _, err := Read[float32](f, "matrix"); return err }(),
+		"unstorable":    func() error { _, err := Read[int16](f, "matrix"); return err }(),
 		"wrong kind":    func() error { _, err := ReadCSR[float64](f); return err }(),
-		"set":           Set(f, 0, 0, int64(1)),
+		"set":           Set(f, "matrix", []int64{0, 0}, int64(1)),
 	} {
 		assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch, name)
 		assert.ErrorContains(t, err, p, name)
 		var fe *FormatError
 		assert.ErrorAs(t, err, &fe, name)
 	}
-	assert.ErrorIs(t, Set(f, 0, 0, 1.0), mmapfile.ErrNotWritable)
+	assert.ErrorIs(t, Set(f, "matrix", []int64{0, 0}, 1.0), mmapfile.ErrNotWritable)
 	require.NoError(t, f.Close())
 	err = f.Close()
 	assert.ErrorIs(t, err, mmapfile.ErrClosed)
 	assert.ErrorContains(t, err, p)
-	_, err = ReadDense[float64](f)
+	_, err = Read[float64](f, "matrix")
 	assert.ErrorIs(t, err, mmapfile.ErrClosed, "read after Close")
-	_, err = ViewDense[float64](f)
+	_, err = View[float64](f, "matrix")
 	assert.Error(t, err)
 
 	// A truncated file: mmapfile.ErrTruncated (io.ErrUnexpectedEOF), the
@@ -142,4 +143,63 @@ func TestNonzerosStreams(t *testing.T) {
 	total := float64(rows*per) * float64(rows*per-1) / 2
 	assert.Equal(t, total, sum)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated")
+}
+
+// TestTypedCalls: View, Read, ReadAt and Set name a record as every format
+// package does: "matrix", or a frame column by its label.
+func TestTypedCalls(t *testing.T) {
+	dir := t.TempDir()
+	fp := filepath.Join(dir, "f.dbdf")
+	require.NoError(t, WriteFrame(fp, &Frame{Rows: 3, Labels: []string{"id", "x"},
+		Columns: []any{[]int64{7, 8, 9}, []float64{0.5, 1.5, 2.5}}}, nil))
+	fr, err := OpenFile(fp, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	defer fr.Close()
+	ids, err := Read[int64](fr, "id")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{7, 8, 9}, ids)
+	xs := make([]float64, 2)
+	require.NoError(t, ReadAt(fr, "x", 1, xs))
+	assert.Equal(t, []float64{1.5, 2.5}, xs)
+
+	mp := filepath.Join(dir, "m.dbdf")
+	require.NoError(t, WriteDense(mp, 2, 3, []uint8{1, 2, 3, 4, 5, 6}, nil))
+	m, err := OpenFile(mp, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	defer m.Close()
+	require.NoError(t, Set(m, "matrix", []int64{1, 2}, uint8(60)))
+	v, err := View[uint8](m, "matrix") // si8 and ui8 values are aligned at byte 45
+	require.NoError(t, err)
+	assert.Equal(t, []uint8{1, 2, 3, 4, 5, 60}, v)
+	v[0] = 10
+	require.NoError(t, m.Sync())
+	b, err := os.ReadFile(mp)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{10, 2, 3, 4, 5, 60}, b[DenseDataOffset:], "the file's values, after a Set and a write through the view")
+	row := make([]uint8, 3)
+	require.NoError(t, ReadAt(m, "matrix", 3, row))
+	assert.Equal(t, []uint8{4, 5, 60}, row)
+
+	for _, c := range []struct {
+		name string
+		err  error
+		want error
+		off  int64
+	}{
+		{"View of a frame column", func() error { _, err := View[int64](fr, "id"); return err }(), errors.ErrUnsupported, 43}, // the first value
+		{"Set of a frame column", Set(fr, "id", []int64{0}, int64(1)), errors.ErrUnsupported, 1},
+		{"Read of the wrong type", func() error { _, err := Read[float64](fr, "id"); return err }(), mmapfile.ErrTypeMismatch, 18},
+		{"Read of the second column's wrong type", func() error { _, err := Read[int64](fr, "x"); return err }(), mmapfile.ErrTypeMismatch, 19},
+		{"Read of no record", func() error { _, err := Read[int64](fr, "matrix"); return err }(), format.ErrNoRecord, -1},
+		{"ReadAt past the end", ReadAt(fr, "x", 2, xs), mmapfile.ErrOutOfRange, -1},
+		{"Set outside the matrix", Set(m, "matrix", []int64{2, 0}, uint8(1)), mmapfile.ErrOutOfRange, -1},
+		{"Set with a 1-D index", Set(m, "matrix", []int64{0}, uint8(1)), mmapfile.ErrOutOfRange, -1},
+		{"Set of the wrong type", Set(m, "matrix", []int64{0, 0}, int8(1)), mmapfile.ErrTypeMismatch, 18},
+	} {
+		require.ErrorIs(t, c.err, c.want, c.name)
+		var fe *FormatError
+		require.ErrorAs(t, c.err, &fe, c.name)
+		assert.Contains(t, []string{fp, mp}, fe.File, c.name)
+		assert.Equal(t, c.off, fe.Offset, c.name)
+	}
 }

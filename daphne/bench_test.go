@@ -60,7 +60,7 @@ func BenchmarkDenseF64(b *testing.B) {
 			copy(dst, src)
 		}
 	})
-	b.Run("ReadDense", func(b *testing.B) {
+	b.Run("Read", func(b *testing.B) {
 		f, err := Open(path, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -68,7 +68,7 @@ func BenchmarkDenseF64(b *testing.B) {
 		defer f.Close()
 		b.SetBytes(n * 8)
 		for b.Loop() {
-			v, err := ReadDense[float64](f)
+			v, err := Read[float64](f, "matrix")
 			if err != nil || int64(len(v)) != n {
 				b.Fatal(err)
 			}

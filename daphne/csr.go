@@ -214,20 +214,20 @@ func readCurrent[T layout.Elem](f *File, b Block, alias bool) (*CSR[T], bool, er
 		}
 	}
 	type array struct {
-		dst  []byte
-		off  int64
-		size int
+		dst []byte
+		off int64
+		typ layout.Type
 	}
-	arrays := []array{{rb, m.rowAt, 8}, {cb, m.colAt, 8}}
+	arrays := []array{{rb, m.rowAt, layout.U64}, {cb, m.colAt, layout.U64}}
 	if !aliased {
 		m.Values, vb = alloc[T](int(b.NNZ))
-		arrays = append(arrays, array{vb, m.valueAt, int(s)})
+		arrays = append(arrays, array{vb, m.valueAt, f.hdr.ValueType.Layout()})
 	}
 	for _, a := range arrays {
 		if err := f.copyBytes(a.dst, a.off); err != nil {
 			return nil, false, err
 		}
-		toHost(a.dst, a.size)
+		mmapfile.SwapOrder(a.dst, a.typ, binary.LittleEndian, mmapfile.HostOrder())
 	}
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
@@ -264,7 +264,7 @@ func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	for i := uint64(0); i < h.Rows; i++ {
 		m.RowOffsets[i+1] += m.RowOffsets[i]
 	}
-	toHost(vb, int(s))
+	mmapfile.SwapOrder(vb, h.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
 			return nil, &FormatError{File: f.name, Offset: -1, Msg: "a cell is stored twice: " + err.Error()}

@@ -3,7 +3,6 @@ package daphne
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -43,17 +42,11 @@ func (f *File) elems(rows, cols uint64) (int, error) {
 	return int(lo), nil
 }
 
-// ViewDense returns the matrix's values, row-major, as a slice that
-// aliases the file's mapping. It never copies: it fails (with an error
-// wrapping mmapfile.ErrMisaligned, or ErrNotMapped) when the values cannot
-// be aliased. In DAPHNE's layout values start at byte 45, so only si8 and
-// ui8 matrices can be viewed. The slice is valid until Close.
-func ViewDense[T layout.Elem](f *File) ([]T, error) {
-	if err := checkDense[T](f); err != nil {
-		return nil, err
-	}
+// viewDense returns the values of a dense matrix (checkDense passed),
+// row-major, aliasing the mapping: View's work.
+func viewDense[T layout.Elem](f *File) ([]T, error) {
 	if f.mf == nil || !f.contiguous() {
-		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "values are not one mapped run")
+		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "record %q: values are not one mapped run; use Read or DenseValues, which copy", MatrixName)
 	}
 	n, err := f.elems(f.hdr.Rows, f.hdr.Cols)
 	if err != nil {
@@ -65,7 +58,7 @@ func ViewDense[T layout.Elem](f *File) ([]T, error) {
 	}
 	v, err := mmapfile.View[T](r, 0, n, binary.LittleEndian)
 	if err != nil {
-		return nil, f.errf(f.hdr.DataOffset, err, "cannot alias: %v", err)
+		return nil, f.errf(f.hdr.DataOffset, err, "record %q: cannot alias the values: %v; use Read or DenseValues, which copy", MatrixName, errors.Unwrap(err))
 	}
 	return v, nil
 }
@@ -88,13 +81,6 @@ func (f *File) payloadRegion() (*mmapfile.Region, error) {
 	return r, nil
 }
 
-// ReadDense returns a copy of the matrix's values, row-major. A DAPHNE
-// file's values are copied with one bulk memmove; multi-block files are
-// assembled block by block.
-func ReadDense[T layout.Elem](f *File) ([]T, error) {
-	return ReadDenseRange[T](f, 0, f.hdr.Rows, 0, f.hdr.Cols)
-}
-
 // DenseValues returns the matrix's values: aliasing the mapping when the
 // type and alignment allow it (aliased is true; the slice dies at Close),
 // a copy otherwise. It is the default way to read a dense matrix.
@@ -103,14 +89,20 @@ func DenseValues[T layout.Elem](f *File) (v []T, aliased bool, err error) {
 		return nil, false, err
 	}
 	if f.mf != nil && f.contiguous() {
-		if v, err := ViewDense[T](f); err == nil {
+		if v, err := viewDense[T](f); err == nil {
 			return v, true, nil
 		} else if !errors.Is(err, mmapfile.ErrMisaligned) {
 			return nil, false, err
 		}
 	}
-	v, err = ReadDense[T](f)
+	v, err = readDense[T](f)
 	return v, false, err
+}
+
+// readDense copies the values of a dense matrix: one bulk memmove for a
+// DAPHNE file, block by block for a file of several blocks.
+func readDense[T layout.Elem](f *File) ([]T, error) {
+	return ReadDenseRange[T](f, 0, f.hdr.Rows, 0, f.hdr.Cols)
 }
 
 // ReadDenseRange copies rows [r0, r1) and columns [c0, c1) into a new
@@ -138,7 +130,7 @@ func CopyDenseRange[T layout.Elem](f *File, dst []T, r0, r1, c0, c1 uint64) erro
 		return err
 	}
 	if len(dst) != n {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("destination holds %d values, range has %d", len(dst), n)}
+		return f.errf(-1, mmapfile.ErrOutOfRange, "destination holds %d values, range has %d", len(dst), n)
 	}
 	return copyDenseRange(f, dst, r0, r1, c0, c1, true)
 }
@@ -150,7 +142,7 @@ func denseRange[T layout.Elem](f *File, r0, r1, c0, c1 uint64) (int, error) {
 	}
 	h := &f.hdr
 	if r0 > r1 || r1 > h.Rows || c0 > c1 || c1 > h.Cols {
-		return 0, &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("range [%d,%d)×[%d,%d) outside the %d×%d matrix", r0, r1, c0, c1, h.Rows, h.Cols)}
+		return 0, f.errf(-1, mmapfile.ErrOutOfRange, "range [%d,%d)×[%d,%d) outside the %d×%d matrix", r0, r1, c0, c1, h.Rows, h.Cols)
 	}
 	n, err := f.elems(r1-r0, c1-c0)
 	if err != nil {
@@ -175,7 +167,7 @@ func copyDenseRange[T layout.Elem](f *File, v []T, r0, r1, c0, c1 uint64, reused
 	if err := f.denseWindow(dst, r0, r1, c0, c1); err != nil {
 		return err
 	}
-	toHost(dst, f.hdr.ValueType.Size())
+	mmapfile.SwapOrder(dst, f.hdr.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
 	return nil
 }
 
@@ -222,7 +214,7 @@ func (f *File) denseWindow(dst []byte, r0, r1, c0, c1 uint64) error {
 // read-write mapping (OpenFile with mmapfile.ReadWrite). le holds the
 // value's little-endian bytes, as many as the value type's size. The change
 // reaches the file at once through the page cache and is synced at Close.
-// Set is the typed form.
+// Set is the typed form, by record name and index.
 func (f *File) SetElement(row, col uint64, le []byte) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, ErrKind, "SetElement on a %v file", f.hdr.Kind)
@@ -235,11 +227,11 @@ func (f *File) SetElement(row, col uint64, le []byte) error {
 	}
 	h := &f.hdr
 	if row >= h.Rows || col >= h.Cols {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("index (%d, %d) outside the %d×%d matrix", row, col, h.Rows, h.Cols)}
+		return f.errf(-1, mmapfile.ErrOutOfRange, "index (%d, %d) outside the %d×%d matrix", row, col, h.Rows, h.Cols)
 	}
 	s := h.ValueType.Size()
 	if len(le) != s {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("%d value bytes for a %v element of %d bytes", len(le), h.ValueType, s)}
+		return f.errf(-1, mmapfile.ErrTypeMismatch, "%d value bytes for a %v element of %d bytes", len(le), h.ValueType, s)
 	}
 	r, err := f.payloadRegion()
 	if err != nil {
@@ -258,18 +250,4 @@ func (f *File) Sync() error {
 		return nil
 	}
 	return f.mf.Sync()
-}
-
-// Set changes element (row, col) of a dense matrix to v in place, through
-// a read-write mapping (OpenFile with mmapfile.ReadWrite). T must be the Go
-// type of the matrix's value type (an error wrapping
-// mmapfile.ErrTypeMismatch otherwise). The change reaches the file at once
-// through the page cache and is made durable by Sync or Close.
-func Set[T layout.Elem](f *File, row, col uint64, v T) error {
-	if err := checkDense[T](f); err != nil {
-		return err
-	}
-	b := unsafeslice.Bytes([]T{v})
-	toHost(b, len(b)) // host to little endian is the same swap
-	return f.SetElement(row, col, b)
 }

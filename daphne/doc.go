@@ -32,6 +32,16 @@
 //	...
 //	f.Close() // v must not be used after this if aliased
 //
+// The typed calls name a record as the other format packages do: a matrix
+// is "matrix" (MatrixName), a frame's columns go by their labels. View
+// aliases a dense matrix's values, Read and ReadAt copy any record (a CSR
+// matrix's dense values, a frame column), Set changes an element of a
+// dense matrix in place at [row, col]:
+//
+//	g, err := daphne.OpenFile("X.dbdf", mmapfile.ReadWrite, nil)
+//	err = daphne.Set(g, "matrix", []int64{1, 2}, 2.5)
+//	x, err := daphne.Read[float64](g, "matrix")
+//
 // The package registers the format "daphne" (extension .dbdf; files are
 // never recognised from their bytes) with package format: a *File is a
 // format.File whose records are "matrix" or a frame's columns, and Write
@@ -52,19 +62,21 @@
 // overflow or allocation checks: every size read from a file is checked
 // against the file's size before anything is allocated or sliced, and bad
 // input gives a *FormatError naming the byte offset, never a panic.
+// A damaged file is refused, never read as a smaller matrix or frame: the
+// format's Salvage option is an error wrapping errors.ErrUnsupported.
 //
 // # Copies and views
 //
 // DAPHNE never pads, so dense values at byte 45 and CSR arrays at 53+8k sit
 // at offsets ≡ 5 (mod 8): only 1-byte types (si8, ui8) can alias the
-// mapping. Reads of other types copy with one bulk memmove per contiguous
-// range, at memory speed. ReadDenseRange and ReadFrameRange map only the
+// mapping (View fails for the others, naming Read). Reads of other types
+// copy with one bulk memmove per contiguous range, at memory speed. ReadDenseRange and ReadFrameRange map only the
 // bytes of the requested rows, so huge files can be streamed in bounded
 // memory.
 //
 // # What is unsafe
 //
-//   - Slices from ViewDense, and from DenseValues when it reports aliased,
+//   - Slices from View, and from DenseValues when it reports aliased,
 //     point into the mapping: after Close any use crashes the process.
 //   - Writing through such a slice of a read-only mapping crashes the
 //     process (SIGSEGV). Use OpenFile with mmapfile.ReadWrite and

@@ -73,7 +73,7 @@ func TestDocumentLayout(t *testing.T) {
 	dense := docHeader(1, 2, 3).u8(10).block(0, 0, 2, 3, 1, 10).f64(1, 2, 3, 4, 5, 6).b
 	f, err := open(t, dense, doc)
 	require.NoError(t, err)
-	v, err := ReadDense[float64](f)
+	v, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, v)
 	assert.Equal(t, F64, f.Header().ValueType)
@@ -82,7 +82,7 @@ func TestDocumentLayout(t *testing.T) {
 	u16 := docHeader(1, 2, 2).u8(2).block(0, 0, 2, 2, 1, 2).u8(1, 0, 2, 0, 3, 0, 0xff, 0xff).b
 	f, err = open(t, u16, doc)
 	require.NoError(t, err)
-	w, err := ReadDense[uint16](f)
+	w, err := Read[uint16](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []uint16{1, 2, 3, 65535}, w)
 	assert.Equal(t, []format.Record{{Array: layout.Array{Name: "matrix", Type: layout.U16, Shape: []int64{2, 2}, Offset: 45, Size: 8},
@@ -96,7 +96,7 @@ func TestDocumentLayout(t *testing.T) {
 		block(2, 0, 1, 2, 0, 0).b
 	f, err = open(t, mixed, doc)
 	require.NoError(t, err)
-	v, err = ReadDense[float64](f)
+	v, err = Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{7, 200, -2, 5, 0, 0}, v)
 	assert.Equal(t, f64le(7, -2, 0, 200, 5, 0), readAllOf(t, f, 0, layout.ColMajor, binary.LittleEndian))
@@ -264,7 +264,7 @@ func TestDocumentLayoutNeverSilent(t *testing.T) {
 	// DAPHNE's own files are read as before.
 	f, err := open(t, unhex(t, hexDense2x3), &Options{Lenient: true})
 	require.NoError(t, err)
-	v, err := ReadDense[float64](f)
+	v, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, v)
 }

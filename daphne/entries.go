@@ -247,20 +247,9 @@ func convertValue(dst, src []byte, from, to ValueType) {
 	case layout.F64:
 		x = math.Float64frombits(le.Uint64(src))
 	default:
-		switch len(src) {
-		case 1:
-			u = uint64(src[0])
-			i = int64(int8(src[0]))
-		case 2:
-			u = uint64(le.Uint16(src))
-			i = int64(int16(le.Uint16(src)))
-		case 4:
-			u = uint64(le.Uint32(src))
-			i = int64(int32(le.Uint32(src)))
-		default:
-			u = le.Uint64(src)
-			i = int64(u)
-		}
+		u = layout.Uint(src, le)
+		s := 64 - 8*uint(len(src))
+		i = int64(u<<s) >> s // sign-extended
 		if ft.IsSigned() {
 			u, x = uint64(i), float64(i)
 		} else {
@@ -274,23 +263,11 @@ func convertValue(dst, src []byte, from, to ValueType) {
 		}
 	}
 	switch tt := to.Layout(); {
-	case tt == layout.F32:
-		le.PutUint32(dst, math.Float32bits(float32(x)))
-	case tt == layout.F64:
-		le.PutUint64(dst, math.Float64bits(x))
+	case tt.IsFloat():
+		layout.PutFloat(dst, le, tt, x)
+	case tt.IsSigned():
+		layout.PutUint(dst, le, uint64(i))
 	default:
-		if tt.IsSigned() {
-			u = uint64(i)
-		}
-		switch len(dst) {
-		case 1:
-			dst[0] = byte(u)
-		case 2:
-			le.PutUint16(dst, uint16(u))
-		case 4:
-			le.PutUint32(dst, uint32(u))
-		default:
-			le.PutUint64(dst, u)
-		}
+		layout.PutUint(dst, le, u)
 	}
 }

@@ -1,6 +1,7 @@
 package daphne_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func tempDir() string {
@@ -43,6 +45,41 @@ func ExampleWriteDense() {
 	// Output:
 	// {"numCols":3,"numRows":2,"valueType":"f64"}
 	// dense 2 3 f64 [1 2 3 4 5 6] false
+}
+
+// Change one element in place through a read-write mapping, then copy the
+// matrix and a frame column out: records go by name, "matrix" or a label.
+func ExampleSet() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "X.dbdf")
+	if err := daphne.WriteDense(path, 2, 3, []float64{1, 2, 3, 4, 5, 6}, nil); err != nil {
+		log.Fatal(err)
+	}
+	f, err := daphne.OpenFile(path, mmapfile.ReadWrite, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := daphne.Set(f, "matrix", []int64{1, 2}, -6.0); err != nil { // row 1, column 2
+		log.Fatal(err)
+	}
+	x, _ := daphne.Read[float64](f, "matrix")
+	_, err = daphne.View[float64](f, "matrix") // f64 values at byte 45 cannot be aliased
+	fmt.Println(x, errors.Is(err, mmapfile.ErrMisaligned))
+	f.Close()
+
+	fp := filepath.Join(dir, "F.dbdf")
+	fr := &daphne.Frame{Rows: 2, Labels: []string{"id", "score"}, Columns: []any{[]int64{7, 8}, []float64{0.5, 0.25}}}
+	if err := daphne.WriteFrame(fp, fr, nil); err != nil {
+		log.Fatal(err)
+	}
+	g, _ := daphne.Open(fp, nil)
+	defer g.Close()
+	score, _ := daphne.Read[float64](g, "score")
+	fmt.Println(score)
+	// Output:
+	// [1 2 3 4 5 -6] true
+	// [0.5 0.25]
 }
 
 // Stream a dense matrix in row chunks: each call maps only its rows.
@@ -116,7 +153,7 @@ func ExampleReadFrame() {
 		log.Fatal(err)
 	}
 	fmt.Println(got.Labels, got.Types, got.Columns)
-	for _, a := range f.Arrays() {
+	for _, a := range f.Records() {
 		fmt.Println(a.Name, a.Type, a.Shape, a.Offset)
 	}
 	// Output:

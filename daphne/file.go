@@ -260,7 +260,7 @@ func (f *File) fileLabel(i int) string {
 	return f.fileLabels[start:f.labelEnds[i]]
 }
 
-// Close releases the file and its mappings. Slices from ViewDense and
+// Close releases the file and its mappings. Slices from View and
 // DenseValues (when aliased) must not be used afterwards.
 func (f *File) Close() error {
 	f.mu.Lock()

@@ -40,10 +40,16 @@ func init() {
 }
 
 // optionsFrom maps the format-neutral options onto this package's.
+// Salvage is refused (errors.ErrUnsupported), never ignored: this package
+// does not read a damaged DAPHNE file as a smaller matrix or frame.
 func optionsFrom(path string, o *format.Options) (*Options, error) {
 	doc, err := documentParam(path, o)
 	if err != nil || o == nil {
 		return nil, err
+	}
+	if o.Salvage {
+		return nil, &FormatError{File: path, Offset: -1, Err: errors.ErrUnsupported,
+			Msg: "Salvage is not supported: a DAPHNE file is one matrix or one frame, and a damaged one is refused, never read as a smaller one"}
 	}
 	return &Options{Options: o.Options, Lenient: o.Lenient, DocumentLayout: doc}, nil
 }
@@ -63,7 +69,7 @@ func (f *File) Version() string { return strconv.Itoa(int(f.hdr.Version)) }
 // per frame column (Offset -1: a frame's values are interleaved).
 func (f *File) Records() []format.Record {
 	f.recsOnce.Do(func() {
-		arrays := f.Arrays()
+		arrays := f.arrays()
 		if f.hdr.Kind != KindFrame {
 			f.recs = []format.Record{{Array: arrays[0], Kind: format.KindArray, Extra: map[string]any{"layout": f.hdr.Kind.String()}}}
 			return
@@ -137,7 +143,7 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 // values for a file from Open, the ReaderAt's bytes for NewReader.
 func (f *File) densePayload() (*format.Payload, error) {
 	f.payloadOnce.Do(func() {
-		a := f.Arrays()[0]
+		a := f.arrays()[0]
 		p := &format.Payload{Array: a, Data: f.ra, Off: a.Offset,
 			Wrap: func(off int64, err error) error { return f.errf(off, err, "%v", err) }}
 		if f.mf != nil {
@@ -246,7 +252,7 @@ func (f *File) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, valu
 	s := t.Size()
 	var buf [8]byte
 	emit := func(row, col uint64, v []byte) error {
-		if !mmapfile.IsHostOrder(bo) || !littleEndianHost {
+		if !mmapfile.IsHostOrder(bo) || !mmapfile.IsHostOrder(binary.LittleEndian) {
 			v = append(buf[:0], v...)
 			mmapfile.SwapOrder(v, t, binary.LittleEndian, bo)
 		}
@@ -275,6 +281,19 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkSet(rec, idx); err != nil {
+		return err
+	}
+	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
+	if err != nil {
+		return f.errf(-1, err, "record %q: %v", rec.Name, err)
+	}
+	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
+}
+
+// checkSet checks that record rec can be changed in place at idx: a dense
+// matrix, and a [row, col] inside it.
+func (f *File) checkSet(rec *format.Record, idx []int64) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, errors.ErrUnsupported, "record %q: only dense matrices are changed in place, this is a %v file", rec.Name, f.hdr.Kind)
 	}
@@ -284,11 +303,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if _, err := layout.Index(rec.Shape, layout.RowMajor, idx...); err != nil {
 		return f.errf(-1, errors.Join(mmapfile.ErrOutOfRange, err), "record %q: index %v: %v", rec.Name, idx, err)
 	}
-	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
-	if err != nil {
-		return f.errf(-1, err, "record %q: %v", rec.Name, err)
-	}
-	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
+	return nil
 }
 
 // Write writes the records of src to path (and path+".meta") in DAPHNE's

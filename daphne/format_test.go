@@ -200,7 +200,7 @@ func TestFormatReadArray(t *testing.T) {
 func TestFormatReadArrayMultiBlock(t *testing.T) {
 	f, err := open(t, multiBlockFile(1), nil)
 	require.NoError(t, err)
-	want, err := ReadDense[float64](f)
+	want, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	got := readAllOf(t, f, 0, layout.RowMajor, binary.LittleEndian)
 	assert.Equal(t, f64le(want...), got)
@@ -302,7 +302,7 @@ func TestFormatSetText(t *testing.T) {
 	assert.ErrorIs(t, s.SetText(0, []int64{0, 0}, "1"), mmapfile.ErrClosed)
 	g, err := Open(p, nil)
 	require.NoError(t, err)
-	v, err := ReadDense[int32](g)
+	v, err := Read[int32](g, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []int32{-7, 2, 3, 4, 5, 31}, v)
 	require.NoError(t, g.Close())
@@ -489,4 +489,21 @@ func TestFormatWriteAtomic(t *testing.T) {
 	assert.Error(t, Write(q, src, nil))
 	_, err := os.Stat(q)
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestSalvageRefused: the format's Salvage option is refused, never
+// ignored: a damaged DAPHNE file is not read as a smaller one.
+func TestSalvageRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.dbdf")
+	require.NoError(t, WriteDense(p, 2, 2, []float64{1, 2, 3, 4}, nil))
+	for _, mode := range []mmapfile.Mode{mmapfile.ReadOnly, mmapfile.ReadWrite} {
+		_, err := format.OpenFile(p, mode, &format.Options{Salvage: true})
+		require.ErrorIs(t, err, errors.ErrUnsupported)
+		var fe *FormatError
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, p, fe.File)
+	}
+	f, err := format.Open(p, &format.Options{Lenient: true})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Frame is a table of typed columns, DAPHNE's Frame. Columns[i] is a
@@ -56,7 +57,7 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 			if err := f.readColumnBlocks(c, dsts[c], int64(r0)); err != nil {
 				return nil, err
 			}
-			toHost(dsts[c], vt.Size())
+			mmapfile.SwapOrder(dsts[c], vt.Layout(), binary.LittleEndian, mmapfile.HostOrder())
 		}
 		return fr, nil
 	}

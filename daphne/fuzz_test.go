@@ -55,7 +55,6 @@ func FuzzOpen(f *testing.F) {
 		if len(meta) == 0 {
 			meta = nil
 		}
-		Detect(data, int64(len(data)))
 		// In DAPHNE's code's layout and in its format document's.
 		for _, doc := range []bool{false, true} {
 			o := &Options{Lenient: lenient, MaxAlloc: 1 << 20, MaxBlocks: 64, Meta: meta, DocumentLayout: doc}
@@ -65,7 +64,7 @@ func FuzzOpen(f *testing.F) {
 				require.ErrorAs(t, err, &fe)
 				continue
 			}
-			_ = file.Arrays()
+			_ = file.arrays()
 			fuzzFormat(t, file)
 			switch file.Kind() {
 			case KindFrame:
@@ -172,7 +171,7 @@ func (x fuzzCSRT) f32() { fuzzCSR[float32](x.t, x.f, x.data) }
 func (x fuzzCSRT) f64() { fuzzCSR[float64](x.t, x.f, x.data) }
 
 func fuzzDense[T numeric](t *testing.T, f *File, data []byte) {
-	v, err := ReadDense[T](f)
+	v, err := Read[T](f, "matrix")
 	if err != nil {
 		return
 	}
@@ -185,7 +184,7 @@ func fuzzDense[T numeric](t *testing.T, f *File, data []byte) {
 	}
 	g, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
 	require.NoError(t, err)
-	w, err := ReadDense[T](g)
+	w, err := Read[T](g, "matrix")
 	require.NoError(t, err)
 	require.Equal(t, unsafeslice.Bytes(v), unsafeslice.Bytes(w), "bit-identical values (NaN ≠ NaN)")
 }

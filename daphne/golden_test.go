@@ -135,11 +135,11 @@ func denseFloats(t *testing.T, f *File) []float64 {
 	}
 	switch h.ValueType {
 	case F64:
-		v, err := ReadDense[float64](f)
+		v, err := Read[float64](f, "matrix")
 		require.NoError(t, err)
 		return v
 	case SI32:
-		v, err := ReadDense[int32](f)
+		v, err := Read[int32](f, "matrix")
 		require.NoError(t, err)
 		return toFloats(v)
 	}
@@ -288,11 +288,11 @@ func TestGoldenRewrite(t *testing.T) {
 			h := f.Header()
 			switch {
 			case h.Kind == KindDense && h.ValueType == F64:
-				v, err := ReadDense[float64](f)
+				v, err := Read[float64](f, "matrix")
 				require.NoError(t, err)
 				require.NoError(t, WriteDense(out, h.Rows, h.Cols, v, nil))
 			case h.Kind == KindDense && h.ValueType == SI32:
-				v, err := ReadDense[int32](f)
+				v, err := Read[int32](f, "matrix")
 				require.NoError(t, err)
 				require.NoError(t, WriteDense(out, h.Rows, h.Cols, v, nil))
 			case h.Kind == KindCSR && h.ValueType == F64:

@@ -2,6 +2,7 @@ package daphne
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -137,6 +138,75 @@ func TestTruncation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTruncationOffsets cuts every file at every byte with its layout
+// known (so that a cut CSR block is not read as another layout of the
+// cut size): each cut is mmapfile.ErrTruncated at the start of the field
+// the end of the file cuts short — the header field, the block field,
+// the frame's column types, label or values, a block's values (dense) or
+// its nnz (sparse and COO, whose whole body nnz sizes). A cut at the end
+// of a block of a multi-block file leaves a file of fewer blocks, which
+// the partition check refuses instead, and a cut file that fits the
+// format document's layout exactly is ErrDocumentLayout.
+func TestTruncationOffsets(t *testing.T) {
+	for name, data := range smallFiles(t) {
+		var o *Options
+		f, err := open(t, data, nil)
+		if err != nil {
+			o = &Options{DocumentLayout: true}
+			f, err = open(t, data, o)
+		}
+		require.NoError(t, err, name)
+		h := f.Header()
+		if o == nil {
+			o = &Options{}
+		}
+		o.CSRLayout = h.Layout
+		starts := fieldStarts(t, data, h)
+		boundary := map[int]bool{}
+		for i := 0; i+1 < len(h.Blocks); i++ {
+			boundary[int(h.Blocks[i].End)] = true
+		}
+		for n := 0; n < len(data); n++ {
+			if boundary[n] {
+				continue
+			}
+			want := int64(0)
+			for _, s := range starts {
+				if s <= int64(n) {
+					want = s
+				}
+			}
+			_, err := open(t, data[:n], o)
+			var fe *FormatError
+			require.ErrorAs(t, err, &fe, "%s[:%d]", name, n)
+			if errors.Is(err, ErrDocumentLayout) {
+				continue // the cut file fits the document's layout exactly
+			}
+			require.ErrorIs(t, err, mmapfile.ErrTruncated, "%s[:%d]: %v", name, n, err)
+			require.Equal(t, want, fe.Offset, "%s[:%d]: %v", name, n, err)
+		}
+	}
+}
+
+// fieldStarts lists where the fields of a file begin, in file order, as
+// its header describes them (label lengths read from data).
+func fieldStarts(t *testing.T, data []byte, h Header) []int64 {
+	s := []int64{0, 1, 2, 10, headerSize}
+	if h.Kind == KindFrame {
+		p := headerSize + int64(len(h.ColumnTypes))
+		for range h.ColumnTypes {
+			s = append(s, p)
+			p += 2 + int64(binary.LittleEndian.Uint16(data[p:]))
+		}
+		require.Equal(t, p+16, h.DataOffset, "the frame's values follow rx and cx")
+		return append(s, p, p+8, p+16)
+	}
+	for _, b := range h.Blocks {
+		s = append(s, b.Offset, b.Offset+8, b.Offset+16, b.Offset+20, b.Offset+24, b.Offset+25, b.Offset+26)
+	}
+	return s
 }
 
 // TestBitFlips: a single-bit flip anywhere gives an error or a valid
@@ -286,7 +356,7 @@ func TestMappedFileTruncatedUnderneath(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, os.Truncate(path, 100))
-	_, err = ReadDense[float64](f)
+	_, err = Read[float64](f, "matrix")
 	require.Error(t, err)
 	var fe *FormatError
 	assert.ErrorAs(t, err, &fe)

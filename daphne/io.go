@@ -10,15 +10,6 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-var littleEndianHost = mmapfile.IsHostOrder(binary.LittleEndian)
-
-// toHost converts little-endian file values in b to the host's order.
-func toHost(b []byte, size int) {
-	if !littleEndianHost && size > 1 {
-		layout.SwapBytes(b, size)
-	}
-}
-
 // withRange hands fn the file bytes [off, off+n): a temporary mapping,
 // unmapped afterwards, for mapped files (faults become errors), or a
 // buffer filled with ReadAt otherwise. Only those bytes are mapped or

@@ -75,17 +75,15 @@ func sizeAt(off int64, n uint64, unit int64) (int64, bool) {
 func (f *File) parse() error {
 	var hdr [headerSize]byte
 	if f.size < headerSize {
-		// Name the first field that is missing.
-		names := []struct {
-			off  int64
-			name string
-		}{{0, "version"}, {1, "data type"}, {2, "rows"}, {10, "cols"}}
-		for i := len(names) - 1; i >= 0; i-- {
-			if f.size > names[i].off {
-				return f.errf(names[i].off, mmapfile.ErrTruncated, "%s: file ends after %d bytes", names[i].name, f.size)
+		// Name the first field that the end of the file cuts.
+		for _, fl := range []struct {
+			off, end int64
+			name     string
+		}{{0, 1, "version"}, {1, 2, "data type"}, {2, 10, "rows"}, {10, 18, "cols"}} {
+			if f.size < fl.end {
+				return f.errf(fl.off, mmapfile.ErrTruncated, "%s: file ends after %d bytes", fl.name, f.size)
 			}
 		}
-		return f.errf(0, mmapfile.ErrTruncated, "version: empty file")
 	}
 	if err := f.readField(hdr[:], 0, "header"); err != nil {
 		return err

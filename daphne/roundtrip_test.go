@@ -1,7 +1,6 @@
 package daphne
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -44,7 +43,7 @@ func roundTripDense[T numeric](t *testing.T) {
 
 		f, err := Open(path, nil)
 		require.NoError(t, err)
-		got, err := ReadDense[T](f)
+		got, err := Read[T](f, "matrix")
 		require.NoError(t, err)
 		assert.Equal(t, v, got)
 		vals, aliased, err := DenseValues[T](f)
@@ -52,7 +51,7 @@ func roundTripDense[T numeric](t *testing.T) {
 		assert.Equal(t, v, vals)
 		assert.Equal(t, vt.Size() == 1 || n == 0, aliased, "only 1-byte types alias at offset 45")
 		if vt.Size() > 1 && n > 0 {
-			_, err = ViewDense[T](f)
+			_, err = View[T](f, "matrix")
 			assert.ErrorIs(t, err, mmapfile.ErrMisaligned)
 		}
 		require.NoError(t, f.Close())
@@ -90,7 +89,7 @@ func TestDenseBitExact(t *testing.T) {
 	f, err := Open(path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	got, err := ReadDense[float64](f)
+	got, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	for i := range v {
 		assert.Equal(t, math.Float64bits(v[i]), math.Float64bits(got[i]))
@@ -106,7 +105,7 @@ func TestRowStride(t *testing.T) {
 	f, err := Open(path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	got, err := ReadDense[float64](f)
+	got, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{2, 4, 6}, got)
 }
@@ -255,7 +254,7 @@ func roundTripFrame(t *testing.T, fr *Frame, o *WriteOptions) {
 	if fr.Labels != nil {
 		assert.Equal(t, fr.Labels, got.Labels)
 	}
-	arrays := f.Arrays()
+	arrays := f.arrays()
 	require.Len(t, arrays, len(fr.Columns))
 	for _, a := range arrays {
 		assert.Equal(t, int64(-1), a.Offset)
@@ -310,24 +309,24 @@ func TestSetElement(t *testing.T) {
 	require.NoError(t, WriteDense(path, 2, 3, []float64{1, 2, 3, 4, 5, 6}, nil))
 	ro, err := Open(path, nil)
 	require.NoError(t, err)
-	assert.ErrorIs(t, Set(ro, 0, 0, 9.0), mmapfile.ErrNotWritable)
+	assert.ErrorIs(t, Set(ro, "matrix", []int64{0, 0}, 9.0), mmapfile.ErrNotWritable)
 	require.NoError(t, ro.Close())
 
 	f, err := OpenFile(path, mmapfile.ReadWrite, nil)
 	require.NoError(t, err)
-	require.NoError(t, Set(f, 1, 2, -7.5))
+	require.NoError(t, Set(f, "matrix", []int64{1, 2}, -7.5))
 	require.NoError(t, f.SetElement(0, 1, []byte{0, 0, 0, 0, 0, 0, 0xd0, 0x3f})) // 0.25
-	assert.Error(t, Set(f, 2, 0, 1.0))
-	err = Set(f, 0, 0, float32(1))
+	assert.Error(t, Set(f, "matrix", []int64{2, 0}, 1.0))
+	err = Set(f, "matrix", []int64{0, 0}, float32(1))
 	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	assert.ErrorContains(t, err, path)
-	assert.ErrorIs(t, Set(f, 0, 0, int16(1)), mmapfile.ErrTypeMismatch)
+	assert.ErrorIs(t, Set(f, "matrix", []int64{0, 0}, int16(1)), mmapfile.ErrTypeMismatch)
 	require.NoError(t, f.Close())
 
 	g, err := Open(path, nil)
 	require.NoError(t, err)
 	defer g.Close()
-	v, err := ReadDense[float64](g)
+	v, err := Read[float64](g, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{1, 0.25, 3, 4, 5, -7.5}, v)
 }
@@ -337,20 +336,20 @@ func TestViewsAlias(t *testing.T) {
 	require.NoError(t, WriteDense(path, 2, 2, []uint8{1, 2, 3, 4}, nil))
 	f, err := Open(path, nil)
 	require.NoError(t, err)
-	v, err := ViewDense[uint8](f)
+	v, err := View[uint8](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []uint8{1, 2, 3, 4}, v)
-	_, err = ViewDense[int8](f)
+	_, err = View[int8](f, "matrix")
 	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	require.NoError(t, f.Close())
-	_, err = ViewDense[uint8](f)
+	_, err = View[uint8](f, "matrix")
 	assert.ErrorIs(t, err, mmapfile.ErrClosed)
 
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	r, err := NewReader(bytesReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
-	_, err = ViewDense[uint8](r)
+	_, err = View[uint8](r, "matrix")
 	assert.ErrorIs(t, err, ErrNotMapped)
 	assert.True(t, errors.Is(err, errors.ErrUnsupported))
 	got, aliased, err := DenseValues[uint8](r)
@@ -359,24 +358,10 @@ func TestViewsAlias(t *testing.T) {
 	assert.Equal(t, []uint8{1, 2, 3, 4}, got)
 }
 
-func TestDetectAndArrays(t *testing.T) {
-	for name, data := range smallFiles(t) {
-		want := name != "multiblock" && name != "empty" && name != "coo"
-		assert.Equal(t, want, Detect(data, int64(len(data))), name)
-		assert.False(t, Detect(data, int64(len(data))+1), name)
-	}
-	assert.False(t, Detect([]byte("P5\n3 3\n255\n"), 11))
-	assert.False(t, Detect(nil, 0))
-	// A frame header claiming more column types than b holds.
-	fr := unhex(t, hexFrame)[:20]
-	binary.LittleEndian.PutUint64(fr[10:], 20)
-	assert.False(t, Detect(fr, 100))
-	assert.True(t, HasExtension("X.DBDF"))
-	assert.False(t, HasExtension("X.dbdf.meta"))
-
+func TestArrays(t *testing.T) {
 	f, err := open(t, unhex(t, hexCSR3x3), nil)
 	require.NoError(t, err)
-	a := f.Arrays()
+	a := f.arrays()
 	require.Len(t, a, 1)
 	assert.Equal(t, "csr", f.Kind().String())
 	assert.Equal(t, KindCSR, f.Kind())
@@ -386,14 +371,14 @@ func TestDetectAndArrays(t *testing.T) {
 
 	f, err = open(t, unhex(t, hexDense2x3), nil)
 	require.NoError(t, err)
-	a = f.Arrays()
+	a = f.arrays()
 	require.NoError(t, a[0].Check(93))
 	assert.Equal(t, int64(45), a[0].Offset)
 	assert.Equal(t, int64(48), a[0].Size)
 
 	f, err = open(t, multiBlockFile(1), nil)
 	require.NoError(t, err)
-	a = f.Arrays()
+	a = f.arrays()
 	assert.Equal(t, int64(-1), a[0].Offset)
 	assert.Equal(t, int64(72), a[0].Size)
 }

@@ -1,6 +1,8 @@
 package daphne
 
 import (
+	"encoding/binary"
+
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -39,7 +41,7 @@ func ReadRowsDense[T layout.Elem](f *File, r0, r1 uint64) ([]T, error) {
 	if err := f.denseWindow(dst, r0, r1, 0, h.Cols); err != nil {
 		return nil, err
 	}
-	toHost(dst, int(s))
+	mmapfile.SwapOrder(dst, h.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
 	return out, nil
 }
 
@@ -63,7 +65,7 @@ func (f *File) currentRows(b Block, r0, r1 uint64, fn entryFunc) error {
 	if err := f.copyBytes(unsafeslice.Bytes(ro), rowAt+8*int64(r0)); err != nil {
 		return err
 	}
-	toHost(unsafeslice.Bytes(ro), 8)
+	mmapfile.SwapOrder(unsafeslice.Bytes(ro), layout.U64, binary.LittleEndian, mmapfile.HostOrder())
 	if strict {
 		first := ro[0]
 		if r0 > 0 {

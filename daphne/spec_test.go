@@ -154,10 +154,10 @@ func TestCSRLayouts(t *testing.T) {
 	// A COO block under a dense data type gives a dense matrix.
 	f, err := open(t, cooFile(t, 1), nil)
 	require.NoError(t, err)
-	d, err := ReadDense[float64](f)
+	d, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, want, d)
-	_, err = ViewDense[float64](f)
+	_, err = View[float64](f, "matrix")
 	assert.ErrorIs(t, err, ErrNotMapped)
 
 	// COO entries may come in any order; a cell stored twice is an error
@@ -216,15 +216,15 @@ func TestEmptyBlock(t *testing.T) {
 		f, err := open(t, b, &Options{Lenient: lenient})
 		require.NoError(t, err)
 		assert.Equal(t, BodyEmpty, f.Header().Blocks[0].Type)
-		v, err := ReadDense[float64](f)
+		v, err := Read[float64](f, "matrix")
 		require.NoError(t, err)
 		assert.Equal(t, make([]float64, 9), v)
-		assert.Equal(t, int64(-1), f.Arrays()[0].Offset)
+		assert.Equal(t, int64(-1), f.arrays()[0].Offset)
 	}
 	// Cells not stored in the file are bounded by MaxAlloc.
 	f, err := open(t, b, &Options{MaxAlloc: 64})
 	require.NoError(t, err)
-	_, err = ReadDense[float64](f)
+	_, err = Read[float64](f, "matrix")
 	assert.ErrorIs(t, err, ErrTooLarge)
 	// Empty block under CSR: an all-zero sparse matrix.
 	b[1] = 2
@@ -273,7 +273,7 @@ func TestMultiBlock(t *testing.T) {
 	require.Len(t, h.Blocks, 3)
 	assert.Equal(t, []BodyType{BodyDense, BodySparse, BodyCOO}, []BodyType{h.Blocks[0].Type, h.Blocks[1].Type, h.Blocks[2].Type})
 	assert.Equal(t, LayoutDoc, h.Blocks[1].Layout)
-	v, err := ReadDense[float64](f)
+	v, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, want, v)
 	r, err := ReadDenseRange[float64](f, 1, 3, 1, 3)
@@ -296,7 +296,7 @@ func TestMultiBlock(t *testing.T) {
 	f, err = open(t, multiBlockFile(1), &Options{Lenient: true})
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), f.Header().Rows)
-	v, err = ReadDense[float64](f)
+	v, err = Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, want[:6], v)
 
@@ -375,7 +375,7 @@ func TestStrictLenient(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.NotEmpty(t, f.Header().Relaxed)
-			v, err := ReadDense[float64](f)
+			v, err := Read[float64](f, "matrix")
 			require.NoError(t, err)
 			assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, v)
 		})
@@ -385,7 +385,7 @@ func TestStrictLenient(t *testing.T) {
 func TestKindAndTypeMismatch(t *testing.T) {
 	f, err := open(t, unhex(t, hexDense2x3), nil)
 	require.NoError(t, err)
-	_, err = ReadDense[float32](f)
+	_, err = Read[float32](f, "matrix")
 	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
 	_, err = ReadCSR[float64](f)
 	assert.ErrorIs(t, err, ErrKind)
@@ -393,8 +393,23 @@ func TestKindAndTypeMismatch(t *testing.T) {
 	assert.ErrorIs(t, err, ErrKind)
 	g, err := open(t, unhex(t, hexCSR3x3), nil)
 	require.NoError(t, err)
-	_, err = ReadDense[float64](g)
+	_, err = ReadDenseRange[float64](g, 0, 1, 0, 1)
 	assert.ErrorIs(t, err, ErrKind)
+	// Read and ReadAt give a CSR matrix's dense values; View has none to
+	// alias.
+	d, err := Read[float64](g, "matrix")
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 1, 0, 0, 0, 0, 0, 0, 2}, d, "(0, 1) is 1, (2, 2) is 2")
+	row := make([]float64, 3)
+	require.NoError(t, ReadAt(g, "matrix", 6, row))
+	assert.Equal(t, []float64{0, 0, 2}, row)
+	_, err = View[float64](g, "matrix")
+	assert.ErrorIs(t, err, ErrNotMapped)
+	assert.ErrorContains(t, err, "copy with Read")
+	h, err := open(t, unhex(t, hexCSR3x3), &Options{MaxAlloc: 64})
+	require.NoError(t, err)
+	_, err = Read[float64](h, "matrix")
+	assert.ErrorIs(t, err, ErrTooLarge, "72 dense bytes, MaxAlloc 64")
 }
 
 // recordingReader notes every byte range read.
@@ -459,10 +474,10 @@ func TestSparseBlockUnderDense(t *testing.T) {
 	b[1] = 1
 	f, err := open(t, b, nil)
 	require.NoError(t, err)
-	v, err := ReadDense[float64](f)
+	v, err := Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0, 1, 0, 0, 0, 0, 0, 0, 2}, v)
-	assert.Equal(t, int64(45), f.Arrays()[0].Offset)
+	assert.Equal(t, int64(45), f.arrays()[0].Offset)
 
 	for _, tc := range []struct {
 		name    string
@@ -482,7 +497,7 @@ func TestSparseBlockUnderDense(t *testing.T) {
 			binary.LittleEndian.PutUint64(c[tc.off:], tc.val)
 			f, err := open(t, c, nil)
 			require.NoError(t, err)
-			_, err = ReadDense[float64](f)
+			_, err = Read[float64](f, "matrix")
 			var fe *FormatError
 			if tc.errOff >= 0 {
 				require.ErrorAs(t, err, &fe)
@@ -492,7 +507,7 @@ func TestSparseBlockUnderDense(t *testing.T) {
 			}
 			f, err = open(t, c, &Options{Lenient: true})
 			require.NoError(t, err)
-			_, err = ReadDense[float64](f)
+			_, err = Read[float64](f, "matrix")
 			if tc.lenient {
 				assert.NoError(t, err)
 			} else {

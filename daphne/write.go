@@ -101,7 +101,7 @@ func matrixHeader(kind Kind, vt ValueType, doc bool, rows, cols uint64, bt BodyT
 // writeLE writes v's little-endian bytes: v's own memory on little-endian
 // hosts, swapped copies in chunks on big-endian ones.
 func writeLE[T layout.Elem](w io.Writer, v []T) error {
-	return writeHostAsLE(w, unsafeslice.Bytes(v), unsafeslice.SizeOf[T]())
+	return writeHostAsLE(w, unsafeslice.Bytes(v), layout.TypeOf[T]())
 }
 
 // WriteDense writes a rows×cols dense matrix from row-major v (rows
@@ -208,7 +208,7 @@ func encodeCSRDocument[T layout.Elem](w io.Writer, m *CSR[T]) error {
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(m.ColIdxs[k]))
 			at := len(buf)
 			buf = append(buf, vals[k*uint64(s):(k+1)*uint64(s)]...)
-			toHost(buf[at:], s) // host to little endian is the same swap
+			mmapfile.SwapOrder(buf[at:], vt.Layout(), mmapfile.HostOrder(), binary.LittleEndian)
 		}
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -304,16 +304,17 @@ func frameColumnBlocks(w io.Writer, first uint64, k int, types []ValueType, cols
 			return err
 		}
 		s := t.Size()
-		if err := writeHostAsLE(w, cols[c][at*s:(at+k)*s], s); err != nil {
+		if err := writeHostAsLE(w, cols[c][at*s:(at+k)*s], t.Layout()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// writeHostAsLE writes host-order values of size bytes as little endian.
-func writeHostAsLE(w io.Writer, b []byte, size int) error {
-	if littleEndianHost || size == 1 {
+// writeHostAsLE writes host-order values of type t as little endian.
+func writeHostAsLE(w io.Writer, b []byte, t layout.Type) error {
+	size := t.Size()
+	if size == 1 || mmapfile.IsHostOrder(binary.LittleEndian) {
 		_, err := w.Write(b)
 		return err
 	}
@@ -321,7 +322,7 @@ func writeHostAsLE(w io.Writer, b []byte, size int) error {
 	for len(b) > 0 {
 		n := min(len(b), cap(buf)/size*size)
 		buf = append(buf[:0], b[:n]...)
-		layout.SwapBytes(buf, size)
+		mmapfile.SwapOrder(buf, t, mmapfile.HostOrder(), binary.LittleEndian)
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -151,7 +152,7 @@ func (p *Payload) readRunFrom(data io.ReaderAt, dst []byte, off int64) error {
 		return p.wrap(p.Array.Offset+off+int64(n), fmt.Errorf("array %q: payload cut short: %w", p.Array.Name, mmapfile.ErrTruncated))
 	}
 	if err != nil {
-		return p.wrap(p.Array.Offset+off, err)
+		return p.wrapAt(p.Array.Offset+off, err)
 	}
 	return nil
 }
@@ -260,9 +261,12 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 			return p.wrap(p.Array.Offset+r*size, fmt.Errorf("array %q: payload outside the mapping: %w", p.Array.Name, mmapfile.ErrTruncated))
 		}
 		view := data[lo:hi]
-		return layout.Split(src[0], layout.TileRows(int(size)), b*rest*size, func(r0, r1 int64) error {
+		if err := layout.Split(src[0], layout.TileRows(int(size)), b*rest*size, func(r0, r1 int64) error {
 			return reg.Guard(func() { layout.ReverseAxesRows(out, view, int(size), src, q0, r0, r1) })
-		})
+		}); err != nil {
+			return err
+		}
+		return p.inFile(reg, lo, hi)
 	}
 	// Any ReaderAt: read the runs into a compact block, then reverse.
 	need := b * rest * size
@@ -322,6 +326,7 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 	if reg, ok := p.Data.(*mmapfile.Region); ok {
 		data := reg.Bytes()
 		var bad int64 = -1
+		lo, hi := int64(len(data)), int64(0)
 		err := reg.Guard(func() {
 			for j := int64(0); j < n; j++ {
 				o := p.Off + pos*size
@@ -330,6 +335,7 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 					return
 				}
 				copy(dst[j*size:(j+1)*size], data[o:o+size])
+				lo, hi = min(lo, o), max(hi, o+size)
 				step()
 			}
 		})
@@ -339,7 +345,7 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 		if bad >= 0 {
 			return p.wrap(p.Array.Offset+bad*size, fmt.Errorf("array %q: payload outside the mapping: %w", p.Array.Name, mmapfile.ErrTruncated))
 		}
-		return nil
+		return p.inFile(reg, lo, hi)
 	}
 	for j := int64(0); j < n; j++ {
 		if err := p.readRun(dst[j*size:(j+1)*size], pos*size); err != nil {
@@ -348,6 +354,29 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 		step()
 	}
 	return nil
+}
+
+// inFile checks, after a read straight from the mapping, that region
+// bytes [lo, hi) are still in the file: a file truncated under the mapping
+// reads as zeros in the page its end falls in, instead of faulting.
+func (p *Payload) inFile(reg *mmapfile.Region, lo, hi int64) error {
+	if hi <= lo {
+		return nil
+	}
+	if err := reg.InFile(lo, hi-lo); err != nil {
+		return p.wrapAt(p.Array.Offset+lo-p.Off, err)
+	}
+	return nil
+}
+
+// wrapAt wraps an error of reading the payload at file offset off, or at
+// the offset an mmapfile error names (where a truncated file now ends).
+func (p *Payload) wrapAt(off int64, err error) error {
+	var me *mmapfile.Error
+	if errors.As(err, &me) && me.Offset >= 0 {
+		off = me.Offset
+	}
+	return p.wrap(off, err)
 }
 
 // alignedBytes allocates n bytes aligned for any element type.

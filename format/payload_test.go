@@ -118,6 +118,34 @@ func TestPayloadTruncatedIsAnErrorWithTheOffset(t *testing.T) {
 	assert.Equal(t, int64(110), gotOff)
 }
 
+// A file truncated under its mapping, inside the page its new end falls
+// in, reads as zeros there: every read, transposed ones straight from the
+// mapping included, is an error wrapping ErrFault at the new end.
+func TestPayloadTruncatedUnderTheMapping(t *testing.T) {
+	shape := []int64{64, 32} // 16 KiB of u64, column-major
+	stored, _ := testPayload(t, 8, shape, layout.ColMajor)
+	path := filepath.Join(t.TempDir(), "p.bin")
+	require.NoError(t, os.WriteFile(path, stored, 0o644))
+	mf, err := mmapfile.Open(path)
+	require.NoError(t, err)
+	defer mf.Close()
+	reg, err := mf.MapAll()
+	require.NoError(t, err)
+	end := int64(len(stored)) - 100
+	require.NoError(t, os.Truncate(path, end))
+	var gotOff int64 = -2
+	a := layout.Array{Name: "x", Type: layout.U64, Shape: shape, Order: layout.ColMajor, Size: int64(len(stored))}
+	p := &Payload{Array: a, Data: reg, Wrap: func(off int64, err error) error { gotOff = off; return err }}
+	for _, order := range []layout.Order{layout.ColMajor, layout.RowMajor} {
+		gotOff = -2
+		err := p.ReadArray(make([]byte, len(stored)), 0, order, binary.LittleEndian)
+		require.ErrorIs(t, err, mmapfile.ErrFault, "%v", order)
+		assert.Equal(t, end, gotOff, "%v", order)
+	}
+	// What is still in the file reads.
+	require.NoError(t, p.ReadArray(make([]byte, 8), 0, layout.ColMajor, binary.LittleEndian))
+}
+
 // memSource is a Source of arrays held in memory, for the helpers' tests.
 type memSource struct {
 	recs []Record

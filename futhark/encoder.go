@@ -1,12 +1,14 @@
 package futhark
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Alignment values for Options.Align.
@@ -123,17 +125,25 @@ func checkShape(t layout.Type, shape []int64) (int64, error) {
 }
 
 // pad returns the spaces needed before a binary value whose 'b' would be
-// at offset p so that its payload is aligned.
+// at e.off so that its payload is aligned: layout's placement of the
+// payload after its header, with the padding put before the header, where
+// Futhark's syntax allows it.
 func (e *Encoder) pad(t layout.Type, rank int) int64 {
-	a := int64(e.align)
-	if a == AlignElement {
-		a = int64(t.Size())
-	}
-	if a <= 1 {
+	var p layout.Policy
+	elem := int64(1)
+	switch {
+	case e.align == AlignElement:
+		p, elem = layout.ElementPolicy, int64(t.Align())
+	case e.align > 1:
+		p = layout.FixedPolicy(int64(e.align))
+	default:
 		return 0
 	}
-	h := int64(7 + 8*rank)
-	return (a - (e.off+h)%a) % a
+	pl, err := p.Place(e.off, layout.Record{Header: int64(7 + 8*rank), ElemAlign: elem})
+	if err != nil {
+		return 0 // an offset past 2⁶³: the write fails anyway
+	}
+	return pl.Padding
 }
 
 var spaces = []byte("                                                                ")
@@ -271,7 +281,7 @@ func (e *Encoder) elems(le []byte) error {
 			for len(le) > 0 {
 				var tmp [4096]byte
 				k := copy(tmp[:], le)
-				normBool(tmp[:k])
+				mmapfile.CheckBools(tmp[:k], layout.Bool, true)
 				e.write(tmp[:k])
 				le = le[k:]
 			}
@@ -412,9 +422,9 @@ func appendRow(b []byte, t layout.Type, le []byte) []byte {
 			b = append(b, ',', ' ')
 		}
 		el := le[i : i+size]
-		if !hostLittle && size > 1 {
+		if size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian) {
 			copy(tmp[:], el)
-			layout.SwapBytes(tmp[:size], size)
+			mmapfile.SwapOrder(tmp[:size], t, binary.LittleEndian, mmapfile.HostOrder())
 			el = tmp[:size]
 		}
 		b = layout.AppendText(b, t, el)

@@ -263,10 +263,9 @@ func (f *File) count(e *entry) int64 {
 }
 
 // readBytes copies file bytes [off, off+len(dst)) into dst: from the
-// mapping, guarded against faults, or with ReadAt. A mapped file truncated
-// under the reader faults beyond its last page but reads as zeros inside
-// it, so a copy that ends in a zero byte is checked against the file's
-// current size. f.mu must be held.
+// mapping (whose ReadAt is guarded against faults and reports a file
+// truncated under it, even inside the page its end falls in), or with
+// NewReader's ReadAt. f.mu must be held.
 func (f *File) readBytes(dst []byte, off int64) error {
 	if len(dst) == 0 {
 		return nil
@@ -280,21 +279,6 @@ func (f *File) readBytes(dst []byte, off int64) error {
 	}
 	if err != nil {
 		return f.ioErr(off, "reading a payload", err)
-	}
-	if dst[len(dst)-1] == 0 && f.mf != nil {
-		return f.checkSize(off + int64(len(dst)))
-	}
-	return nil
-}
-
-// checkSize reports a file that has shrunk below end since it was mapped.
-func (f *File) checkSize(end int64) error {
-	size, err := f.mf.Size()
-	if err != nil {
-		return f.ioErr(-1, "checking the file's size", err)
-	}
-	if size < end {
-		return f.err(size, mmapfile.ErrFault, "the file was truncated to %d bytes while it was read (the mapping reads zeros past its end)", size)
 	}
 	return nil
 }
@@ -364,7 +348,7 @@ func (f *File) Value(i int) (Value, error) {
 		return Value{}, err
 	}
 	if e.typ == layout.Bool {
-		normBool(v.Data)
+		mmapfile.CheckBools(v.Data, layout.Bool, true)
 	}
 	return v, nil
 }
@@ -417,7 +401,7 @@ func View[T layout.Elem](f *File, i int) ([]T, error) {
 		return nil, f.err(data, mmapfile.ErrMisaligned, "payload of %s at offset %d is not a multiple of %d: copy it with Read",
 			TypeString(e.typ, f.idx.shape(e)), data, size)
 	}
-	if size > 1 && !hostLittle {
+	if size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian) {
 		return nil, f.err(data, mmapfile.ErrByteOrder, "payloads are little-endian, this machine is not: copy it with Read")
 	}
 	n := f.count(e)
@@ -485,11 +469,8 @@ func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) error {
 		}
 		copy(b, p[start*size:])
 	}
-	if e.typ == layout.Bool {
-		normBool(b)
-	} else if !hostLittle {
-		layout.SwapBytes(b, int(size))
-	}
+	mmapfile.SwapOrder(b, e.typ, binary.LittleEndian, mmapfile.HostOrder())
+	mmapfile.CheckBools(b, e.typ, true)
 	return nil
 }
 
@@ -511,9 +492,7 @@ func Set[T layout.Elem](f *File, i int, idx []int64, v T) error {
 		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: index %v: %v", i, idx, err)
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	if !hostLittle {
-		layout.SwapBytes(b, len(b))
-	}
+	mmapfile.SwapOrder(b, e.typ, mmapfile.HostOrder(), binary.LittleEndian)
 	return f.setElement(i, e, linear, b)
 }
 

@@ -52,18 +52,13 @@ var (
 )
 
 // fmtState is what a File keeps for the format-neutral interface: its
-// records, built on first use, the payload reader of the record read last
-// (whose band cache serves transposed reads in pieces), and what a
-// sequential reader has read since pages were last dropped.
+// records, built on first use, and the payload reader of the record read
+// last (whose band cache serves transposed reads in pieces).
 type fmtState struct {
 	recs   []format.Record
 	payMu  sync.Mutex
 	pay    *format.Payload
 	payIdx int
-	dropMu sync.Mutex
-	dropLo int64
-	dropHi int64
-	dropN  int64
 }
 
 // resetFormat drops the records and payload reader after Close or an
@@ -150,11 +145,6 @@ func (f *File) buildRecords() []format.Record {
 	return recs
 }
 
-// dropEvery is how many bytes ReadArray copies from a read-only mapping
-// before it lets the kernel drop those pages (madvise DONTNEED), so that
-// streaming a huge file keeps a small resident set.
-const dropEvery = 16 << 20
-
 // ReadArray copies elements [first, first+len(dst)/size) of value i into
 // dst in order and byte order bo: binary payloads from the mapping through
 // format.Payload, text values decoded. Bool bytes other than 0 and 1 read
@@ -178,25 +168,7 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 		pl := format.Payload{Array: a, Data: bytes.NewReader(p), Wrap: f.wrapAt}
 		return pl.ReadArray(dst, first, order, bo)
 	}
-	if err := f.payload(i, a).ReadArray(dst, first, order, bo); err != nil {
-		return err
-	}
-	if f.mf == nil || len(dst) == 0 {
-		return nil
-	}
-	size := int64(e.typ.Size())
-	lo, hi := e.data()+first*size, e.data()+first*size+int64(len(dst))
-	if order != layout.RowMajor && !layout.Trivial(shape) {
-		lo, hi = e.data(), e.end // a transposed read touches the whole payload
-	} else if !allZero(dst[len(dst)-int(size):]) {
-		f.dropBehind(lo, hi)
-		return nil
-	}
-	if err := f.checkSize(hi); err != nil {
-		return err
-	}
-	f.dropBehind(lo, hi)
-	return nil
+	return f.payload(i, a).ReadArray(dst, first, order, bo)
 }
 
 // payload returns the payload reader of binary value i, reusing the last
@@ -214,37 +186,8 @@ func (f *File) payload(i int, a layout.Array) *format.Payload {
 	return f.pay
 }
 
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 func (f *File) wrapAt(off int64, err error) error {
 	return &FormatError{File: f.name, Offset: off, Err: err}
-}
-
-// dropBehind counts bytes [lo, hi) as read and, once dropEvery bytes have
-// been read from a read-only mapping, lets the kernel drop the pages read.
-func (f *File) dropBehind(lo, hi int64) {
-	if f.region == nil || f.region.Writable() {
-		return
-	}
-	f.dropMu.Lock()
-	defer f.dropMu.Unlock()
-	if f.dropN == 0 {
-		f.dropLo, f.dropHi = lo, hi
-	} else {
-		f.dropLo, f.dropHi = min(f.dropLo, lo), max(f.dropHi, hi)
-	}
-	f.dropN += hi - lo
-	if f.dropN >= dropEvery {
-		_ = f.region.AdviseRange(f.dropLo, f.dropHi-f.dropLo, mmapfile.AdviceDontNeed)
-		f.dropN = 0
-	}
 }
 
 // SetText changes the element of binary value i at the row-major index
@@ -258,16 +201,13 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
-	b, err := layout.ParseText(e.typ, value)
+	b, err := format.ParseLiteral(e.typ, value, binary.LittleEndian)
 	if err != nil {
 		return f.ioErr(e.start, fmt.Sprintf("value %d", i), err)
 	}
 	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
 	if err != nil {
 		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: index %v: %v", i, idx, err)
-	}
-	if !hostLittle {
-		layout.SwapBytes(b, len(b))
 	}
 	return f.setElement(i, e, linear, b)
 }

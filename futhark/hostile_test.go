@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -63,21 +64,26 @@ func TestTruncationEveryOffset(t *testing.T) {
 		full := readFile(t, filepath.Join(dir, "generated", name))
 		f, err := newReader(full, nil)
 		require.NoError(t, err)
-		inside := func(k int) bool {
+		// inside returns the binary value a cut at k tears, if any.
+		inside := func(k int) (Entry, bool) {
 			for _, e := range f.Entries() {
 				if e.Binary && int64(k) > e.Start && int64(k) < e.End {
-					return true
+					return e, true
 				}
 			}
-			return false
+			return Entry{}, false
 		}
 		for k := 0; k <= len(full); k++ {
 			cut := full[:k]
 			_, err := newReader(cut, nil)
-			if inside(k) {
+			if e, ok := inside(k); ok {
+				// A header cut short is an error where the input ends;
+				// a payload cut short, at the payload.
+				want := min(int64(k), e.Data)
 				var fe *FormatError
 				require.ErrorAs(t, err, &fe, "%s cut at %d inside a binary value", name, k)
-				require.True(t, fe.Offset >= 0 && fe.Offset <= int64(k), "%s cut at %d: offset %d", name, k, fe.Offset)
+				require.ErrorIs(t, err, mmapfile.ErrTruncated, "%s cut at %d", name, k)
+				require.Equal(t, want, fe.Offset, "%s cut at %d: %v", name, k, err)
 				_, _, derr := decodeAll(t, bytes.NewReader(cut))
 				require.Error(t, derr, "decoder, cut at %d", k)
 			}

@@ -1,6 +1,7 @@
 package futhark
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -111,9 +112,7 @@ func NewValue[T layout.Elem](shape []int64, elems []T) (Value, error) {
 		return Value{}, fmt.Errorf("futhark: shape %v does not hold %d elements: %w", shape, len(elems), ErrDims)
 	}
 	data := append([]byte(nil), unsafeslice.Bytes(elems)...)
-	if !hostLittle {
-		layout.SwapBytes(data, t.Size())
-	}
+	mmapfile.SwapOrder(data, t, mmapfile.HostOrder(), binary.LittleEndian)
 	return Value{Type: t, Shape: append([]int64{}, shape...), Data: data}, nil
 }
 
@@ -127,20 +126,9 @@ func Elems[T layout.Elem](v Value) ([]T, error) {
 	out := make([]T, len(v.Data)/t.Size())
 	b := unsafeslice.Bytes(out)
 	copy(b, v.Data)
-	if t == layout.Bool {
-		normBool(b)
-	} else if !hostLittle {
-		layout.SwapBytes(b, t.Size())
-	}
+	mmapfile.SwapOrder(b, t, binary.LittleEndian, mmapfile.HostOrder())
+	mmapfile.CheckBools(b, t, true)
 	return out, nil
-}
-
-func normBool(b []byte) {
-	for i, c := range b {
-		if c > 1 {
-			b[i] = 1
-		}
-	}
 }
 
 // Entry describes one value of an indexed input.

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/big"
@@ -435,4 +436,38 @@ func TestSwapBytes(t *testing.T) {
 	b = []byte{1, 2, 3}
 	SwapBytes(b, 1)
 	assert.Equal(t, []byte{1, 2, 3}, b)
+}
+
+func TestPutUintAndFloat(t *testing.T) {
+	for _, c := range []struct {
+		size   int
+		x      uint64
+		le, be []byte
+		back   uint64 // what Uint reads back: the low bytes
+	}{
+		{1, 0x1ff, []byte{0xff}, []byte{0xff}, 0xff},
+		{2, 0x10203, []byte{3, 2}, []byte{2, 3}, 0x203},
+		{4, 0x0102030405, []byte{5, 4, 3, 2}, []byte{2, 3, 4, 5}, 0x02030405},
+		{8, 0x0102030405060708, []byte{8, 7, 6, 5, 4, 3, 2, 1}, []byte{1, 2, 3, 4, 5, 6, 7, 8}, 0x0102030405060708},
+	} {
+		for bo, want := range map[binary.ByteOrder][]byte{binary.LittleEndian: c.le, binary.BigEndian: c.be} {
+			b := make([]byte, c.size)
+			PutUint(b, bo, c.x)
+			assert.Equal(t, want, b, "%d bytes %v", c.size, bo)
+			assert.Equal(t, c.back, Uint(b, bo), "%d bytes %v", c.size, bo)
+		}
+	}
+	for _, c := range []struct {
+		t    Type
+		x    float64
+		want []byte // big-endian
+	}{
+		{F16, 1.5, []byte{0x3e, 0x00}},
+		{F32, -2, []byte{0xc0, 0, 0, 0}},
+		{F64, 0.1, []byte{0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a}},
+	} {
+		b := make([]byte, c.t.Size())
+		PutFloat(b, binary.BigEndian, c.t, c.x)
+		assert.Equal(t, c.want, b, "%v", c.t)
+	}
 }

@@ -210,19 +210,6 @@ func trailing(v string, n int) error {
 	return fmt.Errorf("unexpected %q after the literal: %w", v[n:], ErrSyntax)
 }
 
-func putBits(out []byte, bits uint64) {
-	switch len(out) {
-	case 1:
-		out[0] = byte(bits)
-	case 2:
-		binary.NativeEndian.PutUint16(out, uint16(bits))
-	case 4:
-		binary.NativeEndian.PutUint32(out, uint32(bits))
-	default:
-		binary.NativeEndian.PutUint64(out, bits)
-	}
-}
-
 func parsePrim(out []byte, t Type, v string) error {
 	if t.IsFloat() {
 		switch v {
@@ -243,7 +230,7 @@ func parsePrim(out []byte, t Type, v string) error {
 	if n != len(v) {
 		return trailing(v, n)
 	}
-	putBits(out, bits)
+	PutUint(out, binary.NativeEndian, bits)
 	return nil
 }
 

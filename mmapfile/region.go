@@ -127,6 +127,31 @@ func (r *Region) checkEnd(lo, hi int) error {
 	return nil
 }
 
+// InFile fails, with an error wrapping ErrFault that names the first
+// offset missing, when region bytes [off, off+n) are no longer all in the
+// file (another process truncated it). ReadAt checks this after its copy;
+// a caller that reads the mapping itself (Bytes, inside Guard) calls
+// InFile after reading, since in the page the file's end falls in the
+// mapping reads zeros past the end instead of faulting.
+func (r *Region) InFile(off, n int64) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	lo, hi, err := r.check(off, n, "read")
+	if err != nil {
+		return err
+	}
+	inFile := true
+	if err := r.guardLocked(func() {
+		inFile = lo == hi || r.data[hi-1] != 0 || r.nonZeroAfter(hi)
+	}); err != nil {
+		return err
+	}
+	if !inFile {
+		return r.checkEnd(lo, hi)
+	}
+	return nil
+}
+
 // WriteAt copies p into the region at region offset off. It fails with
 // ErrNotWritable on a read-only region (instead of the SIGSEGV a direct write
 // would raise) and with ErrFault if the range is no longer in the file

@@ -13,7 +13,7 @@ import (
 // A file cut by another process inside a page that is still mapped: the
 // part of that page past the new end reads as zeros (no SIGBUS there), and
 // writes there are lost, so a guarded copy of it must report the
-// truncation itself.
+// truncation itself, and InFile says so to readers of the mapping.
 func TestReadPastTruncationInsideLastPage(t *testing.T) {
 	ps := int64(os.Getpagesize())
 	p, want := writeFile(t, int(3*ps))
@@ -48,14 +48,16 @@ func TestReadPastTruncationInsideLastPage(t *testing.T) {
 			_, err := r.ReadAt(buf, c.off-10)
 			u64 := make([]uint8, c.n)
 			cerr := Copy(u64, r, c.off-10, binary.LittleEndian)
+			ierr := r.InFile(c.off-10, c.n)
 			if c.errOff == -1 {
 				require.NoError(t, err)
 				require.NoError(t, cerr)
+				require.NoError(t, ierr)
 				assert.Equal(t, want[c.off:c.off+c.n], buf)
 				return
 			}
 			_, werr := r.WriteAt(bytes.Repeat([]byte{0xCC}, int(c.n)), c.off-10)
-			for _, err := range []error{err, cerr, werr} {
+			for _, err := range []error{err, cerr, werr, ierr} {
 				require.ErrorIs(t, err, ErrFault)
 				var e *Error
 				require.ErrorAs(t, err, &e)

@@ -555,27 +555,27 @@ func parseValue(dt DType, v string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		putUint(order, out, uint64(x))
+		layout.PutUint(out, order, uint64(x))
 	case 'u':
 		x, err := parseUint(v, dt.ItemSize*8)
 		if err != nil {
 			return nil, err
 		}
-		putUint(order, out, x)
+		layout.PutUint(out, order, x)
 	case 'f':
 		x, err := parseFloat(v, lt)
 		if err != nil {
 			return nil, err
 		}
-		putFloat(order, out, lt, x)
+		layout.PutFloat(out, order, lt, x)
 	case 'c':
 		c, err := parseComplex(v, lt.Part())
 		if err != nil {
 			return nil, err
 		}
 		half := dt.ItemSize / 2
-		putFloat(order, out[:half], lt.Part(), real(c))
-		putFloat(order, out[half:], lt.Part(), imag(c))
+		layout.PutFloat(out[:half], order, lt.Part(), real(c))
+		layout.PutFloat(out[half:], order, lt.Part(), imag(c))
 	case 'V':
 		if h, ok := strings.CutPrefix(v, "0x"); ok {
 			b, err := hexBytes(h)

@@ -1,7 +1,6 @@
 package npy
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -65,31 +64,6 @@ func parseComplex(v string, part layout.Type) (complex128, error) {
 		return c, nil
 	}
 	return c, err
-}
-
-func putUint(order binary.ByteOrder, b []byte, x uint64) {
-	switch len(b) {
-	case 1:
-		b[0] = byte(x)
-	case 2:
-		order.PutUint16(b, uint16(x))
-	case 4:
-		order.PutUint32(b, uint32(x))
-	default:
-		order.PutUint64(b, x)
-	}
-}
-
-// putFloat stores x as a float of type t.
-func putFloat(order binary.ByteOrder, b []byte, t layout.Type, x float64) {
-	switch t {
-	case layout.F16:
-		order.PutUint16(b, uint16(layout.Float16FromFloat64(x)))
-	case layout.F32:
-		order.PutUint32(b, math.Float32bits(float32(x)))
-	default:
-		order.PutUint64(b, math.Float64bits(x))
-	}
 }
 
 func hexBytes(h string) ([]byte, error) { return hex.DecodeString(h) }

@@ -44,10 +44,12 @@ func TestConventions(t *testing.T) {
 
 	for name, err := range map[string]error{
 		"ColumnOf":     func() error { _, err := ColumnOf[int32](m, 1); return err }(),
-		"View":         func() error { _, err := View[int8](m); return err }(),
-		"Set":          Set(m, 0, 0, int16(1)),
+		"View":         func() error { _, err := View[int16](m, 0); return err }(),
+		"Read":         func() error { _, err := Read[int16](m, 0); return err }(),
+		"ReadAt":       ReadAt(m, 1, 0, make([]int32, 1)),
+		"Set":          Set(m, 0, []int64{0}, int16(1)),
 		"DecodeInto":   func() error { _, err := m.DecodeInto(&Table{}, 0); return err }(),
-		"Set datetime": Set(m, 0, 4, int64(1)),
+		"Set datetime": Set(m, 4, []int64{0}, int64(1)),
 	} {
 		assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch, name)
 		assert.ErrorContains(t, err, p, name)
@@ -60,7 +62,7 @@ func TestConventions(t *testing.T) {
 		assert.Error(t, err, name)
 		assert.ErrorContains(t, err, p, name)
 	}
-	assert.ErrorIs(t, Set(m, 0, 0, int8(1)), mmapfile.ErrNotWritable)
+	assert.ErrorIs(t, Set(m, 0, []int64{0}, int8(1)), mmapfile.ErrNotWritable)
 	c, err := ColumnOf[int8](m, 0)
 	require.NoError(t, err)
 

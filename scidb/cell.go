@@ -2,6 +2,7 @@ package scidb
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -12,8 +13,9 @@ import (
 // DecodeFile. A nil *Options has no Format, which every reader needs.
 type Options struct {
 	// Options are the mapping's options (advice, populate, lock, wait).
-	// Create and Truncate are refused: SciDB files are written by
-	// EncodeFile and the encoders, never by mapping an empty file.
+	// Create and Truncate are refused by OpenFile: SciDB files are
+	// written by EncodeFile, the encoders and Create. Perm is the
+	// permission bits of a file Create makes.
 	mmapfile.Options
 	// Format describes the cells (SciDB files have no header); required.
 	Format *Format
@@ -24,6 +26,16 @@ type Options struct {
 	// variable-size values with a payload. By default they are errors.
 	// Payload bytes of null fixed-size values are never checked.
 	Lenient bool
+	// Salvage keeps the cells before the first damaged one (a cell cut
+	// short by the end of the file, or one a strict read refuses) instead
+	// of failing: the File holds those cells, and Damage reports the error
+	// a plain open gives, naming the cell and its byte offset. Nothing is
+	// written to the file, also when it is opened read-write. Only Open,
+	// OpenFile and NewReader salvage: Decode, DecodeFile and NewDecoder,
+	// which have no Damage to report it in, refuse it (an error wrapping
+	// errors.ErrUnsupported); a Decoder yields the cells before damage
+	// anyway.
+	Salvage bool
 	// NoOpaqueCheck reads input that starts like an opaque backup file
 	// (which is refused with ErrOpaque by default) as template data.
 	NoOpaqueCheck bool
@@ -43,6 +55,16 @@ func (o *Options) format(file string) (*Format, error) {
 }
 
 func (o *Options) strict() bool { return o == nil || !o.Lenient }
+
+func (o *Options) salvage() bool { return o != nil && o.Salvage }
+
+// noSalvage refuses Salvage in the calls that cannot report damage.
+func (o *Options) noSalvage(file string) error {
+	if o.salvage() {
+		return fileError(file, -1, errors.ErrUnsupported, "Options.Salvage needs Open, OpenFile or NewReader, whose File reports the damage (Damage)")
+	}
+	return nil
+}
 
 func (o *Options) opaqueCheck() bool { return o == nil || !o.NoOpaqueCheck }
 
@@ -86,7 +108,7 @@ func (f *Format) scanCell(data []byte, pos int, cell int64, base int64, strict b
 			l := uint64(le32(data[pos:]))
 			pos += 4
 			if left := uint64(len(data) - pos); l > left {
-				return 0, f.dataError(cell, i, base+int64(pos), ErrLength, "length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(left)))
+				return 0, f.dataError(cell, i, base+int64(pos), errLengthCut, "length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(left)))
 			}
 			sp.start, sp.end = pos, pos+int(l)
 		}

@@ -20,8 +20,16 @@
 //
 //	f, err := scidb.ParseFormat("(int64, double null)")
 //	file, err := scidb.Open("cells.scidb", &scidb.Options{Format: f})
-//	xs, err := scidb.ColumnOf[float64](file, 1)
-//	n, err := xs.Copy(dst) // nulls are zeros; xs.Nulls says where
+//	xs, err := scidb.Read[float64](file, 1) // attribute 1; nulls are zeros
+//	col, err := scidb.ColumnOf[float64](file, 1)
+//	_, null, reason := col.At(7) // in place, with its null
+//
+// The typed calls name an attribute by its index, as the other format
+// packages name an array: View, Read and ReadAt give its values (View only
+// where they are one contiguous run: a file of that one attribute), Set
+// changes one in place at the index [cell] of a file opened read-write.
+// Create makes a file of n zero cells, opened read-write, to fill so
+// (numpy's open_memmap with mode "w+").
 //
 // The package registers the format "scidb" (extension .scidb; files are
 // never recognised from their bytes: the parameter "scidb-format" gives
@@ -38,10 +46,10 @@
 // read-write mapping. If another process truncates the file while it is
 // mapped, reading the lost pages through these slices, or with Strided.At
 // (which reads the mapping as a view does), raises SIGBUS and kills the
-// process; every call that copies (Read, Copy, CopyFrom, Nulls,
-// DecodeInto, Validate, ReadArray, ScanTable, DecodeFile) guards its reads
-// and returns an error wrapping mmapfile.ErrFault instead. Values that
-// Read returns are copies.
+// process; every call that copies (Read, ReadAt, File.Read, Copy,
+// CopyFrom, Nulls, DecodeInto, Validate, ReadArray, ScanTable, DecodeFile)
+// guards its reads and returns an error wrapping mmapfile.ErrFault
+// instead. Values that File.Read returns are copies.
 //
 // Values read by a Decoder alias its buffer and are valid until the next
 // Read.
@@ -51,7 +59,9 @@
 // Reading accepts by default only what save() writes. Options.Lenient
 // reads as SciDB's load() does: prefix bytes 0x80–0xFE as present, bool
 // bytes other than 00/01 as true, strings without their NUL as the bytes
-// there are. The payloads of null values are never read. Errors name the
-// file (a Decoder's, when its reader has a Name method, as *os.File does),
-// the byte offset, the cell and the attribute.
+// there are. The payloads of null values are never read. Options.Salvage
+// keeps the cells before the first damaged one (a last cell cut short by
+// a crash, or a cell a strict read refuses) and File.Damage reports the
+// error. Errors name the file (a Decoder's, when its reader has a Name
+// method, as *os.File does), the byte offset, the cell and the attribute.
 package scidb

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Data error kinds, for errors.Is on a *FormatError. Conditions every
@@ -14,14 +16,16 @@ import (
 // mmapfile.ErrTypeMismatch, a closed file mmapfile.ErrClosed, a fault
 // in the mapping mmapfile.ErrFault.
 var (
-	// ErrLength: a length word exceeds the bytes left (reading) or a value
-	// is longer than 2³²−1 bytes (writing).
+	// ErrLength: a length word exceeds the bytes left (reading; the error
+	// also wraps mmapfile.ErrTruncated, since the input ends before the
+	// value it announces) or a value is longer than 2³²−1 bytes (writing).
 	ErrLength = errors.New("length exceeds the input")
 	// ErrPrefix: strict reading, a null prefix byte 0x80–0xFE (load() reads
 	// them as present; save() writes only 0xFF).
 	ErrPrefix = errors.New("null prefix byte is neither 0xff nor a reason 0..127")
-	// ErrBool: strict reading, a bool byte other than 00 and 01.
-	ErrBool = errors.New("bool byte is neither 0 nor 1")
+	// ErrBool: strict reading, a bool byte other than 00 and 01. It wraps
+	// mmapfile.ErrInvalidBool, the condition every format shares.
+	ErrBool = fmt.Errorf("bool byte is neither 0 nor 1: %w", mmapfile.ErrInvalidBool)
 	// ErrString: a string without its terminating NUL, with length 0 or an
 	// embedded NUL (strict reading), or a string to write that contains a
 	// NUL.
@@ -42,6 +46,10 @@ var (
 	// description of their cells.
 	ErrNoFormat = errors.New("no format string: SciDB files need one (Options.Format)")
 )
+
+// errLengthCut is ErrLength when reading: the input ends inside the value
+// a length word announces.
+var errLengthCut = fmt.Errorf("%w: %w", ErrLength, mmapfile.ErrTruncated)
 
 // FormatError reports bad input (or a bad value to write): which file,
 // which byte offset, which cell and entry, and what is wrong. Offsets are

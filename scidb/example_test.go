@@ -2,13 +2,16 @@ package scidb_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/scidb"
 )
 
@@ -104,6 +107,38 @@ func ExampleOpen() {
 	fmt.Println(m.Len(), id, all, null, reason)
 	// Output:
 	// 4 30 [0 0.25 0 0.75] true 7
+}
+
+// Change one value in place, through a read-write mapping, and copy an
+// attribute's values out: attributes are named by index, the index of a
+// value is [cell].
+func ExampleSet() {
+	dir, _ := os.MkdirTemp("", "scidb")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "points.scidb")
+	f, _ := scidb.ParseFormat("(int64, double)")
+	t, _ := scidb.NewTable(f, 3)
+	t.Cols[0].Data = []int64{10, 20, 30}
+	t.Cols[1].Data = []float64{0.5, 1.5, 2.5}
+	if err := scidb.EncodeFile(path, t); err != nil {
+		log.Fatal(err)
+	}
+
+	m, err := scidb.OpenFile(path, mmapfile.ReadWrite, &scidb.Options{Format: f})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := scidb.Set(m, 1, []int64{2}, -1.0); err != nil { // attribute 1 of cell 2
+		log.Fatal(err)
+	}
+	xs, _ := scidb.Read[float64](m, 1)
+	fmt.Println(xs)
+	_, err = scidb.View[float64](m, 1) // strided: not one run of values
+	fmt.Println(errors.Is(err, errors.ErrUnsupported), strings.Contains(err.Error(), "copy with Read"))
+	m.Close()
+	// Output:
+	// [0.5 1.5 -1]
+	// true true
 }
 
 func ExampleValue_Text() {

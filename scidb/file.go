@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -34,6 +35,10 @@ type File struct {
 	// The bytes of each attribute's present values, for listings.
 	valueBytes []int64
 
+	// damage is what Options.Salvage skipped: the error at the first
+	// damaged cell, or nil.
+	damage error
+
 	mu     sync.Mutex
 	closed bool
 	formatState
@@ -47,8 +52,9 @@ const markEvery = 256
 // Open maps the file at path read-only as cells of format o.Format (which
 // is required) and checks every cell: strictly unless o.Lenient, as
 // SciDB's load() would read it otherwise. A size that leaves a partial last
-// cell is an error naming that cell. An opaque backup file is refused
-// (unless o.NoOpaqueCheck).
+// cell is an error naming that cell (o.Salvage keeps the cells before the
+// first damaged one and reports it in Damage). An opaque backup file is
+// refused (unless o.NoOpaqueCheck).
 func Open(path string, o *Options) (*File, error) {
 	return OpenFile(path, mmapfile.ReadOnly, o)
 }
@@ -56,7 +62,8 @@ func Open(path string, o *Options) (*File, error) {
 // OpenFile is Open in a mode: mmapfile.ReadWrite maps the file writable
 // (under an exclusive lock, unless o.Lock says otherwise) so that Set and
 // SetValue can change cells of a fixed-size format in place. It never
-// creates a file: write one with EncodeFile.
+// creates a file: write one with EncodeFile, or make one to fill in place
+// with Create.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	f, err := o.format(path)
 	if err != nil {
@@ -81,6 +88,48 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// Create makes a new file at path of n cells of o.Format, which must be
+// fixed-size (ErrNotFixed), and opens it read-write: numpy's
+// open_memmap(mode="w+"). Every value is zero and every nullable entry
+// null (missing reason 0) until Set or SetValue fills it; a format of one
+// non-nullable attribute is filled through View, whose values start at
+// byte 0 and so are aligned for any type. The file is made beside path,
+// its disk blocks reserved (a full disk is an error here, not a fault
+// when the view is written), and renamed over path only when complete:
+// a replaced file keeps its permission bits, a new one gets o.Perm.
+func Create(path string, n int64, o *Options) (*File, error) {
+	f, err := o.format(path)
+	if err != nil {
+		return nil, err
+	}
+	stride, fixed := f.Stride()
+	if !fixed {
+		return nil, fileError(path, -1, ErrNotFixed, "Create of format %s: %v", f, ErrNotFixed)
+	}
+	size, ok := layout.Mul(n, int64(stride))
+	if n < 0 || !ok {
+		return nil, fileError(path, -1, mmapfile.ErrOutOfRange, "%d cells of %d bytes", n, stride)
+	}
+	tmp, err := atomicfile.Create(path, o.Perm)
+	if err != nil {
+		return nil, err
+	}
+	defer tmp.Abort()
+	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mmapfile.Options{Lock: mmapfile.LockNone})
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(mf.Grow(size), mf.Close()); err != nil {
+		return nil, fileError(path, -1, err, "reserving %d bytes: %v", size, err)
+	}
+	if err := tmp.Commit(); err != nil {
+		return nil, err
+	}
+	opts := *o
+	opts.Create, opts.Truncate = false, false
+	return OpenFile(path, mmapfile.ReadWrite, &opts)
 }
 
 // NewReader reads size bytes of SciDB cells of format o.Format from r into
@@ -155,21 +204,27 @@ func (m *File) init(o *Options) error {
 		}
 		m.valueBytes = make([]int64, len(m.f.Attrs))
 		if !fixed {
-			ferr = m.index()
+			// index stops at a damaged cell, with the cells before it
+			// counted, marked and summed.
+			if ferr = m.index(); ferr != nil && o.salvage() {
+				m.damage, ferr = ferr, nil
+			}
 			return
 		}
 		m.stride = stride
 		m.n = int64(size / stride)
 		if m.strict {
-			if ferr = m.validate(); ferr != nil {
-				return
-			}
+			ferr = m.validate()
 		}
-		if size%stride != 0 {
+		if ferr == nil && size%stride != 0 {
 			spans := make([]span, len(m.f.Columns))
 			at := size / stride * stride
 			_, err := m.f.scanCell(m.data, at, m.n, 0, m.strict, spans)
 			ferr = withFile(err, m.path)
+		}
+		if ferr != nil && o.salvage() {
+			m.salvage(ferr)
+			ferr = nil
 		}
 		for a, ci := range m.f.Attrs {
 			m.valueBytes[a] = m.n * int64(m.f.Columns[ci].valueSize())
@@ -180,6 +235,21 @@ func (m *File) init(o *Options) error {
 	}
 	return ferr
 }
+
+// salvage keeps the cells of a fixed-size file before the damaged cell
+// that err names.
+func (m *File) salvage(err error) {
+	m.damage = err
+	var de *FormatError
+	if errors.As(err, &de) && de.Cell >= 0 && de.Cell < m.n {
+		m.n = de.Cell
+	}
+}
+
+// Damage reports what Options.Salvage skipped: the error at the first
+// damaged cell, whose cells and the ones after it the File does not hold;
+// nil for a sound file.
+func (m *File) Damage() error { return m.damage }
 
 // index checks every cell of a variable-size file, counting them, marking
 // every markEvery-th and adding up the attributes' bytes.
@@ -435,24 +505,6 @@ func (m *File) SetValue(i int64, attr int, v Value) error {
 	return nil
 }
 
-// Set writes v, a present value, into attribute attr of cell i in place
-// (see SetValue). T must be the layout type of the attribute's SciDB type
-// (int64 for int64 and for datetime seconds, uint8 for uint8 and char,
-// bool, float32 for float, …): else the error wraps
-// mmapfile.ErrTypeMismatch.
-func Set[T layout.Elem](m *File, i int64, attr int, v T) error {
-	if attr < 0 || attr >= len(m.f.Attrs) {
-		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d out of range [0,%d)", attr, len(m.f.Attrs))
-	}
-	c := m.f.Attr(attr)
-	if lt, ok := LayoutType(c.Type); !ok || c.Width > 0 || lt != layout.TypeOf[T]() {
-		return fileError(m.path, -1, mmapfile.ErrTypeMismatch, "attribute %d (%s) is %s, not %T", attr, m.f.name(attr), c, v)
-	}
-	b := unsafeslice.Bytes([]T{v})
-	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), binary.LittleEndian)
-	return m.SetValue(i, attr, copiedValue(b))
-}
-
 // Sync flushes changes made with Set to the file.
 func (m *File) Sync() error {
 	if m.file == nil {
@@ -478,10 +530,11 @@ func (m *File) Close() error {
 	return m.file.Close()
 }
 
-// Arrays returns one 1-D descriptor per attribute (Offset -1: values are
-// strided; Type layout.Invalid where the SciDB type has no layout type;
-// Size the bytes of the present values, strings without terminators).
-func (m *File) Arrays() []layout.Array {
+// arrays returns one 1-D descriptor per attribute, which Records lists
+// (Offset -1: values are strided; Type layout.Invalid where the SciDB type
+// has no layout type; Size the bytes of the present values, strings
+// without terminators).
+func (m *File) arrays() []layout.Array {
 	return m.f.arrays(m.n, func(a int) int64 { return m.valueBytes[a] })
 }
 
@@ -492,37 +545,19 @@ type Fixed interface {
 		float32 | float64 | Datetime | DatetimeTZ
 }
 
-// goTypeMatches reports whether T is the Go type of SciDB type t.
+// goTypeMatches reports whether T is the Go type of SciDB type t: its
+// layout type's (LayoutType; byte for char too), Datetime for datetime,
+// DatetimeTZ for datetimetz.
 func goTypeMatches[T Fixed](t Type) bool {
 	switch any((*T)(nil)).(type) {
-	case *bool:
-		return t == TypeBool
-	case *uint8:
-		return t == TypeUint8 || t == TypeChar
-	case *int8:
-		return t == TypeInt8
-	case *int16:
-		return t == TypeInt16
-	case *uint16:
-		return t == TypeUint16
-	case *int32:
-		return t == TypeInt32
-	case *uint32:
-		return t == TypeUint32
-	case *int64:
-		return t == TypeInt64
-	case *uint64:
-		return t == TypeUint64
-	case *float32:
-		return t == TypeFloat
-	case *float64:
-		return t == TypeDouble
 	case *Datetime:
 		return t == TypeDatetime
 	case *DatetimeTZ:
 		return t == TypeDatetimeTZ
 	}
-	return false
+	lt, ok := LayoutType(t)
+	gt, _, elem := layout.BytesOf([]T(nil))
+	return ok && elem && t != TypeDatetime && lt == gt
 }
 
 // Strided is one attribute of a File of fixed-size cells: values at a
@@ -645,7 +680,7 @@ func (s *Strided[T]) copyFrom(dst []T, start int64) int {
 	base := int(start) * s.m.stride
 	gather(mem, s.size, s.m.data, base+s.off, s.m.stride, n)
 	if s.c.Type == TypeBool {
-		normBools(mem)
+		mmapfile.CheckBools(mem, layout.Bool, true)
 	}
 	if s.prefix >= 0 && n > 0 {
 		data := s.m.data
@@ -694,28 +729,4 @@ func (s *Strided[T]) nulls(start int64, null []bool, reasons []int8) int {
 		}
 	}
 	return n
-}
-
-// View returns the mapping as a []T when the format is a single
-// non-nullable attribute of T's type (e.g. "(double)" as []float64), the
-// host is little-endian and the mapping is aligned for T: no copy. It
-// fails otherwise (mmapfile's errors say why); use ColumnOf to copy.
-// The slice dies at Close.
-func View[T layout.Elem](m *File) ([]T, error) {
-	if err := m.use(); err != nil {
-		return nil, err
-	}
-	if len(m.f.Columns) != 1 || m.f.Columns[0].Type == TypeSkip || m.f.Columns[0].Nullable || m.f.Columns[0].Width > 0 {
-		return nil, fileError(m.path, -1, mmapfile.ErrTypeMismatch, "format %s is not one non-nullable fixed-size attribute; copy with ColumnOf", m.f)
-	}
-	c := m.f.Columns[0]
-	lt, ok := LayoutType(c.Type)
-	if !ok || lt != layout.TypeOf[T]() {
-		var z T
-		return nil, fileError(m.path, -1, mmapfile.ErrTypeMismatch, "attribute 0 is %s, not %T", c.Type, z)
-	}
-	if m.region == nil {
-		return nil, fileError(m.path, -1, errors.ErrUnsupported, "a File from NewReader is not mapped; copy with ColumnOf")
-	}
-	return mmapfile.View[T](m.region, 0, int(m.n), binary.LittleEndian)
 }

@@ -69,7 +69,7 @@ func optionsFrom(path string, o *format.Options) (*Options, error) {
 			return nil, fmt.Errorf("scidb-names: %w", err)
 		}
 	}
-	so := &Options{Format: f, Lenient: o.Lenient}
+	so := &Options{Format: f, Lenient: o.Lenient, Salvage: o.Salvage}
 	so.Options = o.Options
 	return so, nil
 }
@@ -107,7 +107,7 @@ func (m *File) Version() string { return "" }
 // through the cells), Size the bytes of the values.
 func (m *File) Records() []format.Record {
 	m.recsOnce.Do(func() {
-		arrays := m.Arrays()
+		arrays := m.arrays()
 		m.recs = make([]format.Record, len(arrays))
 		for a := range arrays {
 			c := m.f.Attr(a)
@@ -144,43 +144,8 @@ func (m *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if end, ok := layout.Add(first, n); len(dst)%size != 0 || first < 0 || !ok || end > m.n {
 		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %q: %d bytes from value %d: outside [0, %d) or not whole %s values", rec.Name, len(dst), first, m.n, rec.Type)
 	}
-	ci := m.f.Attrs[i]
-	c := &m.f.Columns[ci]
-	err := m.guard(func() {
-		if m.stride > 0 {
-			off := m.f.offsets[ci]
-			if c.Nullable {
-				off++
-			}
-			base := int(first) * m.stride
-			for k := 0; k < int(n); k++ {
-				p := base + k*m.stride
-				out := dst[k*size : (k+1)*size]
-				if c.Nullable && m.data[p+off-1] < 0x80 {
-					clear(out)
-					continue
-				}
-				copy(out, m.data[p+off:p+off+size])
-			}
-			return
-		}
-		spans := make([]span, len(m.f.Columns))
-		pos, _ := m.cellAt(first, spans)
-		for k := int64(0); k < n; k++ {
-			pos, _ = m.f.scanCell(m.data, pos, first+k, 0, false, spans)
-			out := dst[k*int64(size) : (k+1)*int64(size)]
-			if sp := spans[ci]; sp.prefix >= 0 {
-				clear(out)
-			} else {
-				copy(out, m.data[sp.start:sp.end])
-			}
-		}
-	})
-	if err != nil {
+	if err := m.copyValues(m.f.Attrs[i], first, dst); err != nil {
 		return err
-	}
-	if rec.Type == layout.Bool {
-		normBools(dst)
 	}
 	mmapfile.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
 	return nil
@@ -510,7 +475,7 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		return func(values any, k int) (Value, error) {
 			_, b, _ := layout.BytesOf(values)
 			v := b[k*size : (k+1)*size]
-			if !littleEndianHost {
+			if !mmapfile.IsHostOrder(binary.LittleEndian) {
 				var le [16]byte
 				copy(le[:], v)
 				mmapfile.SwapOrder(le[:size], c.Type, mmapfile.HostOrder(), binary.LittleEndian)

@@ -19,7 +19,7 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 	}
 	// One check for the whole run; the loops below re-slice within it.
 	src = src[off : off+(n-1)*stride+size]
-	if stride == size && littleEndianHost {
+	if stride == size && mmapfile.IsHostOrder(binary.LittleEndian) {
 		copy(dst[:n*size], src) // contiguous values: one memmove
 		return
 	}
@@ -81,10 +81,6 @@ func gather8(d []uint64, src []byte, stride int) {
 	}
 }
 
-// littleEndianHost: the memory of a []T holds little-endian values, as
-// the file does.
-var littleEndianHost = mmapfile.IsHostOrder(binary.LittleEndian)
-
 // scatter is the inverse of gather: it stores n values of one size from
 // the memory of a typed slice (src, as bytes) into dst, the first at byte
 // off and then every stride bytes, little-endian.
@@ -93,7 +89,7 @@ func scatter(dst []byte, off, stride int, src []byte, size, n int) {
 		return
 	}
 	dst = dst[off : off+(n-1)*stride+size]
-	if stride == size && littleEndianHost {
+	if stride == size && mmapfile.IsHostOrder(binary.LittleEndian) {
 		copy(dst, src[:n*size])
 		return
 	}
@@ -124,16 +120,6 @@ func scatter(dst []byte, off, stride int, src []byte, size, n int) {
 	default:
 		for i := 0; i < n; i++ {
 			copy(dst[i*stride:i*stride+size], src[i*size:(i+1)*size])
-		}
-	}
-}
-
-// normBools turns every nonzero byte into 1, so that the bytes are valid Go
-// bools (SciDB readers take any nonzero byte as true).
-func normBools(b []byte) {
-	for i, c := range b {
-		if c > 1 {
-			b[i] = 1
 		}
 	}
 }

@@ -36,6 +36,9 @@ func NewDecoder(r io.Reader, o *Options) *Decoder {
 		name = n.Name()
 	}
 	pf, err := o.format(name)
+	if err == nil {
+		err = o.noSalvage(name)
+	}
 	if err != nil {
 		return &Decoder{err: err}
 	}
@@ -198,7 +201,7 @@ func (r *Decoder) fillLength(l uint64, col int) error {
 		rest -= uint64(got)
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return r.f.dataError(r.cell, col, r.off+int64(start), ErrLength,
+				return r.f.dataError(r.cell, col, r.off+int64(start), errLengthCut,
 					"length "+strconv.FormatUint(l, 10)+" exceeds "+bytesLeft(int64(len(r.buf)-start)))
 			}
 			return err

@@ -154,27 +154,6 @@ func (f *Format) arrays(n int64, varBytes func(attr int) int64) []layout.Array {
 	return out
 }
 
-// Arrays returns one 1-D descriptor per attribute, for listings: Type is
-// the layout type of the attribute (layout.Invalid where there is none, see
-// LayoutType), Offset is -1 (values are strided), Size the bytes of the
-// values (string bytes without terminators for strings and binaries).
-func (t *Table) Arrays() []layout.Array {
-	return t.Format.arrays(int64(t.Len), func(a int) int64 {
-		var n int64
-		switch d := t.Cols[a].Data.(type) {
-		case []string:
-			for _, s := range d {
-				n += int64(len(s))
-			}
-		case [][]byte:
-			for _, b := range d {
-				n += int64(len(b))
-			}
-		}
-		return n
-	})
-}
-
 // Decode decodes a whole SciDB binary file held in data, of format
 // o.Format, into columns. Input that starts like an opaque backup file is
 // refused with an *OpaqueError (ErrOpaque) unless o.NoOpaqueCheck is set.
@@ -187,6 +166,9 @@ func Decode(data []byte, o *Options) (*Table, error) {
 func decode(data []byte, path string, o *Options) (*Table, error) {
 	f, err := o.format(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.noSalvage(path); err != nil {
 		return nil, err
 	}
 	if o.opaqueCheck() {
@@ -334,7 +316,7 @@ func fillFixed(t *Table, data []byte, stride, n int) {
 				mem = mem[start*size : (start+nb)*size]
 				gather(mem, size, data, voff, stride, nb)
 				if c.Type == TypeBool {
-					normBools(mem)
+					mmapfile.CheckBools(mem, layout.Bool, true)
 				}
 			}
 		}
@@ -538,7 +520,7 @@ func decodeVar(data []byte, f *Format, strict bool, first int64) (*Table, error)
 			size := b.c.Type.Size()
 			gather(mem, size, b.fixed, 0, size, n)
 			if b.c.Type == TypeBool {
-				normBools(mem)
+				mmapfile.CheckBools(mem, layout.Bool, true)
 			}
 			col.Data = d
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Array is one array of a store. Its chunks are the units this package
@@ -117,11 +118,11 @@ func (a *Array) ChunkKey(idx ...int64) (string, error) {
 func (a *Array) checkChunk(idx []int64) error {
 	g := a.m.unitGrid()
 	if len(idx) != len(g) {
-		return a.s.errf(a.m.metaKey, -1, ErrOutOfRange, "array %q: chunk index %v has %d components, the array has rank %d", a.m.name, idx, len(idx), len(g))
+		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: chunk index %v has %d components, the array has rank %d", a.m.name, idx, len(idx), len(g))
 	}
 	for i := range idx {
 		if idx[i] < 0 || idx[i] >= g[i] {
-			return a.s.errf(a.m.metaKey, -1, ErrOutOfRange, "array %q: chunk index %v outside the grid %v", a.m.name, idx, g)
+			return a.s.errf(a.m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: chunk index %v outside the grid %v", a.m.name, idx, g)
 		}
 	}
 	return nil
@@ -173,16 +174,16 @@ func (m *meta) locate(u []int64) (string, int64) {
 func (a *Array) checkBox(start, count []int64) (int64, error) {
 	m := a.m
 	if len(start) != len(m.shape) || len(count) != len(m.shape) {
-		return 0, a.s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: region start %v, count %v for rank %d", m.name, start, count, len(m.shape))
+		return 0, a.s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: region start %v, count %v for rank %d", m.name, start, count, len(m.shape))
 	}
 	for i := range start {
 		if end, ok := layout.Add(start[i], count[i]); !ok || end > m.shape[i] {
-			return 0, a.s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: region start %v, count %v outside the shape %v", m.name, start, count, m.shape)
+			return 0, a.s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: region start %v, count %v outside the shape %v", m.name, start, count, m.shape)
 		}
 	}
 	n, err := layout.Count(count)
 	if err != nil {
-		return 0, a.s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: region count %v: %v", m.name, count, err)
+		return 0, a.s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: region count %v: %v", m.name, count, err)
 	}
 	if !m.dt.typ.Valid() {
 		return 0, a.s.errf(m.metaKey, -1, ErrUnsupported, "array %q: type %s cannot be read", m.name, m.dt.typeName())

@@ -99,7 +99,7 @@ func BenchmarkViewScan(b *testing.B) {
 		var sum float64
 		for i := int64(0); i < g[0]; i++ {
 			for j := int64(0); j < g[1]; j++ {
-				v, err := View[float64](a, i, j)
+				v, err := ViewChunk[float64](a, i, j)
 				if err != nil {
 					b.Fatal(err)
 				}

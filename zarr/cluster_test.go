@@ -88,7 +88,7 @@ func TestDaskCluster(t *testing.T) {
 	if x.Order() != layout.ColMajor || len(x.Codecs()) != 0 || x.Grid()[0] != 1 {
 		t.Errorf("order %v codecs %v grid %v", x.Order(), x.Codecs(), x.Grid())
 	}
-	c, err := View[float64](x, 0, 1)
+	c, err := ViewChunk[float64](x, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,22 +4,29 @@
 //
 // An uncompressed Zarr chunk is a raw block of its array — on disk exactly
 // what a typed slice holds — so this package hands every such chunk out as
-// a []T that aliases the chunk file's mapping (View), read-only or
-// read-write, with no copy. Copying reads of any region gather across
-// chunks (Read, ReadRegion), decompressing zlib, gzip, zstd and lz4 chunks
-// straight into the destination where it holds them whole, on every core,
-// and fill chunks that are missing with the array's fill value. Blosc has
-// no well-kept pure-Go implementation: its chunks are an error that names
-// it.
+// a []T that aliases the chunk file's mapping (ViewChunk), read-only or
+// read-write, with no copy. Copying reads of the whole array, of any run
+// of its elements or of any region gather across chunks (Read, ReadAt,
+// ReadRegion), decompressing zlib, gzip, zstd and lz4 chunks straight
+// into the destination where it holds them whole, on every core, and fill
+// chunks that are missing with the array's fill value. Blosc has no
+// well-kept pure-Go implementation: its chunks are an error that names it.
 //
 //	s, err := zarr.Open("data.zarr", nil)
 //	a, err := s.Array("/temp")
 //	for i := range a.Grid()[0] {
-//		chunk, err := zarr.View[float64](a, i, 0) // the chunk file's pages
+//		chunk, err := zarr.ViewChunk[float64](a, i, 0) // the chunk file's pages
 //		...
 //	}
-//	region, err := zarr.Read[float64](a, []int64{0, 0}, []int64{10, 20})
+//	region, err := zarr.ReadRegion[float64](a, []int64{0, 0}, []int64{10, 20})
 //	s.Close() // chunk must not be used after this line
+//
+// The typed calls read as in mmapkit's other format packages — View, Read,
+// ReadAt and Set[T](a, idx, v) on an *Array — except that the zero-copy
+// unit is a chunk, not the array, so views are taken chunk by chunk
+// (ViewChunk) and View aliases only an array stored as one chunk. Views
+// and copies alike list elements in the array's Order (C or F); Set's
+// index is the logical one, [i, j, …].
 //
 // Arrays are named as zarr-python names them: "/" for a store whose root is
 // an array, "/group/name" inside groups, visited depth first in name order.
@@ -36,6 +43,8 @@
 // Create makes a store of empty arrays to fill through writable views. Set
 // edits one element in place: through a read-write mapping of its chunk
 // file, or by re-encoding a compressed chunk to a file that replaces it.
+// Options.Salvage opens a store some of whose chunks do not decode: they
+// read as the fill value, and Store.Damage lists them.
 //
 // # What is safe
 //
@@ -54,9 +63,10 @@
 //
 // # What is not safe
 //
-//   - Slices returned by View point into mappings: after Close, any use
-//     crashes the process; if another process truncates a chunk file, reading
-//     its slice raises SIGBUS. Copying reads are guarded; slices cannot be.
+//   - Slices returned by View and ViewChunk point into mappings: after
+//     Close, any use crashes the process; if another process truncates a
+//     chunk file, reading its slice raises SIGBUS. Copying reads are
+//     guarded; slices cannot be.
 //   - Writing through a view of a read-only store crashes the process (the
 //     pages are read-only). A view does not see a chunk that another writer
 //     replaced with a new file (zarr-python always does, for example): it

@@ -3,25 +3,17 @@ package zarr
 import (
 	"errors"
 	"fmt"
-
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Sentinel errors, for errors.Is. The conditions every format shares are
-// mmapfile's sentinels, re-exported here so that one errors.Is test works
-// for every format.
+// Sentinel errors of this package, for errors.Is. Conditions every format
+// shares are mmapfile's sentinels, which this package wraps:
+// mmapfile.ErrTruncated (a chunk or metadata document cut short),
+// mmapfile.ErrTypeMismatch (a Go type that is not the array's),
+// mmapfile.ErrMisaligned and mmapfile.ErrByteOrder (a view that cannot
+// alias its chunk), mmapfile.ErrNotWritable, mmapfile.ErrClosed,
+// mmapfile.ErrOutOfRange, mmapfile.ErrInvalidBool, mmapfile.ErrFault and
+// mmapfile.ErrLocked.
 var (
-	ErrTruncated    = mmapfile.ErrTruncated
-	ErrMisaligned   = mmapfile.ErrMisaligned
-	ErrTypeMismatch = mmapfile.ErrTypeMismatch
-	ErrNotWritable  = mmapfile.ErrNotWritable
-	ErrClosed       = mmapfile.ErrClosed
-	ErrByteOrder    = mmapfile.ErrByteOrder
-	ErrOutOfRange   = mmapfile.ErrOutOfRange
-	ErrInvalidBool  = mmapfile.ErrInvalidBool
-	ErrFault        = mmapfile.ErrFault
-	ErrLocked       = mmapfile.ErrLocked
-
 	// ErrUnsupported wraps errors.ErrUnsupported: a codec, data type or
 	// feature of the store that this package does not implement. The
 	// error's message names it.

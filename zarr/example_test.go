@@ -27,7 +27,7 @@ func Example() {
 	a, _ := s.Array("t")
 	for i := range a.Grid()[0] {
 		for j := range a.Grid()[1] {
-			chunk, err := zarr.View[float32](a, i, j) // the chunk file's pages
+			chunk, err := zarr.ViewChunk[float32](a, i, j) // the chunk file's pages
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func Example() {
 	r, _ := zarr.Open(path, nil)
 	defer r.Close()
 	t, _ := r.Array("/t")
-	row, _ := zarr.Read[float32](t, []int64{2, 0}, []int64{1, 6})
+	row, _ := zarr.ReadRegion[float32](t, []int64{2, 0}, []int64{1, 6})
 	fmt.Println(t.Name(), t.Shape(), t.ChunkShape(), row)
 	// Output: /t [4 6] [2 3] [10 10 10 11 11 11]
 }
@@ -56,7 +56,7 @@ func ExampleWrite() {
 	defer os.RemoveAll(dir)
 	src := filepath.Join(dir, "in.zarr")
 	s, _ := zarr.Create(src, []zarr.ArraySpec{{Name: "x", Type: layout.I64, Shape: []int64{3}, FillValue: 7}}, nil)
-	zarr.Set(s.Arrays()[0], int64(-1), 1)
+	zarr.Set(s.Arrays()[0], []int64{1}, int64(-1))
 	s.Close()
 
 	out := filepath.Join(dir, "out.zarr")
@@ -67,7 +67,7 @@ func ExampleWrite() {
 	f, _ := format.OpenFile(out, mmapfile.ReadOnly, nil)
 	defer f.Close()
 	r := f.Records()[0]
-	v, _ := zarr.Read[int64](f.(*zarr.Store).Arrays()[0], []int64{0}, []int64{3})
+	v, _ := zarr.Read[int64](f.(*zarr.Store).Arrays()[0])
 	comp, _ := json.Marshal(r.Extra["compressor"])
 	fmt.Println(f.Format(), f.Version(), r.Name, r.Type, v, string(comp))
 	// Output: zarr 2 /x i64 [7 -1 7] {"id":"zstd","level":3}

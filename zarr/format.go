@@ -10,8 +10,9 @@ import (
 )
 
 var (
-	_ format.File   = (*Store)(nil)
-	_ format.Setter = (*Store)(nil)
+	_ format.File    = (*Store)(nil)
+	_ format.Setter  = (*Store)(nil)
+	_ format.Damaged = (*Store)(nil)
 )
 
 func init() {
@@ -54,7 +55,7 @@ func options(o *format.Options) *Options {
 	if o == nil {
 		return nil
 	}
-	return &Options{Options: o.Options, Lenient: o.Lenient}
+	return &Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage}
 }
 
 // writeParams reads the writing parameters.

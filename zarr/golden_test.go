@@ -92,15 +92,15 @@ func TestGoldenV3Details(t *testing.T) {
 	}
 	// A missing chunk reads as "NaN" (NumPy's quiet NaN) and cannot be
 	// viewed.
-	v, err := Read[float64](a, []int64{4, 0}, []int64{2, 2})
+	v, err := ReadRegion[float64](a, []int64{4, 0}, []int64{2, 2})
 	if err != nil || len(v) != 4 || math.Float64bits(v[0]) != 0x7ff8000000000000 {
 		t.Errorf("missing chunk read %v, %v", v, err)
 	}
-	if _, err := View[float64](a, 1, 0); !errors.Is(err, ErrMissingChunk) {
+	if _, err := ViewChunk[float64](a, 1, 0); !errors.Is(err, ErrMissingChunk) {
 		t.Errorf("view of a missing chunk: %v", err)
 	}
 	// Chunk (0, 0) is a raw little-endian block: a view of its file.
-	c, err := View[float64](a, 0, 0)
+	c, err := ViewChunk[float64](a, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestGoldenV3Details(t *testing.T) {
 	if key, _ := b.ChunkKey(2, 1); key != "c/1/0" {
 		t.Errorf("inner chunk (2, 1) is in %q", key)
 	}
-	inner, err := View[float32](b, 1, 2)
+	inner, err := ViewChunk[float32](b, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestGoldenV3Details(t *testing.T) {
 	if addr := unsafeslice.AddrOf(inner); addr < base || addr >= base+uintptr(mp.r.Len()) {
 		t.Errorf("view at %#x is not in the shard's mapping at %#x", addr, base)
 	}
-	if _, err := View[float32](b, 0, 1); !errors.Is(err, ErrMissingChunk) {
+	if _, err := ViewChunk[float32](b, 0, 1); !errors.Is(err, ErrMissingChunk) {
 		t.Errorf("view of an empty inner chunk: %v", err)
 	}
 	st, err := Open("testdata/v3/sharded_start.zarr", nil)
@@ -142,7 +142,7 @@ func TestGoldenV3Details(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := View[int64](st.Arrays()[0], 0, 0); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "gzip") {
+	if _, err := ViewChunk[int64](st.Arrays()[0], 0, 0); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "gzip") {
 		t.Errorf("view of a gzip'd inner chunk: %v", err)
 	}
 }

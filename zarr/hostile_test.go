@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // zarray is a v2 .zarray for an f8 array.
@@ -134,7 +135,7 @@ func TestHostile(t *testing.T) {
 		}, ErrInvalid, "g", -1, "leaves the store"},
 		{"chunk shorter than a chunk", func(t *testing.T) string {
 			return v2(t, map[string][]byte{".zarray": zarray("[3]", "[2]", ""), "0": make([]byte, 16), "1": make([]byte, 11)})
-		}, ErrTruncated, "1", 11, "16"},
+		}, mmapfile.ErrTruncated, "1", 11, "16"},
 		{"chunk longer than a chunk", func(t *testing.T) string {
 			return v2(t, map[string][]byte{".zarray": zarray("[3]", "[2]", ""), "0": make([]byte, 17)})
 		}, ErrCorrupt, "0", 16, "1 past"},
@@ -181,7 +182,7 @@ func TestHostile(t *testing.T) {
 			p := shardStore(t, "")
 			os.Truncate(filepath.Join(p, "c", "0", "0"), 60)
 			return p
-		}, ErrTruncated, "c/0/0", 60, "cannot hold its index"},
+		}, mmapfile.ErrTruncated, "c/0/0", 60, "cannot hold its index"},
 		{"crc32c codec mismatch", func(t *testing.T) string {
 			p := filepath.Join(t.TempDir(), "c.zarr")
 			copyDir(t, "testdata/v3/v2keys_zstd_crc.zarr", p)
@@ -260,7 +261,7 @@ func editFile(t *testing.T, p, old, new string) {
 
 // TestTruncatedEverywhere cuts a raw chunk, a shard and a metadata
 // document at every byte: each cut is an error naming the file and, for
-// chunks, the offset where the file ends.
+// chunks and metadata (mmapfile.ErrTruncated), the offset where the file ends.
 func TestTruncatedEverywhere(t *testing.T) {
 	p, _ := writeStore(t, Options{})
 	chunk := filepath.Join(p, "x", "c", "1", "1")
@@ -269,7 +270,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		os.WriteFile(chunk, full[:n], 0o644)
 		err := openAndRead(p)
 		var fe *FormatError
-		if !errors.Is(err, ErrTruncated) || !errors.As(err, &fe) || fe.Key != "x/c/1/1" || fe.Offset != int64(n) {
+		if !errors.Is(err, mmapfile.ErrTruncated) || !errors.As(err, &fe) || fe.Key != "x/c/1/1" || fe.Offset != int64(n) {
 			t.Fatalf("chunk cut at %d: %v", n, err)
 		}
 	}
@@ -284,7 +285,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Key != "c/0/0" || fe.Offset < 0 || fe.Offset > int64(n) {
 			t.Fatalf("shard cut at %d: %v", n, err)
 		}
-		if n < 68 && (!errors.Is(err, ErrTruncated) || fe.Offset != int64(n)) {
+		if n < 68 && (!errors.Is(err, mmapfile.ErrTruncated) || fe.Offset != int64(n)) {
 			t.Fatalf("shard cut at %d: %v", n, err)
 		}
 	}
@@ -295,7 +296,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		os.WriteFile(meta, full[:n], 0o644)
 		err := openAndRead(p)
 		var fe *FormatError
-		if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.File != p {
+		if !errors.Is(err, ErrInvalid) || !errors.Is(err, mmapfile.ErrTruncated) || !errors.As(err, &fe) || fe.File != p || fe.Key != "zarr.json" || fe.Offset != int64(n) {
 			t.Fatalf("zarr.json cut at %d: %v", n, err)
 		}
 	}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // meta is one array's metadata, version-neutral: everything reading and
@@ -113,19 +115,34 @@ type zarrayDoc struct {
 }
 
 // decodeJSON decodes a metadata document; errors name the byte offset
-// where the JSON breaks when there is one.
+// where the JSON breaks when there is one. A document that ends inside its
+// JSON (a file cut short) is an error wrapping mmapfile.ErrTruncated.
 func decodeJSON(b []byte, v any) (int64, error) {
 	err := json.Unmarshal(b, v)
 	switch e := err.(type) {
 	case nil:
 		return -1, nil
 	case *json.SyntaxError:
+		if e.Offset == int64(len(b)) {
+			return e.Offset, fmt.Errorf("not JSON: %v: %w", e, mmapfile.ErrTruncated)
+		}
 		return e.Offset, fmt.Errorf("not JSON: %v", e)
 	case *json.UnmarshalTypeError:
 		return e.Offset, fmt.Errorf("field %q: %s is not %v", e.Field, e.Value, e.Type)
 	}
 	return -1, err
 }
+
+// invalid is the sentinel of metadata that decodeJSON refused: ErrInvalid,
+// which for a document cut short also wraps mmapfile.ErrTruncated.
+func invalid(err error) error {
+	if errors.Is(err, mmapfile.ErrTruncated) {
+		return errInvalidCut
+	}
+	return ErrInvalid
+}
+
+var errInvalidCut = fmt.Errorf("%w: %w", ErrInvalid, mmapfile.ErrTruncated)
 
 // metaError is a problem in a metadata document: the message and the
 // byte offset it is about (-1 if none).
@@ -149,7 +166,7 @@ func unsupported(format string, a ...any) *metaError {
 func parseV2(doc []byte, attrs map[string]any) (*meta, *metaError) {
 	var z zarrayDoc
 	if off, err := decodeJSON(doc, &z); err != nil {
-		return nil, &metaError{off: off, msg: err.Error(), err: ErrInvalid}
+		return nil, &metaError{off: off, msg: err.Error(), err: invalid(err)}
 	}
 	if string(bytes.TrimSpace(z.ZarrFormat)) != "2" {
 		return nil, bad("zarr_format is %s, not 2", clip(z.ZarrFormat))
@@ -323,7 +340,7 @@ type zarrJSONDoc struct {
 func parseNodeV3(doc []byte) (*zarrJSONDoc, *metaError) {
 	var z zarrJSONDoc
 	if off, err := decodeJSON(doc, &z); err != nil {
-		return nil, &metaError{off: off, msg: err.Error(), err: ErrInvalid}
+		return nil, &metaError{off: off, msg: err.Error(), err: invalid(err)}
 	}
 	if string(bytes.TrimSpace(z.ZarrFormat)) != "3" {
 		return nil, bad("zarr_format is %s, not 3", clip(z.ZarrFormat))

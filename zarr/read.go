@@ -99,6 +99,10 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 	p := makePlan(cnt, sstr, dstr, int(size))
 	ub := m.unitBytes()
 	whole := p.contiguous() && p.elems()*size == ub // dst holds the unit as stored
+	if a.isDamaged(u) {
+		p.fill(dst, doff, m.fill) // Options.Salvage; Damage reports it
+		return nil
+	}
 	loc, err := a.locateUnit(u)
 	if err != nil {
 		return err
@@ -232,7 +236,7 @@ func grow(b []byte, n int64) []byte {
 
 func (a *Array) sizeErr(loc where, ub int64) error {
 	if loc.n < ub {
-		return a.s.errf(loc.key, loc.off+loc.n, ErrTruncated, "array %q: chunk of %d bytes, an uncompressed chunk has %d", a.m.name, loc.n, ub)
+		return a.s.errf(loc.key, loc.off+loc.n, mmapfile.ErrTruncated, "array %q: chunk of %d bytes, an uncompressed chunk has %d", a.m.name, loc.n, ub)
 	}
 	return a.s.errf(loc.key, loc.off+ub, ErrCorrupt, "array %q: chunk of %d bytes, %d past the %d of an uncompressed chunk", a.m.name, loc.n, loc.n-ub, ub)
 }
@@ -264,7 +268,7 @@ func (s *Store) readAt(key string, b []byte, off int64) error {
 		return nil
 	}
 	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
-		return s.errf(key, off+int64(n), ErrTruncated, "file ends %d bytes into the %d read there", n, len(b))
+		return s.errf(key, off+int64(n), mmapfile.ErrTruncated, "file ends %d bytes into the %d read there", n, len(b))
 	}
 	return s.errf(key, off, err, "cannot be read")
 }
@@ -279,7 +283,7 @@ func (s *Store) withBytes(key string, off, n int64, w *worker, fn func(b []byte)
 	if mp != nil {
 		b := mp.r.Bytes()
 		if off+n > int64(len(b)) {
-			return s.errf(key, int64(len(b)), ErrTruncated, "mapping of %d bytes, want [%d, %d)", len(b), off, off+n)
+			return s.errf(key, int64(len(b)), mmapfile.ErrTruncated, "mapping of %d bytes, want [%d, %d)", len(b), off, off+n)
 		}
 		return s.guard(key, mp.r, func() { fn(b[off : off+n]) })
 	}
@@ -344,19 +348,52 @@ func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
 	return f, nil
 }
 
-// Read copies the region [start, start+count) of the array into a new
-// slice, in row-major order and the host's byte order. Missing chunks read
-// as the fill value. T must be the array's element type.
-func Read[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
+// checkType fails unless T's element type is the array's.
+func checkType[T layout.Elem](a *Array) error {
+	if err := a.s.checkOpen(); err != nil {
+		return err
+	}
 	if t := layout.TypeOf[T](); t != a.m.dt.typ {
-		return nil, a.s.errf(a.m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+	}
+	return nil
+}
+
+// Read returns a copy of the whole array, listed in its Order (as View
+// and ViewChunk list a chunk) and in the host's byte order. Missing chunks
+// read as the fill value. T must be the array's element type.
+func Read[T layout.Elem](a *Array) ([]T, error) {
+	return ReadRegion[T](a, make([]int64, len(a.m.shape)), a.m.shape)
+}
+
+// ReadAt copies the elements [start, start+len(dst)) of the array, counted
+// in its Order over the whole array (row-major: the last index varies
+// fastest), into dst: a part of a huge array in bounded memory. It fills
+// dst or returns an error (mmapfile.ErrOutOfRange for a range outside the
+// array).
+func ReadAt[T layout.Elem](a *Array, start int64, dst []T) error {
+	if err := checkType[T](a); err != nil {
+		return err
+	}
+	return a.readLinear(unsafeslice.Bytes(dst), start, a.Order(), mmapfile.HostOrder())
+}
+
+// ReadRegion copies the region [start, start+count) of the array (the
+// box of count[i] elements from start[i] along each axis) into a new
+// slice, listed in the array's Order and in the host's byte order.
+// Missing chunks read as the fill value. T must be the array's element
+// type. Array.ReadRegion is the same copy into bytes, in any order and
+// byte order.
+func ReadRegion[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
+	if err := checkType[T](a); err != nil {
+		return nil, err
 	}
 	n, err := a.checkBox(start, count)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]T, n)
-	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, a.Order(), mmapfile.HostOrder()); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -377,7 +414,7 @@ func (a *Array) ReadRegion(dst []byte, start, count []int64, order layout.Order,
 	}
 	t := a.m.dt.typ
 	if int64(len(dst)) != n*int64(t.Size()) {
-		return a.s.errf(a.m.metaKey, -1, ErrOutOfRange, "array %q: %d bytes for a region of %d %s elements", a.m.name, len(dst), n, t)
+		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %d bytes for a region of %d %s elements", a.m.name, len(dst), n, t)
 	}
 	if err := a.readBox(dst, start, count, order); err != nil {
 		return err
@@ -391,7 +428,7 @@ func (a *Array) finish(dst []byte, bo binary.ByteOrder) error {
 	mmapfile.SwapOrder(dst, t, a.m.byteOrder(), bo)
 	if t == layout.Bool {
 		if bad := mmapfile.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
-			return a.s.errf(a.m.metaKey, -1, ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
+			return a.s.errf(a.m.metaKey, -1, mmapfile.ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
 		}
 	}
 	return nil
@@ -405,10 +442,15 @@ func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo
 		return err
 	}
 	if i < 0 || i >= len(s.arrays) {
-		return s.errf("", -1, ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
-	a := s.arrays[i]
-	m := a.m
+	return s.arrays[i].readLinear(dst, first, order, bo)
+}
+
+// readLinear copies the elements [first, first+len(dst)/size) of the
+// array, listed in order, into dst in byte order bo.
+func (a *Array) readLinear(dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	s, m := a.s, a.m
 	zero := make([]int64, len(m.shape))
 	total, err := a.checkBox(zero, m.shape)
 	if err != nil {
@@ -417,10 +459,10 @@ func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo
 	size := int64(m.dt.typ.Size())
 	n := int64(len(dst)) / size
 	if int64(len(dst))%size != 0 {
-		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: %d bytes is not a whole number of %s elements", m.name, len(dst), m.dt.typ)
+		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %d bytes is not a whole number of %s elements", m.name, len(dst), m.dt.typ)
 	}
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > total {
-		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: elements [%d, %d+%d) outside [0, %d)", m.name, first, first, n, total)
+		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: elements [%d, %d+%d) outside [0, %d)", m.name, first, first, n, total)
 	}
 	q := append([]int64(nil), m.shape...)
 	if order == layout.ColMajor {
@@ -456,7 +498,7 @@ func (s *Store) checkOpen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
 	return nil
 }

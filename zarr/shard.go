@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"math"
 	"sort"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // empty marks an inner chunk that a shard does not hold.
@@ -38,7 +40,7 @@ func parseShardIndex(idx []byte, size int64, spec *shardSpec, fixed int64) ([]ui
 		return nil, &indexError{0, fmt.Sprintf("index of %d bytes, want %d", len(idx), il), ErrCorrupt}
 	}
 	if size < il {
-		return nil, &indexError{max(size, 0), fmt.Sprintf("a shard of %d bytes cannot hold its index of %d bytes", size, il), ErrTruncated}
+		return nil, &indexError{max(size, 0), fmt.Sprintf("a shard of %d bytes cannot hold its index of %d bytes", size, il), mmapfile.ErrTruncated}
 	}
 	start := size - il // file offset of the index
 	lo, hi := int64(0), start
@@ -104,7 +106,7 @@ func (s *Store) shardIndexOf(m *meta, key string) (*shardIndex, error) {
 	}
 	il := m.shard.indexLen()
 	if size < il {
-		return nil, s.errf(key, size, ErrTruncated, "array %q: a shard of %d bytes cannot hold its index of %d bytes", m.name, size, il)
+		return nil, s.errf(key, size, mmapfile.ErrTruncated, "array %q: a shard of %d bytes cannot hold its index of %d bytes", m.name, size, il)
 	}
 	at := size - il
 	if m.shard.atStart {

@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,9 +20,6 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// hostBig: this machine is big-endian.
-var hostBig = mmapfile.HostOrder() == binary.ByteOrder(binary.BigEndian)
-
 // Options configure Open, OpenFile, NewReader, Create and Write. A nil
 // *Options means the defaults.
 type Options struct {
@@ -34,6 +30,15 @@ type Options struct {
 	// Lenient makes copying reads accept bool bytes other than 0 and 1
 	// (as true), as NumPy does. Views stay strict.
 	Lenient bool
+	// Salvage makes Open, OpenFile and NewReader read every chunk of
+	// every array once (decompressing compressed ones): the chunks that
+	// do not decode — cut short, failing to decompress or their checksum,
+	// in a shard whose index is damaged — read as the fill value through
+	// the copying calls, and Store.Damage lists each with its key and
+	// byte offset. Views and Set stay strict: they fail on such a chunk.
+	// Damaged metadata still fails the open: without it no chunk of the
+	// array can be found.
+	Salvage bool
 
 	// Version is the Zarr version Write and Create produce: 3 (the
 	// default, also for 0) or 2.
@@ -77,6 +82,10 @@ type Store struct {
 	closed bool
 	states sync.Pool // *worker
 	cache  unitCache
+
+	// Options.Salvage: the units that do not decode, and their errors.
+	damaged map[unitRef]bool
+	damage  []error
 }
 
 // Open opens the store at path read-only.
@@ -122,6 +131,9 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	if s.opts.Salvage {
+		s.salvage()
+	}
 	return s, nil
 }
 
@@ -135,6 +147,9 @@ func NewReader(fsys fs.FS, o *Options) (*Store, error) {
 	}
 	if err := s.load(); err != nil {
 		return nil, err
+	}
+	if s.opts.Salvage {
+		s.salvage()
 	}
 	return s, nil
 }
@@ -321,7 +336,7 @@ func (s *Store) readAttrs(key string) (map[string]any, error) {
 	}
 	var attrs map[string]any
 	if off, err := decodeJSON(doc, &attrs); err != nil {
-		return nil, s.errf(key, off, ErrInvalid, "%v", err)
+		return nil, s.errf(key, off, invalid(err), "%v", err)
 	}
 	return attrs, nil
 }
@@ -350,7 +365,7 @@ func (s *Store) loadConsolidatedV2(doc []byte) error {
 		Format   json.RawMessage            `json:"zarr_consolidated_format"`
 	}
 	if off, err := decodeJSON(doc, &z); err != nil {
-		return s.errf(".zmetadata", off, ErrInvalid, "%v", err)
+		return s.errf(".zmetadata", off, invalid(err), "%v", err)
 	}
 	if string(bytes.TrimSpace(z.Format)) != "1" {
 		return s.errf(".zmetadata", -1, ErrInvalid, "zarr_consolidated_format is %s, not 1", clip(z.Format))

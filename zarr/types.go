@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // dtype is an element type as a store describes it.
@@ -49,7 +50,7 @@ func parseDtypeV2(raw json.RawMessage) (dtype, error) {
 		d.big = true
 		rest = s[1:]
 	case '=':
-		d.big = hostBig
+		d.big = mmapfile.IsHostOrder(binary.BigEndian)
 		rest = s[1:]
 	}
 	if rest == "" {
@@ -365,25 +366,18 @@ func putValue(b []byte, t layout.Type, bo binary.ByteOrder, v any) error {
 		default:
 			return fmt.Errorf("%v is not an integer", v)
 		}
-		putUint(b, bo, u)
+		layout.PutUint(b, bo, u)
 		return nil
 	case t.IsFloat():
 		if r, ok := v.(rawBits); ok {
-			putUint(b, bo, uint64(r))
+			layout.PutUint(b, bo, uint64(r))
 			return nil
 		}
 		f, err := toFloat(v)
 		if err != nil {
 			return err
 		}
-		switch t {
-		case layout.F16:
-			bo.PutUint16(b, uint16(layout.Float16FromFloat64(f)))
-		case layout.F32:
-			bo.PutUint32(b, math.Float32bits(float32(f)))
-		default:
-			bo.PutUint64(b, math.Float64bits(f))
-		}
+		layout.PutFloat(b, bo, t, f)
 		return nil
 	}
 	return fmt.Errorf("type %s has no values", t)
@@ -401,31 +395,6 @@ func toFloat(v any) (float64, error) {
 	return 0, fmt.Errorf("%v is not a number", v)
 }
 
-func putUint(b []byte, bo binary.ByteOrder, u uint64) {
-	switch len(b) {
-	case 1:
-		b[0] = byte(u)
-	case 2:
-		bo.PutUint16(b, uint16(u))
-	case 4:
-		bo.PutUint32(b, uint32(u))
-	default:
-		bo.PutUint64(b, u)
-	}
-}
-
-func getUint(b []byte, bo binary.ByteOrder) uint64 {
-	switch len(b) {
-	case 1:
-		return uint64(b[0])
-	case 2:
-		return uint64(bo.Uint16(b))
-	case 4:
-		return uint64(bo.Uint32(b))
-	}
-	return bo.Uint64(b)
-}
-
 // fillJSON is the JSON form of the element b of type t in byte order bo,
 // as both versions write fill values.
 func fillJSON(b []byte, t layout.Type, bo binary.ByteOrder) any {
@@ -433,7 +402,7 @@ func fillJSON(b []byte, t layout.Type, bo binary.ByteOrder) any {
 		half := t.Size() / 2
 		return []any{fillJSON(b[:half], t.Part(), bo), fillJSON(b[half:], t.Part(), bo)}
 	}
-	u := getUint(b, bo)
+	u := layout.Uint(b, bo)
 	switch {
 	case t == layout.Bool:
 		return b[0] != 0

@@ -25,7 +25,7 @@ func (s *Store) mapped(key string) (*mapping, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, s.errf(key, -1, ErrClosed, "store is closed")
+		return nil, s.errf(key, -1, mmapfile.ErrClosed, "store is closed")
 	}
 	if mp, ok := s.maps[key]; ok {
 		return mp, nil
@@ -47,32 +47,49 @@ func (s *Store) mapped(key string) (*mapping, error) {
 	return mp, nil
 }
 
-// View returns chunk idx of the array as a slice that aliases the chunk
-// file's mapping: no copy is made. The slice holds the whole chunk (at the
-// array's edges too, where the part past the edge is padding), listed in
-// the array's Order. In a store opened read-write, writing the slice
-// writes the file, and a missing chunk is first created, filled with the
-// fill value.
+// View returns the whole array as a slice that aliases its chunk file's
+// mapping, listed in the array's Order: no copy is made. Only an array
+// stored as one chunk of exactly its shape is one run of bytes; for any
+// other View fails, naming ViewChunk (a chunk is what Zarr maps) and Read
+// (which copies). Where that chunk cannot be aliased it fails as
+// ViewChunk does.
+func View[T layout.Elem](a *Array) ([]T, error) {
+	if err := checkType[T](a); err != nil {
+		return nil, err
+	}
+	m := a.m
+	for i := range m.shape {
+		if m.unit[i] != m.shape[i] {
+			return nil, a.s.errf(m.metaKey, -1, ErrUnsupported, "array %q of shape %v is stored in chunks of %v, not one run of bytes: view a chunk with ViewChunk, or copy with Read", m.name, m.shape, m.unit)
+		}
+	}
+	return ViewChunk[T](a, make([]int64, len(m.shape))...)
+}
+
+// ViewChunk returns chunk idx of the array as a slice that aliases the
+// chunk file's mapping: no copy is made. The slice holds the whole chunk
+// (at the array's edges too, where the part past the edge is padding),
+// listed in the array's Order. In a store opened read-write, writing the
+// slice writes the file, and a missing chunk is first created, filled
+// with the fill value.
 //
-// View fails — naming the copying call to use instead — for a chunk that
-// is compressed (ErrUnsupported), stored in another byte order
-// (ErrByteOrder) or another permutation of its axes (ErrUnsupported),
-// misaligned in its shard (ErrMisaligned), or missing in a read-only
-// store (ErrMissingChunk): Read and ReadRegion copy any of them.
+// ViewChunk fails — naming the copying call to use instead — for a chunk
+// that is compressed (ErrUnsupported), stored in another byte order
+// (mmapfile.ErrByteOrder) or another permutation of its axes
+// (ErrUnsupported), misaligned in its shard (mmapfile.ErrMisaligned),
+// damaged (see Options.Salvage), or missing in a read-only store
+// (ErrMissingChunk): Read and ReadRegion copy any of them.
 //
 // The slice is valid until the store is closed; using it afterwards
 // crashes the process, and so does reading it after another process
 // truncated the file (SIGBUS), as for any mapping.
-func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
+func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	s, m := a.s, a.m
-	if err := s.checkOpen(); err != nil {
+	if err := checkType[T](a); err != nil {
 		return nil, err
 	}
 	if err := a.checkChunk(idx); err != nil {
 		return nil, err
-	}
-	if t := layout.TypeOf[T](); t != m.dt.typ {
-		return nil, s.errf(m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", m.name, m.dt.typeName(), t)
 	}
 	key, _ := m.locate(idx)
 	if len(m.chain) > 0 {
@@ -81,8 +98,8 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	if !m.rowMajor() && !m.colMajor() {
 		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
 	}
-	if m.dt.typ.Size() > 1 && m.dt.big != hostBig {
-		return nil, s.errf(key, -1, ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
+	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
+		return nil, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
 	loc, err := a.locateUnit(idx)
 	if err != nil {
@@ -130,9 +147,9 @@ func View[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 // changing and re-encoding the chunk (its shard) to a new file that
 // replaces the old one when they are compressed; a missing chunk is
 // created from the fill value. The store must be open read-write.
-func Set[T layout.Elem](a *Array, v T, idx ...int64) error {
-	if t := layout.TypeOf[T](); t != a.m.dt.typ {
-		return a.s.errf(a.m.metaKey, -1, ErrTypeMismatch, "array %q holds %s, not %s", a.m.name, a.m.dt.typeName(), t)
+func Set[T layout.Elem](a *Array, idx []int64, v T) error {
+	if err := checkType[T](a); err != nil {
+		return err
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
 	mmapfile.SwapOrder(b, a.m.dt.typ, mmapfile.HostOrder(), a.m.byteOrder())
@@ -144,7 +161,7 @@ func Set[T layout.Elem](a *Array, v T, idx ...int64) error {
 // "1+2i").
 func (s *Store) SetText(i int, idx []int64, value string) error {
 	if i < 0 || i >= len(s.arrays) {
-		return s.errf("", -1, ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
 	a := s.arrays[i]
 	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
@@ -161,10 +178,10 @@ func (a *Array) setBytes(idx []int64, b []byte) error {
 		return err
 	}
 	if !s.writable {
-		return s.errf(m.metaKey, -1, ErrNotWritable, "array %q: the store is open read-only", m.name)
+		return s.errf(m.metaKey, -1, mmapfile.ErrNotWritable, "array %q: the store is open read-only", m.name)
 	}
 	if _, err := layout.Index(m.shape, layout.RowMajor, idx...); err != nil {
-		return s.errf(m.metaKey, -1, ErrOutOfRange, "array %q: %v", m.name, err)
+		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %v", m.name, err)
 	}
 	size := int64(m.dt.typ.Size())
 	sstr := permStrides(m.unit, m.perm)
@@ -332,7 +349,7 @@ func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
 // beside it and renamed over it, inside the store.
 func (s *Store) writeKey(key string, data []byte) error {
 	if s.root == nil {
-		return s.errf(key, -1, ErrNotWritable, "a store opened with NewReader cannot be written")
+		return s.errf(key, -1, mmapfile.ErrNotWritable, "a store opened with NewReader cannot be written")
 	}
 	if dir := path.Dir(key); dir != "." {
 		if err := s.root.MkdirAll(dir, 0o755); err != nil {
@@ -357,7 +374,7 @@ func (s *Store) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
 	for key, mp := range s.maps {
 		if err := mp.f.Sync(); err != nil {
@@ -368,13 +385,13 @@ func (s *Store) Sync() error {
 }
 
 // Close syncs a read-write store and releases its mappings, lock and
-// directory. Every slice View returned is invalid afterwards. Closing
-// twice returns an error wrapping ErrClosed.
+// directory. Every slice View and ViewChunk returned is invalid afterwards. Closing
+// twice returns an error wrapping mmapfile.ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
 	s.closed = true
 	var first error

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -71,7 +72,7 @@ func TestViewAliasesAndWrites(t *testing.T) {
 	}
 	// Edge chunk (2, 2): rows 4, columns 6…8 of which only [4, 6] is
 	// inside; the rest is padding (zero).
-	v, err := View[float64](a, 2, 2)
+	v, err := ViewChunk[float64](a, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +93,14 @@ func TestViewAliasesAndWrites(t *testing.T) {
 	}
 	r, _ := Open(p, nil)
 	defer r.Close()
-	got, _ := Read[float64](r.Arrays()[0], []int64{4, 5}, []int64{1, 2})
+	got, _ := ReadRegion[float64](r.Arrays()[0], []int64{4, 5}, []int64{1, 2})
 	if !slices.Equal(got, []float64{33, -1}) {
 		t.Errorf("after the edit: %v", got)
 	}
-	if err := s.Close(); !errors.Is(err, ErrClosed) {
+	if err := s.Close(); !errors.Is(err, mmapfile.ErrClosed) {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := View[float64](a, 0, 0); !errors.Is(err, ErrClosed) {
+	if _, err := ViewChunk[float64](a, 0, 0); !errors.Is(err, mmapfile.ErrClosed) {
 		t.Errorf("view after Close: %v", err)
 	}
 }
@@ -162,7 +163,7 @@ func TestCreateFillThroughViews(t *testing.T) {
 		g := a.Grid()
 		for i := int64(0); i < g[0]; i++ {
 			for j := int64(0); j < g[1]-1; j++ { // leave the last column of chunks missing
-				c, err := View[int32](a, i, j)
+				c, err := ViewChunk[int32](a, i, j)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -174,7 +175,7 @@ func TestCreateFillThroughViews(t *testing.T) {
 				}
 			}
 		}
-		if err := Set(a, int32(7), 9, 8); err != nil {
+		if err := Set(a, []int64{9, 8}, int32(7)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
@@ -184,7 +185,7 @@ func TestCreateFillThroughViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Read[int32](r.Arrays()[0], []int64{0, 0}, []int64{10, 9})
+		got, err := ReadRegion[int32](r.Arrays()[0], []int64{0, 0}, []int64{10, 9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,8 +198,8 @@ func TestCreateFillThroughViews(t *testing.T) {
 				if x == 9 && y == 8 {
 					want = 7
 				}
-				if got[x*9+y] != want {
-					t.Fatalf("v%d [%d, %d] = %d, want %d", v, x, y, got[x*9+y], want)
+				if got[y*10+x] != want { // listed in the array's (column-major) order
+					t.Fatalf("v%d [%d, %d] = %d, want %d", v, x, y, got[y*10+x], want)
 				}
 			}
 		}
@@ -212,19 +213,19 @@ func TestViewAndSetErrors(t *testing.T) {
 	defer s.Close()
 	a := s.Arrays()[0]
 	var fe *FormatError
-	if _, err := View[float64](a, 0, 0); !errors.Is(err, ErrUnsupported) || !errors.As(err, &fe) || fe.Key != "x/c/0/0" || fe.File != p {
+	if _, err := ViewChunk[float64](a, 0, 0); !errors.Is(err, ErrUnsupported) || !errors.As(err, &fe) || fe.Key != "x/c/0/0" || fe.File != p {
 		t.Errorf("view of a compressed chunk: %v", err)
 	}
-	if _, err := View[float32](a, 0, 0); !errors.Is(err, ErrTypeMismatch) {
+	if _, err := ViewChunk[float32](a, 0, 0); !errors.Is(err, mmapfile.ErrTypeMismatch) {
 		t.Errorf("view as the wrong type: %v", err)
 	}
-	if _, err := View[float64](a, 3, 0); !errors.Is(err, ErrOutOfRange) {
+	if _, err := ViewChunk[float64](a, 3, 0); !errors.Is(err, mmapfile.ErrOutOfRange) {
 		t.Errorf("view outside the grid: %v", err)
 	}
-	if err := Set(a, 1.0, 0, 0); !errors.Is(err, ErrNotWritable) {
+	if err := Set(a, []int64{0, 0}, 1.0); !errors.Is(err, mmapfile.ErrNotWritable) {
 		t.Errorf("Set in a read-only store: %v", err)
 	}
-	if _, err := Read[float64](a, []int64{0, 0}, []int64{6, 1}); !errors.Is(err, ErrOutOfRange) {
+	if _, err := ReadRegion[float64](a, []int64{0, 0}, []int64{6, 1}); !errors.Is(err, mmapfile.ErrOutOfRange) {
 		t.Errorf("read outside the array: %v", err)
 	}
 	big := (&memSource{}).add("b", layout.I16, []int64{4}, layout.RowMajor, true, []byte{0, 1, 0, 2, 0, 3, 0, 4})
@@ -234,10 +235,10 @@ func TestViewAndSetErrors(t *testing.T) {
 	}
 	bs, _ := Open(bp, nil)
 	defer bs.Close()
-	if _, err := View[int16](bs.Arrays()[0], 0); !errors.Is(err, ErrByteOrder) {
+	if _, err := ViewChunk[int16](bs.Arrays()[0], 0); !errors.Is(err, mmapfile.ErrByteOrder) {
 		t.Errorf("view of big-endian chunks: %v", err)
 	}
-	if got, _ := Read[int16](bs.Arrays()[0], []int64{1}, []int64{3}); !slices.Equal(got, []int16{2, 3, 4}) {
+	if got, _ := ReadRegion[int16](bs.Arrays()[0], []int64{1}, []int64{3}); !slices.Equal(got, []int16{2, 3, 4}) {
 		t.Errorf("big-endian read %v", got)
 	}
 	w, err := OpenFile(p, mmapfile.ReadWrite, nil)
@@ -245,7 +246,7 @@ func TestViewAndSetErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := OpenFile(p, mmapfile.ReadWrite, nil); !errors.Is(err, ErrLocked) {
+	if _, err := OpenFile(p, mmapfile.ReadWrite, nil); !errors.Is(err, mmapfile.ErrLocked) {
 		t.Errorf("a second writer: %v", err)
 	}
 }
@@ -281,11 +282,92 @@ func TestLinearPieces(t *testing.T) {
 			}
 		}
 	}
-	if err := Set(s.Arrays()[0], 99.0, 1, 1); err != nil {
+	if err := Set(s.Arrays()[0], []int64{1, 1}, 99.0); err != nil {
 		t.Fatal(err)
 	}
 	piece := make([]byte, 8)
 	if err := s.ReadArray(0, piece, 8, layout.RowMajor, leOrder); err != nil || !bytes.Equal(piece, f64bytes(99)) {
 		t.Errorf("after Set: %v %v", piece, err)
+	}
+}
+
+// TestTypedCalls: View, Read, ReadAt, ReadRegion and Set read as in every
+// format package; copies list elements in the array's Order, as views do,
+// and View aliases an array only when it is one chunk.
+func TestTypedCalls(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.zarr")
+	s, err := Create(p, []ArraySpec{
+		{Name: "one", Type: layout.I32, Shape: []int64{2, 3}, Chunks: []int64{2, 3}},
+		{Name: "grid", Type: layout.F64, Shape: []int64{5, 4}, Chunks: []int64{2, 3}, Order: layout.ColMajor, FillValue: -1},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	one, _ := s.Array("one")
+	grid, _ := s.Array("grid")
+
+	v, err := View[int32](one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range v {
+		v[i] = int32(10 * i)
+	}
+	if got, err := Read[int32](one); err != nil || !slices.Equal(got, []int32{0, 10, 20, 30, 40, 50}) {
+		t.Fatalf("Read(one) = %v, %v", got, err)
+	}
+	part := make([]int32, 3)
+	if err := ReadAt(one, 2, part); err != nil || !slices.Equal(part, []int32{20, 30, 40}) {
+		t.Fatalf("ReadAt(one, 2) = %v, %v", part, err)
+	}
+
+	if err := Set(grid, []int64{4, 3}, 2.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := Set(grid, []int64{0, 1}, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	all, err := Read[float64](grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Repeat([]float64{-1}, 20)
+	want[1*5+0], want[3*5+4] = 0.5, 2.5 // column-major: (i, j) at j·5+i
+	if !slices.Equal(all, want) {
+		t.Fatalf("Read(grid) = %v, want %v", all, want)
+	}
+	box, err := ReadRegion[float64](grid, []int64{3, 2}, []int64{2, 2})
+	if err != nil || !slices.Equal(box, []float64{-1, -1, -1, 2.5}) {
+		t.Fatalf("ReadRegion(grid) = %v, %v: (3,2) (4,2) (3,3) (4,3)", box, err)
+	}
+	last := make([]float64, 2)
+	if err := ReadAt(grid, 18, last); err != nil || !slices.Equal(last, []float64{-1, 2.5}) {
+		t.Fatalf("ReadAt(grid, 18) = %v, %v", last, err)
+	}
+
+	for _, c := range []struct {
+		name string
+		err  error
+		want error
+		key  string
+	}{
+		{"View of an array of many chunks", func() error { _, err := View[float64](grid); return err }(), ErrUnsupported, "grid/zarr.json"},
+		{"View of the wrong type", func() error { _, err := View[int64](one); return err }(), mmapfile.ErrTypeMismatch, "one/zarr.json"},
+		{"Read of the wrong type", func() error { _, err := Read[float32](grid); return err }(), mmapfile.ErrTypeMismatch, "grid/zarr.json"},
+		{"ReadAt past the end", ReadAt(grid, 19, last), mmapfile.ErrOutOfRange, "grid/zarr.json"},
+		{"ReadAt before the start", ReadAt(grid, -1, last), mmapfile.ErrOutOfRange, "grid/zarr.json"},
+		{"Set outside the array", Set(grid, []int64{5, 0}, 1.0), mmapfile.ErrOutOfRange, "grid/zarr.json"},
+		{"Set with a 1-D index", Set(grid, []int64{0}, 1.0), mmapfile.ErrOutOfRange, "grid/zarr.json"},
+		{"Set of the wrong type", Set(grid, []int64{0, 0}, int32(1)), mmapfile.ErrTypeMismatch, "grid/zarr.json"},
+	} {
+		var fe *FormatError
+		if !errors.Is(c.err, c.want) || !errors.As(c.err, &fe) || fe.File != p || fe.Key != c.key {
+			t.Errorf("%s: %v (%#v), want %v in %s", c.name, c.err, fe, c.want, c.key)
+		}
+	}
+	_, err = View[float64](grid)
+	if msg := err.Error(); !strings.Contains(msg, "ViewChunk") || !strings.Contains(msg, "copy with Read") {
+		t.Errorf("View's error names neither ViewChunk nor Read: %v", err)
 	}
 }

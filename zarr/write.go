@@ -114,8 +114,9 @@ func Write(path string, src format.Source, o *Options) error {
 
 // Create makes a new store at path holding the arrays described, with no
 // chunks yet (they read as the fill value), and opens it read-write: fill
-// it chunk by chunk through the writable slices View returns, or with Set.
-// An existing path is replaced as Write replaces it.
+// it chunk by chunk through the writable slices ViewChunk returns (View
+// for an array of one chunk), or with Set. An existing path is replaced as
+// Write replaces it.
 func Create(path string, arrays []ArraySpec, o *Options) (*Store, error) {
 	var opts Options
 	if o != nil {

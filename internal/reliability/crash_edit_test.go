@@ -114,7 +114,7 @@ var editors = []editor{
 				return nil, err
 			}
 			defer f.Close()
-			return daphne.ReadDense[float64](f)
+			return daphne.Read[float64](f, "matrix")
 		},
 	},
 }

@@ -169,7 +169,7 @@ func checkDaphneVersion(t *testing.T, path string) int {
 	}
 	require.NoError(t, err)
 	defer f.Close()
-	v, err := daphne.ReadDense[float64](f)
+	v, err := daphne.Read[float64](f, "matrix")
 	require.NoError(t, err)
 	require.NotEmpty(t, v)
 	id := int(v[0] / 1e7)

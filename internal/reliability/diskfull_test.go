@@ -4,6 +4,7 @@ package reliability
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/abf"
 	"github.com/mmapkit/mmapkit/daphne"
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/futhark"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/scidb"
@@ -99,6 +101,9 @@ func TestDiskFullABF(t *testing.T) {
 			require.ErrorIs(t, err, syscall.ENOSPC)
 			var fe *abf.FormatError
 			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, p, fe.File)
+			assert.Equal(t, int64(len(before.data)), fe.Offset, "the error is at the record's start")
+			assert.Contains(t, fe.Msg, fmt.Sprintf(`record "big" not written; the file is back to the %d bytes it had before`, len(before.data)))
 			requireUnchanged(t, p, before)
 			// The file is still appendable after the failure.
 			require.NoError(t, abf.Write(f, "c", []int64{2}, []uint8{7, 9}))
@@ -128,10 +133,43 @@ func TestDiskFullABF(t *testing.T) {
 		p := filepath.Join(dir, "new.abf")
 		f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
 		require.NoError(t, err)
-		require.ErrorIs(t, abf.Write(f, "big", []int64{64 << 10}, floats(64<<10, 3)), syscall.ENOSPC)
+		err = abf.Write(f, "big", []int64{64 << 10}, floats(64<<10, 3))
+		require.ErrorIs(t, err, syscall.ENOSPC)
+		assert.Contains(t, err.Error(), `offset 0: record "big" not written; the file is back to the 0 bytes it had before`)
 		require.NoError(t, f.Close())
 		// The open created the file; the failed write left it empty.
 		requireUnchanged(t, p, snapshot{exists: true, data: []byte{}})
+	})
+
+	// The registered writer writes a temporary file and renames it into
+	// place: on a full disk the target is not created, or left as it was,
+	// and the error says which.
+	t.Run("registered writer", func(t *testing.T) {
+		src := filepath.Join(t.TempDir(), "src.abf")
+		w, err := abf.OpenFile(src, mmapfile.ReadWrite, &abf.Options{Mode: "w"})
+		require.NoError(t, err)
+		require.NoError(t, abf.Write(w, "big", []int64{64 << 10}, floats(64<<10, 4)))
+		require.NoError(t, w.Close())
+		dir := mountTmpfs(t, tmpfsSize)
+		old := filepath.Join(dir, "old.abf")
+		require.NoError(t, os.WriteFile(old, []byte("old contents"), 0o644))
+		fillDisk(t, dir, 16<<10)
+		names := dirNames(t, dir)
+		for _, tc := range []struct{ target, left string }{
+			{filepath.Join(dir, "new.abf"), "the file was not created"},
+			{old, "the file was left as it was"},
+		} {
+			before := snap(t, tc.target)
+			err := format.Convert(src, tc.target, nil, nil)
+			require.ErrorIs(t, err, syscall.ENOSPC)
+			var fe *abf.FormatError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, tc.target, fe.File)
+			assert.Contains(t, fe.Msg, tc.left)
+			assert.NotContains(t, fe.Msg, "restored")
+			requireUnchanged(t, tc.target, before)
+			assert.Equal(t, names, dirNames(t, dir), "no temporary file is left behind")
+		}
 	})
 }
 
@@ -159,7 +197,7 @@ func TestDiskFullDAPHNE(t *testing.T) {
 	f, err := daphne.Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	got, err := daphne.ReadDense[float64](f)
+	got, err := daphne.Read[float64](f, "matrix")
 	require.NoError(t, err)
 	assert.Equal(t, floats(6, 1), got)
 }

@@ -178,14 +178,14 @@ func TestFaultTruncatedFormatFiles(t *testing.T) {
 		f, err := daphne.Open(p, nil)
 		require.NoError(t, err)
 		defer f.Close()
-		got, err := daphne.ReadDense[float64](f)
+		got, err := daphne.Read[float64](f, "matrix")
 		require.NoError(t, err)
 		require.Equal(t, big[:rows*cols], got)
 		truncateInChild(t, p, int64(pageSize))
 
 		// daphne maps each read's range afresh: the range is either gone
 		// from the file (a bounds error) or faults (ErrFault).
-		_, err = daphne.ReadDense[float64](f)
+		_, err = daphne.Read[float64](f, "matrix")
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, mmapfile.ErrFault) || errors.Is(err, mmapfile.ErrOutOfRange), "%v", err)
 		_, err = daphne.ReadDenseRange[float64](f, rows-2, rows, 0, cols)

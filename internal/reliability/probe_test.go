@@ -259,8 +259,8 @@ var probes = []probe{
 		return f.SetElement(1, 4000, le64(1))
 	}},
 
-	{"daphne ReadDense", probeError, func(dir string) error {
-		return daphneProbe(dir, writeDenseF64, func(f *daphne.File) error { _, err := daphne.ReadDense[float64](f); return err })
+	{"daphne Read", probeError, func(dir string) error {
+		return daphneProbe(dir, writeDenseF64, func(f *daphne.File) error { _, err := daphne.Read[float64](f, "matrix"); return err })
 	}},
 	{"daphne DenseValues", probeError, func(dir string) error {
 		return daphneProbe(dir, writeDenseF64, func(f *daphne.File) error {
@@ -306,7 +306,7 @@ var probes = []probe{
 		}
 		return f.SetElement(120, 3, le64(1))
 	}},
-	{"daphne ViewDense", probeCrash, func(dir string) error {
+	{"daphne View", probeCrash, func(dir string) error {
 		p := filepath.Join(dir, "p.dbdf")
 		if err := writeDenseU8(p); err != nil {
 			return err
@@ -315,7 +315,7 @@ var probes = []probe{
 		if err != nil {
 			return err
 		}
-		v, err := daphne.ViewDense[uint8](f)
+		v, err := daphne.View[uint8](f, "matrix")
 		if err != nil {
 			return err
 		}

@@ -2,9 +2,6 @@ package daphne
 
 import (
 	"encoding/binary"
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -31,9 +28,6 @@ func TestReadRowsDense(t *testing.T) {
 					got, err := ReadRowsDense[float64](f, r0, r1)
 					require.NoError(t, err)
 					assert.Equal(t, w[r0*h.Cols:r1*h.Cols], got, "[%d,%d)", r0, r1)
-					a, err := ReadRowsDenseAny(f, r0, r1)
-					require.NoError(t, err)
-					assert.Equal(t, got, a)
 				}
 			}
 			_, err = ReadRowsDense[float64](f, 0, h.Rows+1)
@@ -70,42 +64,32 @@ func TestReadRowsDense(t *testing.T) {
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
 
-func TestAnyForms(t *testing.T) {
-	dir := t.TempDir()
-	f, err := open(t, unhex(t, hexCSR3x3), nil)
-	require.NoError(t, err)
-	v, err := ReadAny(f)
-	require.NoError(t, err)
-	m, ok := v.(*CSR[float64])
-	require.True(t, ok)
-	path := filepath.Join(dir, "s.dbdf")
-	require.NoError(t, WriteCSRAny(path, m, nil))
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, unhex(t, hexCSR3x3), got)
-
-	f, err = open(t, unhex(t, hexDense2x3), nil)
-	require.NoError(t, err)
-	v, err = ReadAny(f)
-	require.NoError(t, err)
-	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, v)
-	path = filepath.Join(dir, "d.dbdf")
-	require.NoError(t, WriteDenseAny(path, 2, 3, v, nil))
-	got, err = os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, unhex(t, hexDense2x3), got)
-
-	f, err = open(t, unhex(t, hexFrame), nil)
-	require.NoError(t, err)
-	v, err = ReadAny(f)
-	require.NoError(t, err)
-	assert.IsType(t, &Frame{}, v)
-
-	for _, x := range []any{[]int16{1}, []bool{true}, "x"} {
-		err := WriteDenseAny(filepath.Join(dir, "x.dbdf"), 1, 1, x, nil)
-		assert.True(t, errors.Is(err, errors.ErrUnsupported), "%T", x)
+// convertValue converts a block's value to the matrix's type as Go
+// converts: sign-extending narrow signed values, truncating floats.
+func TestConvertValue(t *testing.T) {
+	le := func(size int, x uint64) []byte {
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(x >> (8 * i))
+		}
+		return b
 	}
-	assert.ErrorIs(t, WriteCSRAny(filepath.Join(dir, "x.dbdf"), []float64{}, nil), errors.ErrUnsupported)
-	_, err = os.Stat(filepath.Join(dir, "x.dbdf"))
-	assert.True(t, os.IsNotExist(err))
+	for _, c := range []struct {
+		from, to ValueType
+		src      []byte
+		want     []byte
+	}{
+		{SI8, SI64, []byte{0xfe}, le(8, 0xfffffffffffffffe)},      // -2
+		{UI8, SI64, []byte{0xfe}, le(8, 254)},                     // 254
+		{SI16, SI32, []byte{0x00, 0x80}, le(4, 0xffff8000)},       // -32768
+		{UI16, UI64, []byte{0x00, 0x80}, le(8, 0x8000)},           // 32768
+		{SI32, F64, le(4, 0xfffffffd), le(8, 0xc008000000000000)}, // -3.0
+		{F64, SI32, le(8, 0xc00c000000000000), le(4, 0xfffffffd)}, // -3.5 → -3
+		{F32, UI8, le(4, 0x42c80000), []byte{100}},                // 100.0
+		{UI64, F32, le(8, 1<<40), le(4, 0x53800000)},              // 2^40
+	} {
+		dst := make([]byte, c.to.Size())
+		convertValue(dst, c.src, c.from, c.to)
+		assert.Equal(t, c.want, dst, "%v → %v", c.from, c.to)
+	}
 }
