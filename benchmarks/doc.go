@@ -50,6 +50,7 @@
 // invented number.
 //
 // The suite writes its files to a temporary directory under
-// [Options.Dir] and removes them when it finishes. It needs about five
-// times [Options.Size] of free memory and four times of free disk.
+// [Options.Dir] and removes them when it finishes. It needs about eight
+// times [Options.Size] of free memory (mapped file pages included) and
+// four times of free disk.
 package benchmarks
