@@ -3,11 +3,14 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -15,11 +18,56 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// rssProbeEnv, when set, makes the test binary run the command in its
+// arguments and write the command's peak resident set (KiB) to the file
+// the variable names. The extra process is what makes the figure the
+// command's own: Go starts children with vfork, so a child's ru_maxrss
+// starts from the peak of the process that started it — for a test
+// process under -race, tens of MiB that the command never used. The probe
+// is a fresh process, small at the moment it starts the command.
+const rssProbeEnv = "MMAPKIT_TEST_RSS_PROBE"
+
+func init() {
+	if out := os.Getenv(rssProbeEnv); out != "" {
+		os.Exit(rssProbe(out, os.Args[1:]))
+	}
+}
+
+// rssProbe is the test binary's whole work when started as a probe.
+func rssProbe(out string, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "rss probe: no command")
+		return 2
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintln(os.Stderr, "rss probe:", err)
+		return 2
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 2
+	}
+	if err := os.WriteFile(out, []byte(strconv.FormatInt(ru.Maxrss, 10)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "rss probe:", err)
+		return 2
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
 // catPeakRSS runs cat on a file, discarding the output, and returns the
-// child's peak resident set in bytes (mapped pages included).
+// command's peak resident set in bytes (mapped pages included), measured
+// by a probe process so that the test process's own size does not count.
 func catPeakRSS(t *testing.T, args ...string) int64 {
 	t.Helper()
-	cmd := exec.Command(mkBin, append([]string{"cat"}, args...)...)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	report := filepath.Join(t.TempDir(), "rss")
+	cmd := exec.Command(exe, append([]string{mkBin, "cat"}, args...)...)
+	cmd.Env = append(os.Environ(), rssProbeEnv+"="+report)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -27,9 +75,11 @@ func catPeakRSS(t *testing.T, args ...string) int64 {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Wait())
 	require.Positive(t, n)
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	require.True(t, ok)
-	return ru.Maxrss * 1024
+	b, err := os.ReadFile(report)
+	require.NoError(t, err)
+	kib, err := strconv.ParseInt(string(b), 10, 64)
+	require.NoError(t, err)
+	return kib * 1024
 }
 
 // cat streams: a file of 128 MiB prints with a resident set far below its
