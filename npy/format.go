@@ -117,6 +117,7 @@ func (s *source) addArray(a *array) {
 		base.Extra["member"] = a.m.name
 		if a.deflated() {
 			base.Extra["compressed"] = "deflate"
+			base.Storage = "deflated"
 		}
 	}
 	add := func(r format.Record, ref recRef) {

@@ -44,6 +44,37 @@ func TestRegistration(t *testing.T) {
 	}
 }
 
+// TestStorage checks the few words a listing shows for how each golden
+// store keeps its chunks.
+func TestStorage(t *testing.T) {
+	for _, c := range []struct{ store, want string }{
+		{"sharded_end", "chunks [2][2] in shards [4][4], raw"},
+		{"sharded_start", "chunks [2][3] in shards [4][6], gzip(5), crc32c"},
+		{"transpose_big_gzip", "chunks [2][3], big-endian, gzip(1)"},
+		{"v2keys_zstd_crc", "chunks [3][2][4], transposed [2 0 1], zstd(3), crc32c"},
+		{"spec_example", "chunks [4][2], raw"},
+	} {
+		s, err := Open(filepath.Join("testdata/v3", c.store+".zarr"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Records()[0].Storage; got != c.want {
+			t.Errorf("%s: Storage %q, want %q", c.store, got, c.want)
+		}
+		s.Close()
+	}
+	s, err := Open("testdata/v3/group.zarr", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, r := range s.Records() {
+		if r.Name == "/scalar" && r.Storage != "one chunk, raw" {
+			t.Errorf("0-d array: Storage %q", r.Storage)
+		}
+	}
+}
+
 // TestWriteParams checks the writing parameters, as the command line
 // passes them.
 func TestWriteParams(t *testing.T) {

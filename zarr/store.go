@@ -519,7 +519,39 @@ func record(m *meta) format.Record {
 	if len(m.attrs) > 0 {
 		r.Extra["attributes"] = m.attrs
 	}
+	r.Storage = storageOf(m)
 	return r
+}
+
+// storageOf describes in a few words how an array's chunks are stored:
+// their shape, the shards that hold them, the axis order within a chunk
+// where it is neither C nor F, and the codecs after "bytes".
+func storageOf(m *meta) string {
+	var b strings.Builder
+	if len(m.unit) == 0 {
+		b.WriteString("one chunk")
+	} else {
+		b.WriteString("chunks " + layout.ShapeString(m.unit))
+	}
+	if m.shard != nil {
+		b.WriteString(" in shards " + layout.ShapeString(m.grid))
+	}
+	if !m.rowMajor() && !m.colMajor() {
+		fmt.Fprintf(&b, ", transposed %v", m.perm)
+	}
+	if m.dt.big && m.dt.typ.Size() > 1 {
+		b.WriteString(", big-endian")
+	}
+	if len(m.chain) == 0 {
+		b.WriteString(", raw")
+	}
+	for _, c := range m.chain {
+		b.WriteString(", " + c.name)
+		if c.level != 0 {
+			fmt.Fprintf(&b, "(%d)", c.level)
+		}
+	}
+	return b.String()
 }
 
 // Arrays lists the store's arrays, in the order zarr-python visits them.

@@ -84,6 +84,7 @@ type lsEntry struct {
 	NBytes   *int64         `json:"nbytes"`
 	Nullable *bool          `json:"nullable,omitempty"`
 	Extra    map[string]any `json:"-"`
+	Storage  string         `json:"-"`
 }
 
 // MarshalJSON writes the fixed fields in design.md's order, then the extra
@@ -111,7 +112,7 @@ func lsEntries(f format.File) []lsEntry {
 			shape = []int64{}
 		}
 		e := lsEntry{Name: r.Name, Type: r.TypeString(), Shape: shape, Order: r.Order.String(),
-			Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra}
+			Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra, Storage: r.Storage}
 		if r.Nullable {
 			t := true
 			e.Nullable = &t
@@ -154,7 +155,15 @@ func writeLsTable(w io.Writer, path string, f format.File, entries []lsEntry) er
 	}
 	fmt.Fprintf(bw, "%s: %s, %d record(s)\n", path, head, len(entries))
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tSHAPE\tORDER\tOFFSET\tBYTES")
+	storage := false
+	for _, e := range entries {
+		storage = storage || e.Storage != ""
+	}
+	head = "NAME\tTYPE\tSHAPE\tORDER\tOFFSET\tBYTES"
+	if storage {
+		head += "\tSTORAGE"
+	}
+	fmt.Fprintln(tw, head)
 	for _, e := range entries {
 		name := strconv.Quote(e.Name)
 		if isPlainName(e.Name) {
@@ -174,7 +183,11 @@ func writeLsTable(w io.Writer, path string, f format.File, entries []lsEntry) er
 		if len(e.Shape) == 0 {
 			shape = "scalar"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, typ, shape, e.Order, optString(e.Offset), optString(e.NBytes))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", name, typ, shape, e.Order, optString(e.Offset), optString(e.NBytes))
+		if storage {
+			fmt.Fprintf(tw, "\t%s", e.Storage)
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
