@@ -214,15 +214,19 @@ func create(path string, o *Options, grouped bool) (*File, error) {
 		}
 		keep = fi.Mode().Perm()
 	}
-	f, err := openTemp(resolved, perm, keep)
+	t, err := track(func() (*File, error) {
+		f, err := openTemp(resolved, perm, keep)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, target: path, resolved: resolved, lock: lock, grouped: grouped}, nil
+	})
 	if err != nil {
 		if lock != nil {
 			lock.Close()
 		}
 		return nil, err
 	}
-	t := &File{File: f, target: path, resolved: resolved, lock: lock, grouped: grouped}
-	register(t)
 	return t, nil
 }
 
@@ -300,6 +304,8 @@ func (f *File) Commit() error {
 	if f.grouped {
 		return errors.New("atomicfile: " + f.target + ": a file of a Group is committed by the Group")
 	}
+	// Registered until renamed: an AbortAll meanwhile waits for f.mu.
+	defer unregister(f)
 	if err := f.finishLocked(); err != nil {
 		return err
 	}
@@ -323,7 +329,6 @@ func (f *File) finishLocked() error {
 		return errors.New("atomicfile: " + f.target + ": already committed or aborted")
 	}
 	f.done = true
-	unregister(f)
 	err := f.File.Sync()
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
@@ -395,15 +400,30 @@ func syncDir(dir string) {
 // aborted, for AbortAll.
 var live = struct {
 	sync.Mutex
-	m map[aborter]struct{}
+	m       map[aborter]struct{}
+	stopped bool // AbortAll was called: no new temporaries
 }{m: map[aborter]struct{}{}}
 
 type aborter interface{ Abort() }
 
-func register(a aborter) {
+// errStopped is what creating a temporary file returns after AbortAll.
+var errStopped = errors.New("atomicfile: the process is being interrupted: no new files")
+
+// track runs create, which makes a temporary file or directory, and
+// registers what it returns, both under the registry's lock, so that
+// AbortAll sees every temporary that exists and none is made after it.
+func track[A aborter](create func() (A, error)) (A, error) {
 	live.Lock()
-	live.m[a] = struct{}{}
-	live.Unlock()
+	defer live.Unlock()
+	if live.stopped {
+		var zero A
+		return zero, errStopped
+	}
+	a, err := create()
+	if err == nil {
+		live.m[a] = struct{}{}
+	}
+	return a, err
 }
 
 func unregister(a aborter) {
@@ -419,6 +439,7 @@ func unregister(a aborter) {
 // package documentation) and is safe to call from any goroutine.
 func AbortAll() {
 	live.Lock()
+	live.stopped = true
 	all := make([]aborter, 0, len(live.m))
 	for a := range live.m {
 		all = append(all, a)

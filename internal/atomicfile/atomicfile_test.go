@@ -51,3 +51,27 @@ func TestCommitAndAbort(t *testing.T) {
 	_, err = Create(filepath.Join(dir, "missing", "z"), 0)
 	require.ErrorIs(t, err, fs.ErrNotExist)
 }
+
+// After AbortAll no temporary file or directory is made, so that a
+// signal handler's clean-up cannot be outrun by a writer that starts
+// meanwhile; replacements already started are aborted.
+func TestAbortAllStopsNewTemporaries(t *testing.T) {
+	t.Cleanup(func() {
+		live.Lock()
+		live.stopped = false
+		live.Unlock()
+	})
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "x"), 0)
+	require.NoError(t, err)
+	AbortAll()
+	_, err = Create(filepath.Join(dir, "y"), 0)
+	require.ErrorIs(t, err, errStopped)
+	_, err = CreateDir(filepath.Join(dir, "d"), nil)
+	require.ErrorIs(t, err, errStopped)
+	require.Error(t, f.Commit(), "an aborted file cannot be committed")
+	l, err := Leftovers(dir)
+	require.NoError(t, err)
+	assert.Empty(t, l)
+	assert.NoFileExists(t, filepath.Join(dir, "x"))
+}

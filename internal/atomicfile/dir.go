@@ -38,25 +38,25 @@ func CreateDir(path string, o *Options) (*Dir, error) {
 	if fi != nil && !fi.IsDir() {
 		return nil, &fs.PathError{Op: "atomicfile", Path: path, Err: syscall.ENOTDIR}
 	}
-	for try := 0; ; try++ {
-		tmp := tempName(resolved, "tmp")
-		err := os.Mkdir(tmp, perm)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if fi != nil {
-			if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
-				os.Remove(tmp)
+	return track(func() (*Dir, error) {
+		for try := 0; ; try++ {
+			tmp := tempName(resolved, "tmp")
+			err := os.Mkdir(tmp, perm)
+			if errors.Is(err, fs.ErrExist) && try < 100 {
+				continue
+			}
+			if err != nil {
 				return nil, err
 			}
+			if fi != nil {
+				if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
+					os.Remove(tmp)
+					return nil, err
+				}
+			}
+			return &Dir{target: path, resolved: resolved, tmp: tmp}, nil
 		}
-		d := &Dir{target: path, resolved: resolved, tmp: tmp}
-		register(d)
-		return d, nil
-	}
+	})
 }
 
 // Path is the temporary directory to write the new tree into.
@@ -75,7 +75,8 @@ func (d *Dir) Commit() error {
 		return errors.New("atomicfile: " + d.target + ": already committed or aborted")
 	}
 	d.done = true
-	unregister(d)
+	// Registered until in place: an AbortAll meanwhile waits for d.mu.
+	defer unregister(d)
 	err := syncTree(d.tmp)
 	if err == nil {
 		err = d.replace()

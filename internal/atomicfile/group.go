@@ -92,6 +92,8 @@ func (g *Group) Commit() error {
 	for _, f := range files {
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		// Registered until renamed: an AbortAll meanwhile waits for f.mu.
+		defer unregister(f)
 	}
 	defer func() {
 		for _, f := range files {
