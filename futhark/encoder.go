@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -37,14 +36,13 @@ type Encoder struct {
 	err   error
 
 	// value in progress
-	mode    byte // 0 none, 'b' binary, 't' text
-	typ     layout.Type
-	shape   []int64
-	left    int64 // elements still to come
-	idx     []int64
-	rowLeft int64
-	started bool
-	part    []byte // bytes of an element split between chunks
+	mode  byte // 0 none, 'b' binary, 't' text
+	typ   layout.Type
+	shape []int64
+	left  int64            // elements still to come
+	text  layout.ArrayText // the text value in progress
+	host  []byte           // elements swapped to the host's order, on big-endian hosts
+	part  []byte           // bytes of an element split between chunks
 }
 
 // NewEncoder returns an Encoder writing to w, starting at offset 0, with no
@@ -190,20 +188,13 @@ func (e *Encoder) BeginText(t layout.Type, shape []int64) error {
 	if err != nil {
 		return err
 	}
+	if err := e.text.Reset(t, shape); err != nil {
+		return err
+	}
 	e.mode, e.typ, e.left = 't', t, n
 	e.shape = append(e.shape[:0], shape...)
-	e.started = false
 	if n == 0 {
-		var b []byte
-		b = append(b, "empty("...)
-		for _, d := range shape {
-			b = append(b, '[')
-			b = strconv.AppendInt(b, d, 10)
-			b = append(b, ']')
-		}
-		b = append(b, t.String()...)
-		b = append(b, ')')
-		e.write(b)
+		e.write(e.text.End(nil))
 	}
 	return e.endIfDone()
 }
@@ -213,11 +204,8 @@ func (e *Encoder) endIfDone() error {
 		return e.err
 	}
 	if e.mode == 't' {
-		if len(e.shape) > 0 && e.started {
-			for range e.shape {
-				e.buf = append(e.buf, ']')
-			}
-			e.off += int64(len(e.shape))
+		if e.text.Len() > 0 {
+			e.appendBuf(e.text.End)
 		}
 		e.write([]byte{'\n'})
 	}
@@ -300,74 +288,38 @@ func (e *Encoder) elems(le []byte) error {
 		}
 		return e.endIfDone()
 	}
-	e.text(le)
+	e.printText(le)
 	return e.endIfDone()
 }
 
-// text prints elements with their separators: ", " inside the innermost
-// dimension, "]" per closed dimension then ",\n" then "[" per opened one.
-func (e *Encoder) text(le []byte) {
+// printText prints elements (little-endian) with their separators and
+// brackets, a bounded number at a time so that the buffer is flushed as
+// it grows.
+func (e *Encoder) printText(le []byte) {
 	size := e.typ.Size()
-	rank := len(e.shape)
-	b := e.buf
-	base := len(b)
+	swap := size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian)
 	for len(le) > 0 {
-		if !e.started {
-			e.started = true
-			for k := 0; k < rank; k++ {
-				b = append(b, '[')
-			}
-			if rank > 0 {
-				e.idx = append(e.idx[:0], make([]int64, rank)...)
-				e.rowLeft = e.shape[rank-1]
-			}
-		} else if e.rowLeft > 0 {
-			b = append(b, ',', ' ')
-		} else {
-			// A row ended: carry into outer dimensions.
-			r := 1
-			k := rank - 2
-			for ; k >= 0; k-- {
-				e.idx[k]++
-				if e.idx[k] < e.shape[k] {
-					break
-				}
-				e.idx[k] = 0
-				r++
-			}
-			for j := 0; j < r; j++ {
-				b = append(b, ']')
-			}
-			b = append(b, ',', '\n')
-			for j := 0; j < r; j++ {
-				b = append(b, '[')
-			}
-			e.rowLeft = e.shape[rank-1]
+		k := min(len(le), 4096*size)
+		elems := le[:k]
+		if swap {
+			e.host = append(e.host[:0], elems...)
+			mmapfile.SwapOrder(e.host, e.typ, binary.LittleEndian, mmapfile.HostOrder())
+			elems = e.host
 		}
-		// Elements of the current row, as many as le holds.
-		k := int64(len(le) / size)
-		if rank > 0 && k > e.rowLeft {
-			k = e.rowLeft
-		}
-		if rank == 0 {
-			k = 1
-		}
-		k = min(k, 4096) // bounded buffer growth between flushes
-		b = appendRow(b, e.typ, le[:int(k)*size])
-		le = le[int(k)*size:]
-		e.left -= k
-		if rank > 0 {
-			e.rowLeft -= k
-		}
-		if len(b) >= flushAt {
-			e.off += int64(len(b) - base)
-			e.buf = b
+		e.appendBuf(func(b []byte) []byte { return e.text.Append(b, elems) })
+		e.left -= int64(k / size)
+		le = le[k:]
+		if len(e.buf) >= flushAt {
 			e.flush()
-			b, base = e.buf, 0
 		}
 	}
-	e.off += int64(len(b) - base)
-	e.buf = b
+}
+
+// appendBuf appends to the buffer what fn appends, counting it as written.
+func (e *Encoder) appendBuf(fn func([]byte) []byte) {
+	n := len(e.buf)
+	e.buf = fn(e.buf)
+	e.off += int64(len(e.buf) - n)
 }
 
 // EncodeBinary writes v in binary.
@@ -410,24 +362,4 @@ func (e *Encoder) EncodeType(t layout.Type, shape []int64) error {
 	e.write([]byte(TypeString(t, shape) + "\n"))
 	e.flush()
 	return e.err
-}
-
-// appendRow prints consecutive little-endian elements separated by ", ",
-// each by layout.AppendText.
-func appendRow(b []byte, t layout.Type, le []byte) []byte {
-	size := t.Size()
-	var tmp [8]byte
-	for i := 0; i < len(le); i += size {
-		if i > 0 {
-			b = append(b, ',', ' ')
-		}
-		el := le[i : i+size]
-		if size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian) {
-			copy(tmp[:], el)
-			mmapfile.SwapOrder(tmp[:size], t, binary.LittleEndian, mmapfile.HostOrder())
-			el = tmp[:size]
-		}
-		b = layout.AppendText(b, t, el)
-	}
-	return b
 }

@@ -128,10 +128,8 @@ func catRecord(e *env, w *bufio.Writer, f format.File, i int) error {
 	return printArray(e, w, f, i)
 }
 
-// printArray streams an array in Futhark's canonical text form: "["
-// elements "]", ", " between scalars, "]" per closed dimension then ",\n"
-// then "[" per opened one, and empty([d0][d1]…t) for an array with no
-// elements. Complex numbers print as pairs of their parts.
+// printArray streams an array in Futhark's canonical text form
+// (layout.ArrayText). Complex numbers print as pairs of their parts.
 func printArray(e *env, w *bufio.Writer, f format.File, i int) error {
 	r := f.Records()[i]
 	t, shape := r.Type, r.Shape
@@ -142,73 +140,34 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int) error {
 		fmt.Fprintf(w, "-- %s: %s values as [..][2]%s arrays of (real, imaginary)\n", r.Name, t, t.Part())
 		t, shape = t.Part(), append(append([]int64(nil), shape...), 2)
 	}
-	n, err := layout.Count(shape)
+	text, err := layout.NewArrayText(t, shape)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		b := []byte("empty(")
-		for _, d := range shape {
-			b = append(strconv.AppendInt(append(b, '['), d, 10), ']')
-		}
-		b = append(append(b, t.String()...), ")\n"...)
-		_, err := w.Write(b)
-		return err
-	}
-	size := t.Size()
-	rank := len(shape)
-	idx := make([]int64, rank)
 	out := make([]byte, 0, 64<<10)
-	for k := 0; k < rank; k++ {
-		out = append(out, '[')
-	}
-	bar := newProgress(e, n*int64(size), "cat "+r.Name)
-	defer bar.Done()
-	var pos int64
-	err = format.Stream(f, i, layout.RowMajor, mmapfile.HostOrder(), func(chunk []byte) error {
-		for j := 0; j+size <= len(chunk); j += size {
-			if pos > 0 {
-				// Advance the index odometer; c dimensions wrapped.
-				c := 0
-				for d := rank - 1; d >= 0; d-- {
-					idx[d]++
-					if idx[d] < shape[d] {
-						break
+	if text.Len() > 0 {
+		size := t.Size()
+		bar := newProgress(e, text.Len()*int64(size), "cat "+r.Name)
+		defer bar.Done()
+		err = format.Stream(f, i, layout.RowMajor, mmapfile.HostOrder(), func(chunk []byte) error {
+			bar.Add(int64(len(chunk)))
+			// A few thousand elements at a time: the text stays small.
+			for step := 4096 * size; len(chunk) > 0; chunk = chunk[min(step, len(chunk)):] {
+				out = text.Append(out, chunk[:min(step, len(chunk))])
+				if len(out) >= 60<<10 {
+					if _, err := w.Write(out); err != nil {
+						return err
 					}
-					idx[d] = 0
-					c++
-				}
-				if c == 0 {
-					out = append(out, ", "...)
-				} else {
-					for k := 0; k < c; k++ {
-						out = append(out, ']')
-					}
-					out = append(out, ",\n"...)
-					for k := 0; k < c; k++ {
-						out = append(out, '[')
-					}
+					out = out[:0]
 				}
 			}
-			out = layout.AppendText(out, t, chunk[j:j+size])
-			pos++
-			if len(out) >= 60<<10 {
-				if _, err := w.Write(out); err != nil {
-					return err
-				}
-				out = out[:0]
-			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		bar.Add(int64(len(chunk)))
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	for k := 0; k < rank; k++ {
-		out = append(out, ']')
-	}
-	out = append(out, '\n')
+	out = append(text.End(out), '\n')
 	_, err = w.Write(out)
 	return err
 }
