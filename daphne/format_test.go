@@ -424,8 +424,8 @@ func TestFormatWriteUnrepresentable(t *testing.T) {
 
 // TestFormatWriteAtomic: a write that fails — while reading the source, or
 // in the .meta's rename after the data file's — leaves both files as they
-// were, modes included; a write that succeeds keeps their modes and puts
-// the data file in place before the .meta.
+// were, modes included; a write that succeeds keeps their modes (the data
+// file is renamed before the .meta: atomicfile's Group tests that order).
 func TestFormatWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "m.dbdf")
@@ -452,24 +452,23 @@ func TestFormatWriteAtomic(t *testing.T) {
 	assert.ErrorContains(t, Write(p, src, nil), "source fails")
 	check("failing source")
 
-	// The .meta's commit fails after the data file's: the old data file is
-	// put back.
+	// The .meta's rename fails after the data file's (a directory took its
+	// place after the group began): the old data file is put back.
 	src.failAt = 0
-	var order []string
-	commitHook = func(target string) error {
-		order = append(order, filepath.Base(target))
-		if filepath.Ext(target) == ".meta" {
-			return errors.New("rename fails")
-		}
-		return nil
+	metaAside := p + ".meta.aside"
+	commitHook = func() error {
+		require.NoError(t, os.Rename(p+".meta", metaAside))
+		require.NoError(t, os.Mkdir(p+".meta", 0o755))
+		return os.WriteFile(filepath.Join(p+".meta", "keep"), nil, 0o644)
 	}
 	defer func() { commitHook = nil }()
-	assert.ErrorContains(t, Write(p, src, nil), "rename fails")
+	assert.Error(t, Write(p, src, nil))
+	commitHook = nil
+	require.NoError(t, os.RemoveAll(p+".meta"))
+	require.NoError(t, os.Rename(metaAside, p+".meta"))
 	check("failing .meta rename")
-	assert.Equal(t, []string{"m.dbdf", "m.dbdf.meta"}, order, "data first")
 
 	// Success: new contents, old modes.
-	commitHook = nil
 	require.NoError(t, Write(p, src, nil))
 	for name, mode := range map[string]os.FileMode{p: 0o600, p + ".meta": 0o640} {
 		fi, err := os.Stat(name)
@@ -478,17 +477,27 @@ func TestFormatWriteAtomic(t *testing.T) {
 	}
 	assert.Equal(t, int64(45+len(data)), int64(len(mustRead(t, p))))
 
-	// A failing .meta commit when there was no file: neither file appears.
+	// A failing .meta rename when there was no file: neither file appears.
 	q := filepath.Join(dir, "new.dbdf")
-	commitHook = func(target string) error {
-		if filepath.Ext(target) == ".meta" {
-			return errors.New("rename fails")
-		}
-		return nil
+	commitHook = func() error {
+		require.NoError(t, os.Mkdir(q+".meta", 0o755))
+		return os.WriteFile(filepath.Join(q+".meta", "keep"), nil, 0o644)
 	}
 	assert.Error(t, Write(q, src, nil))
+	commitHook = nil
 	_, err := os.Stat(q)
 	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	// A target that is not a regular file fails the write before anything
+	// is replaced: the data file stays as it was.
+	r := filepath.Join(dir, "dir.dbdf")
+	require.NoError(t, WriteDense(r, 1, 2, []float64{1, 2}, nil))
+	require.NoError(t, os.Mkdir(r+".tmpdir", 0o755))
+	require.NoError(t, os.Rename(r+".meta", r+".tmpdir/meta"))
+	require.NoError(t, os.Mkdir(r+".meta", 0o755))
+	before := mustRead(t, r)
+	assert.Error(t, Write(r, src, nil))
+	assert.Equal(t, before, mustRead(t, r))
 }
 
 // TestSalvageRefused: the format's Salvage option is refused, never

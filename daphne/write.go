@@ -3,14 +3,9 @@ package daphne
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -452,13 +447,16 @@ func scatter(dst, col []byte, at, rows, rowSize, off, size int) {
 }
 
 // writeFiles writes the data file and its .meta to temporaries beside
-// path, synced, then renames them into place, data first. Nothing at path
-// changes unless every byte was written and synced; a replaced file keeps
-// its permission bits. If the .meta cannot be put in place after the data
-// file was, the old data file is put back, so that a failed write leaves
-// both files as they were. A crash between the two renames can still
-// leave the new data file beside the old .meta (a strict Open reports it
-// when they disagree).
+// path and puts them in place together, data first, as an atomicfile
+// Group: nothing at path changes unless every byte was written and
+// synced; if the .meta cannot be put in place after the data file was,
+// the old data file is put back, so that a failed write leaves both files
+// as they were; a replaced file keeps its permission bits; a target held
+// by a writer is not replaced (mmapfile.ErrLocked). Both targets are taken
+// before a byte is written, so that one that cannot be replaced (a
+// directory, a device, a locked file) fails the write at once. A crash
+// between the two renames can still leave the new data file beside the
+// old .meta (a strict Open reports it when they disagree).
 func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) error) error {
 	var metaBytes []byte
 	if !o.NoMeta {
@@ -467,107 +465,34 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 			return argErr(path, "%v", err)
 		}
 	}
-	dataFile, err := writeTemp(path, o.Perm, data)
+	g := atomicfile.NewGroup(&atomicfile.Options{Perm: o.Perm})
+	defer g.Abort()
+	dataFile, err := g.Create(path)
 	if err != nil {
 		return err
 	}
-	defer dataFile.Abort()
-	if o.NoMeta {
-		return commit(dataFile)
-	}
-	metaFile, err := writeTemp(path+".meta", o.Perm, func(w io.Writer) error {
-		_, err := w.Write(metaBytes)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	defer metaFile.Abort()
-	// Both temporaries are synced (writeTemp), so that a commit fails
-	// only in its rename. Two renames, made undoable by a hard link to the
-	// old data file.
-	backup, existed := keepOld(path)
-	if err := commit(dataFile); err != nil {
-		dropOld(backup)
-		return err
-	}
-	if err := commit(metaFile); err != nil {
-		restoreOld(path, backup, existed)
-		return err
-	}
-	dropOld(backup)
-	return nil
-}
-
-// commitHook, when set (by tests), runs before each commit with the path
-// it will replace; an error fails that commit.
-var commitHook func(target string) error
-
-func commit(f *atomicfile.File) error {
-	if commitHook != nil {
-		if err := commitHook(f.Target()); err != nil {
+	var metaFile *atomicfile.File
+	if !o.NoMeta {
+		if metaFile, err = g.CreateLast(path + ".meta"); err != nil {
 			return err
 		}
 	}
-	return f.Commit()
-}
-
-// keepOld links the file at path to a new name beside it, so that it can
-// be put back, and reports whether there was a file at path. backup is ""
-// when there was none, or when the file system cannot link (the write
-// then cannot be undone after its first rename).
-func keepOld(path string) (backup string, existed bool) {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", false
-	}
-	dir, base := filepath.Split(path)
-	for try := 0; try < 100; try++ {
-		name := filepath.Join(dir, "."+base+".old"+strconv.FormatInt(time.Now().UnixNano()+int64(try), 36))
-		err := os.Link(path, name)
-		if err == nil {
-			return name, true
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
-	return "", true
-}
-
-// restoreOld puts the old data file back at path, or removes the new one
-// when there was none.
-func restoreOld(path, backup string, existed bool) {
-	switch {
-	case !existed:
-		os.Remove(path)
-	case backup != "":
-		os.Rename(backup, path)
-	}
-}
-
-func dropOld(backup string) {
-	if backup != "" {
-		os.Remove(backup)
-	}
-}
-
-// writeTemp writes a temporary file that will replace path, not yet
-// committed.
-func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (*atomicfile.File, error) {
-	t, err := atomicfile.Create(path, perm)
-	if err != nil {
-		return nil, err
-	}
-	bw := bufio.NewWriterSize(t, 1<<20)
+	bw := bufio.NewWriterSize(dataFile, 1<<20)
 	if err = data(bw); err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = t.Sync()
+	if err == nil && metaFile != nil {
+		_, err = metaFile.Write(metaBytes)
+	}
+	if err == nil && commitHook != nil {
+		err = commitHook()
 	}
 	if err != nil {
-		t.Abort()
-		return nil, err
+		return err
 	}
-	return t, nil
+	return g.Commit()
 }
+
+// commitHook, when set (by tests), runs right before the group is
+// committed; an error fails the write.
+var commitHook func() error
