@@ -120,8 +120,8 @@ func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
 // 0-based index idx, [row, col], to v in place, through a read-write
 // mapping (OpenFile with mmapfile.ReadWrite). An index outside the matrix
 // wraps mmapfile.ErrOutOfRange; CSR matrices and frames are not changed in
-// place (errors.ErrUnsupported). The change reaches the file at once
-// through the page cache and is made durable by Sync or Close.
+// place (errors.ErrUnsupported). The change is visible to every reader of
+// the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
 	_, rec, err := typedRecord[T](f, name)
 	if err != nil {

@@ -478,8 +478,7 @@ func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) error {
 // (one index per dimension; none for a scalar) to v, in place, through the
 // read-write mapping (OpenFile with mmapfile.ReadWrite). T must be the
 // value's type, or bool or uint8 (0 or 1) for bool. The change is visible
-// at once to every reader of the file and reaches the disk at Sync or
-// Close.
+// to every reader of the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, i int, idx []int64, v T) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

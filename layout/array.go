@@ -16,7 +16,7 @@ const (
 	ColMajor
 )
 
-// String returns "row" or "col", the names `mmapkit ls` prints.
+// String returns "row" or "col".
 func (o Order) String() string {
 	if o == ColMajor {
 		return "col"

@@ -463,7 +463,8 @@ func encodeText(dt DType, value string, out []byte) error {
 // through the read-write mapping. T must be the element type. In an .npz
 // only stored members can be edited (a deflated one gives an error
 // wrapping errors.ErrUnsupported and the file is unchanged), and the
-// member's CRC-32 is rewritten at Sync or Close.
+// member's CRC-32 is rewritten at Sync or Close. The change is visible to
+// every reader of the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()

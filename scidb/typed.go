@@ -154,7 +154,8 @@ func (m *File) copyValues(ci int, first int64, dst []byte) error {
 // index is [cell]) to v, a present value, in place (see SetValue). T must
 // be the attribute's layout type (else the error wraps
 // mmapfile.ErrTypeMismatch); the format must be fixed-size and the file
-// opened read-write.
+// opened read-write. The change is visible to every reader of the file at
+// once and durable after Sync or Close.
 func Set[T layout.Elem](m *File, attr int, idx []int64, v T) error {
 	if _, err := typedAttr[T](m, attr); err != nil {
 		return err

@@ -248,8 +248,8 @@ func (v Value) DatetimeTZ() DatetimeTZ {
 	return DatetimeTZ{Local: int64(binary.LittleEndian.Uint64(b)), Offset: int64(binary.LittleEndian.Uint64(b[8:]))}
 }
 
-// Text formats the value of entry c as SciDB prints it and as `mmapkit cat`
-// writes it in CSV: "" for a null, true/false, integers in decimal, floats
+// Text formats the value of entry c as SciDB prints it, in the form a CSV
+// table holds: "" for a null, true/false, integers in decimal, floats
 // in Go's shortest round-trip form, datetime as "2019-01-31 13:45:00",
 // datetimetz as "2019-01-01 12:00:00 +02:00", char and string as their
 // bytes, binary as 0x followed by lower-case hex.

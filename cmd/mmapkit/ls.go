@@ -87,7 +87,7 @@ type lsEntry struct {
 	Storage  string         `json:"-"`
 }
 
-// MarshalJSON writes the fixed fields in design.md's order, then the extra
+// MarshalJSON writes the fixed fields in their documented order, then the extra
 // fields in sorted order.
 func (l lsEntry) MarshalJSON() ([]byte, error) {
 	type plain lsEntry

@@ -15,7 +15,7 @@
 //
 // Errors are printed as "mmapkit: FILE: message" with exit status 1; usage
 // errors exit with status 2; --help on any command prints its help and an
-// example and exits 0. The command-line contract is in design.md.
+// example and exits 0.
 //
 // The commands speak only to package format's registry: every format
 // package registers itself (formats.go imports them), and ls, cat, convert
