@@ -46,7 +46,7 @@ func (s *suite) sweep() error {
 				}
 			}
 			if v == 0 {
-				s.o.progress("sweep %-22s %s", sf.name, human(size))
+				s.o.progress("sweep %-22s %s", sf.name, HumanSize(size))
 				var err error
 				v, _, err = s.scanGBps(sf.name, sf.scan, path, 8, nil)
 				if err != nil {
@@ -92,7 +92,7 @@ func writeMarkdown(w io.Writer, res *Results) error {
 	fmt.Fprintf(&b, "# mmapkit throughput report\n\n")
 	fmt.Fprintf(&b, "- date: %s\n", m.Date)
 	fmt.Fprintf(&b, "- machine: %s/%s, %d CPUs, %s, %s RAM\n", m.OS, m.Arch, m.CPUs, orUnknown(m.CPUModel), humanOrUnknown(m.MemTotal))
-	fmt.Fprintf(&b, "- %s; file size %s, random-access file %s, quick=%v\n", m.GoVersion, human(m.Size), human(m.RandomSize), m.Quick)
+	fmt.Fprintf(&b, "- %s; file size %s, random-access file %s, quick=%v\n", m.GoVersion, HumanSize(m.Size), HumanSize(m.RandomSize), m.Quick)
 	fmt.Fprintf(&b, "- load average at start: %.2f\n", m.LoadAverage)
 	fmt.Fprintf(&b, "\n## Ceilings (GB/s)\n\n| ceiling | GB/s |\n|---|---:|\n")
 	refs := res.Ceilings.byName()
@@ -118,7 +118,7 @@ func writeMarkdown(w io.Writer, res *Results) error {
 		fmt.Fprintf(&b, "\n## Throughput against file size\n\n![throughput against file size](chart.svg)\n\n")
 		fmt.Fprintf(&b, "| figure | size | GB/s |\n|---|---:|---:|\n")
 		for _, p := range res.Sweep {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Figure, human(p.Size), fmtNum(&p.GBps))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Figure, HumanSize(p.Size), fmtNum(&p.GBps))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -168,7 +168,7 @@ func writeChart(path string, pts []SweepPoint) error {
 		hi, top = max(hi, x), max(top, pt.GBps)
 		if !seen[pt.Size] {
 			seen[pt.Size] = true
-			ticks = append(ticks, plot.Tick{Value: x, Label: human(pt.Size)})
+			ticks = append(ticks, plot.Tick{Value: x, Label: HumanSize(pt.Size)})
 		}
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)

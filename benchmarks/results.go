@@ -389,7 +389,7 @@ func (res *Results) WriteTable(w io.Writer) error {
 func (res *Results) writeTable(w io.Writer) error {
 	m := res.Machine
 	fmt.Fprintf(w, "%s  %s/%s, %d CPUs, %s, %s RAM, load %.2f; file %s, random-access file %s\n\n",
-		m.Date, m.OS, m.Arch, m.CPUs, orUnknown(m.CPUModel), humanOrUnknown(m.MemTotal), m.LoadAverage, human(m.Size), human(m.RandomSize))
+		m.Date, m.OS, m.Arch, m.CPUs, orUnknown(m.CPUModel), humanOrUnknown(m.MemTotal), m.LoadAverage, HumanSize(m.Size), HumanSize(m.RandomSize))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "ceiling\tGB/s\n")
 	refs := res.Ceilings.byName()

@@ -71,13 +71,8 @@ func viewF64(path string, opt *mmapfile.Options) (*mmapfile.File, []float64, err
 
 // openViewF64 is viewF64 in any mode.
 func openViewF64(path string, mode mmapfile.Mode, opt *mmapfile.Options) (*mmapfile.File, []float64, error) {
-	f, err := mmapfile.OpenFile(path, mode, opt)
+	f, r, err := mmapfile.OpenMapped(path, mode, opt)
 	if err != nil {
-		return nil, nil, err
-	}
-	r, err := f.MapAll()
-	if err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	xs, err := mmapfile.View[float64](r, 0, r.Len()/8, binary.LittleEndian)

@@ -162,14 +162,14 @@ func measure(ctx context.Context, o *resolved) (_ *Results, err error) {
 	}()
 	s := &suite{ctx: ctx, o: o, dir: dir, res: &Results{Machine: machine(o)}}
 	s.f64 = s.path("data.f64")
-	o.progress("writing %s of float64 to %s", human(o.Size), dir)
+	o.progress("writing %s of float64 to %s", HumanSize(o.Size), dir)
 	if err := writeF64File(s.f64, o.Size); err != nil {
 		return nil, err
 	}
 	s.rnd = s.f64
 	if o.RandomSize != o.Size {
 		s.rnd = s.path("random.f64")
-		o.progress("writing %s of float64 for random access", human(o.RandomSize))
+		o.progress("writing %s of float64 for random access", HumanSize(o.RandomSize))
 		// Not settled: it is read at random, not scanned.
 		if err := writeGenerated(s.rnd, o.RandomSize, 8, genF64); err != nil {
 			return nil, err
@@ -260,7 +260,7 @@ func (s *suite) figure(sp spec) Figure {
 		}
 		if sp.cache && s.o.llc > 0 && n < 2*s.o.llc {
 			f.Meaningful = false
-			f.Note = fmt.Sprintf("ratio not meaningful: %s of data, less than twice the %s last-level cache (use a larger --size)", human(n), human(s.o.llc))
+			f.Note = fmt.Sprintf("ratio not meaningful: %s of data, less than twice the %s last-level cache (use a larger --size)", HumanSize(n), HumanSize(s.o.llc))
 		}
 	}
 	return f
@@ -456,14 +456,20 @@ func (s *suite) copyUnaligned() (float64, int64, error) {
 	return gbps(n, d), n, nil
 }
 
-func human(n int64) string {
+// HumanSize prints a byte count as people read it: "1 GiB", "256 MiB",
+// "1.5 MiB", "12.0 KiB", "100 B".
+func HumanSize(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%d B", n)
 }

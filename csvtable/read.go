@@ -325,13 +325,8 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	if o != nil {
 		opts = *o
 	}
-	mf, err := mmapfile.OpenFile(path, mmapfile.ReadOnly, &opts.Options)
+	mf, r, err := mmapfile.OpenMapped(path, mmapfile.ReadOnly, &opts.Options)
 	if err != nil {
-		return nil, err
-	}
-	r, err := mf.MapAll()
-	if err != nil {
-		mf.Close()
 		return nil, err
 	}
 	f := &File{name: path, mf: mf, region: r, data: r.Bytes()}

@@ -283,6 +283,22 @@ func (f *File) errf(off int64, op string, err error) error {
 	return &Error{File: f.name, Offset: off, Op: op, Err: err}
 }
 
+// OpenMapped opens path as OpenFile does and maps the whole file
+// (MapAll): what a reader of a file that is parsed whole needs. On error
+// nothing stays open.
+func OpenMapped(path string, mode Mode, o *Options) (*File, *Region, error) {
+	f, err := OpenFile(path, mode, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := f.MapAll()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, r, nil
+}
+
 // MapAll maps the whole file as it is now. For an empty file it returns an
 // empty region without calling mmap.
 func (f *File) MapAll() (*Region, error) {

@@ -552,3 +552,16 @@ func TestAdviseRange(t *testing.T) {
 	// Dropped pages of a file mapping read back from the file.
 	assert.Equal(t, want[100+ps+5:100+3*ps], r.Bytes()[ps+5:3*ps])
 }
+
+// OpenMapped opens and maps the whole file; on error nothing stays open.
+func TestOpenMapped(t *testing.T) {
+	p, want := writeFile(t, 10000)
+	f, r, err := OpenMapped(p, ReadOnly, nil)
+	require.NoError(t, err)
+	assert.Equal(t, want, r.Bytes())
+	require.NoError(t, f.Close())
+	_, _, err = OpenMapped(p+".missing", ReadOnly, nil)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, _, err = OpenMapped(filepath.Dir(p), ReadOnly, nil)
+	assert.ErrorIs(t, err, ErrNotRegular)
+}

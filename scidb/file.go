@@ -73,13 +73,8 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 		return nil, fileError(path, -1, errors.ErrUnsupported, "OpenFile does not create SciDB files; use EncodeFile")
 	}
 	mo := o.Options
-	mf, err := mmapfile.OpenFile(path, mode, &mo)
+	mf, r, err := mmapfile.OpenMapped(path, mode, &mo)
 	if err != nil {
-		return nil, err
-	}
-	r, err := mf.MapAll()
-	if err != nil {
-		mf.Close()
 		return nil, err
 	}
 	m := &File{file: mf, region: r, data: r.Bytes(), f: f, path: path, strict: o.strict()}

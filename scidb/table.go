@@ -186,15 +186,11 @@ func decode(data []byte, path string, o *Options) (*Table, error) {
 // while reading the mapping (the file truncated by another process) is an
 // error wrapping mmapfile.ErrFault, not a crash.
 func DecodeFile(path string, o *Options) (*Table, error) {
-	mf, err := mmapfile.Open(path)
+	mf, r, err := mmapfile.OpenMapped(path, mmapfile.ReadOnly, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer mf.Close()
-	r, err := mf.MapAll()
-	if err != nil {
-		return nil, err
-	}
 	var t *Table
 	gerr := r.Guard(func() { t, err = decode(r.Bytes(), path, o) })
 	if gerr != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mmapkit/mmapkit/benchmarks"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/spf13/cobra"
 )
@@ -135,7 +136,7 @@ func runDemo(d *demo) error {
 		return err
 	}
 	d.say("created %s, mapped it read-write and filled %d f64 (%s) through a []float64 view: %.2f s, %.2f GB/s",
-		path, n, human(d.bytes), fill.Seconds(), gbps(d.bytes, fill))
+		path, n, benchmarks.HumanSize(d.bytes), fill.Seconds(), gbps(d.bytes, fill))
 	d.detail("msync + close: %.2f s", time.Since(t1).Seconds())
 
 	// 2. Reopen read-only and scan.
@@ -243,19 +244,4 @@ func gbps(n int64, d time.Duration) float64 {
 		return 0
 	}
 	return float64(n) / d.Seconds() / 1e9
-}
-
-// human formats a byte count with binary units.
-func human(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

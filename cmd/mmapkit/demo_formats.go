@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mmapkit/mmapkit/benchmarks"
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 )
@@ -65,7 +66,7 @@ func demoFormats(d *demo) error {
 	dur := time.Since(t0)
 	size := fileSize(path)
 	d.say("wrote %s: ABF (AlignedBinaryFormat.jl v0.7, Format C), key \"x\", Array{Float64,2} of %d×%d (%s file) in %.2f s, %.2f GB/s",
-		path, rows, cols, human(size), dur.Seconds(), gbps(d.bytes, dur))
+		path, rows, cols, benchmarks.HumanSize(size), dur.Seconds(), gbps(d.bytes, dur))
 
 	// Map and scan: the record's payload is aligned and little-endian, so
 	// a []float64 view of the mapping at its offset is the array.
@@ -165,7 +166,7 @@ func demoFormats(d *demo) error {
 			return err
 		}
 		dur := time.Since(t)
-		d.say("mmapkit convert %s %s: %s, %s in %.2f s (%.2f GB/s of values)", s.in, s.out, s.what, human(fileSize(out)), dur.Seconds(), gbps(d.bytes, dur))
+		d.say("mmapkit convert %s %s: %s, %s in %.2f s (%.2f GB/s of values)", s.in, s.out, s.what, benchmarks.HumanSize(fileSize(out)), dur.Seconds(), gbps(d.bytes, dur))
 		if s.to == "abf" {
 			back, err := os.ReadFile(out)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/benchmarks"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 )
 
@@ -28,7 +29,7 @@ func alignedBytes(n int64) []byte {
 // binary units).
 type byteSize int64
 
-func (b *byteSize) String() string { return human(int64(*b)) }
+func (b *byteSize) String() string { return benchmarks.HumanSize(int64(*b)) }
 func (b *byteSize) Type() string   { return "bytes" }
 
 func (b *byteSize) Set(s string) error {
