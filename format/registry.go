@@ -266,7 +266,33 @@ func Write(path string, src Source, o *Options) error {
 	if f.Write == nil {
 		return fmt.Errorf("%s: %w: %s files cannot be written", path, errors.ErrUnsupported, f.Name)
 	}
-	return f.Write(path, src, o)
+	return f.Write(path, rootRelative(src), o)
+}
+
+// rootRelative returns src with the leading "/" of its records' names
+// dropped: such names are paths from the root of a hierarchical store
+// ("/x", "/group/y": Zarr's arrays), which other formats hold as "x" and
+// "group/y", and which a store's writer puts back where they were. The
+// root array "/" keeps its name, and so does every record if dropping
+// would make two names equal.
+func rootRelative(src Source) Source {
+	recs := src.Records()
+	names := make([]string, len(recs))
+	changed := false
+	for i, r := range recs {
+		names[i] = r.Name
+		if len(r.Name) > 1 && r.Name[0] == '/' {
+			names[i], changed = r.Name[1:], true
+		}
+	}
+	if !changed {
+		return src
+	}
+	renamed, err := Rename(src, names)
+	if err != nil {
+		return src
+	}
+	return renamed
 }
 
 // Convert writes every record of the file in into out, converting between

@@ -11,16 +11,17 @@ import (
 )
 
 // formatExt is the extension convert infers each format from.
-var formatExt = map[string]string{"abf": ".abf", "futhark": ".in", "daphne": ".dbdf", "scidb": ".scidb", "csv": ".csv"}
+var formatExt = map[string]string{"abf": ".abf", "futhark": ".in", "daphne": ".dbdf", "scidb": ".scidb", "csv": ".csv", "npy": ".npy", "npz": ".npz", "zarr": ".zarr"}
 
 // readFlagsFor are the flags needed to read a file of the format written
 // from the base table: SciDB needs its format string and names, Futhark's
-// values are unnamed.
+// values are unnamed, and a structured .npy converted to an .npz is one
+// member, "0", whose fields are "0/id" and "0/x".
 func readFlagsFor(format string) []string {
 	switch format {
 	case "scidb":
 		return []string{"--scidb-format", "(int64, double)", "--scidb-names", "id,x"}
-	case "futhark":
+	case "futhark", "npz":
 		return []string{"--names", "id,x"}
 	}
 	return nil
@@ -32,7 +33,7 @@ func TestConvertTableEveryPair(t *testing.T) {
 	dir := t.TempDir()
 	const base = "id,x\n1,0.5\n-2,2\n3,-1e+300\n"
 	csv := writeFile(t, filepath.Join(dir, "base.csv"), base)
-	names := []string{"abf", "futhark", "daphne", "scidb", "csv"}
+	names := []string{"abf", "futhark", "daphne", "scidb", "csv", "npy", "npz", "zarr"}
 	files := map[string]string{}
 	for _, f := range names {
 		p := filepath.Join(dir, "src-"+f+formatExt[f])
@@ -56,7 +57,7 @@ func TestConvertTableEveryPair(t *testing.T) {
 			mustMk(t, append(args, files[from], out)...)
 			back := filepath.Join(dir, from+"-to-"+to+"-back.csv")
 			args = append([]string{"convert"}, readFlagsFor(to)...)
-			if to == "futhark" {
+			if to == "futhark" || to == "npz" {
 				args = []string{"convert", "--names", "id,x"}
 			}
 			mustMk(t, append(args, out, back)...)
@@ -80,7 +81,7 @@ func TestConvertMatrixEveryPair(t *testing.T) {
 	orig, err := os.ReadFile(src)
 	require.NoError(t, err)
 	files := map[string]string{"abf": src}
-	for _, f := range []string{"futhark", "daphne"} {
+	for _, f := range []string{"futhark", "daphne", "npy", "npz", "zarr"} {
 		files[f] = filepath.Join(dir, "m"+formatExt[f])
 		mustMk(t, "convert", src, files[f])
 	}
