@@ -3,6 +3,7 @@ package npy
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -465,7 +466,12 @@ func (s *source) column(i int, ref *recRef, chunk []byte, k, item int64, buf []b
 		vals := make([]string, k)
 		for row := int64(0); row < k; row++ {
 			p := row*item + off
-			vals[row] = decodeText(dt, chunk[p:p+size])
+			if dt.Kind == 'V' {
+				// Raw bytes as text, as SetText reads them back.
+				vals[row] = "0x" + hex.EncodeToString(chunk[p:p+size])
+			} else {
+				vals[row] = decodeText(dt, chunk[p:p+size])
+			}
 		}
 		return vals, buf, nil
 	}
@@ -577,16 +583,7 @@ func parseValue(dt DType, v string) ([]byte, error) {
 		half := dt.ItemSize / 2
 		layout.PutFloat(out[:half], order, lt.Part(), real(c))
 		layout.PutFloat(out[half:], order, lt.Part(), imag(c))
-	case 'V':
-		if h, ok := strings.CutPrefix(v, "0x"); ok {
-			b, err := hexBytes(h)
-			if err != nil {
-				return nil, err
-			}
-			v = string(b)
-		}
-		fallthrough
-	case 'S', 'U':
+	case 'S', 'U', 'V':
 		if err := encodeText(dt, v, out); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package npy
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -434,7 +435,17 @@ func decodeText(dt DType, b []byte) string {
 func encodeText(dt DType, value string, out []byte) error {
 	clear(out)
 	switch dt.Kind {
-	case 'S', 'V':
+	case 'V':
+		// Raw bytes travel as text in 0x… hex, as tables print them.
+		if h, ok := strings.CutPrefix(value, "0x"); ok {
+			b, err := hex.DecodeString(h)
+			if err != nil {
+				return fmt.Errorf("%q is not 0x followed by hex digits", value)
+			}
+			value = string(b)
+		}
+		fallthrough
+	case 'S':
 		if len(value) > len(out) {
 			return fmt.Errorf("%d bytes do not fit a %d-byte item", len(value), len(out))
 		}

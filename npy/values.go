@@ -1,7 +1,6 @@
 package npy
 
 import (
-	"encoding/hex"
 	"errors"
 	"math"
 	"strconv"
@@ -65,5 +64,3 @@ func parseComplex(v string, part layout.Type) (complex128, error) {
 	}
 	return c, err
 }
-
-func hexBytes(h string) ([]byte, error) { return hex.DecodeString(h) }
