@@ -75,6 +75,9 @@ func writeParams(opts *Options, o *format.Options) error {
 	if opts.Shards, err = parseShape("shards", o.Param("shards")); err != nil {
 		return err
 	}
+	if opts.Shards != nil && opts.Version == 2 {
+		return fmt.Errorf("shards %q need Zarr version 3, not 2", o.Param("shards"))
+	}
 	opts.Compress = o.Param("compress")
 	if _, err := parseCompress(opts.Compress); err != nil {
 		return err
