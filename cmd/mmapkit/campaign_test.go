@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -158,11 +156,7 @@ func runBounded(t *testing.T, limit time.Duration, args ...string) (result, int6
 		cmd.Process.Kill()
 		<-done
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" {
-		rss = int64(ru.Maxrss)
-	}
-	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}, rss, timedOut
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}, peakRSS(cmd.ProcessState), timedOut
 }
 
 // TestHostileCampaign mutates the golden file of every format and runs

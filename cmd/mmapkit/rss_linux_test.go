@@ -58,6 +58,16 @@ func rssProbe(out string, args []string) int {
 	return cmd.ProcessState.ExitCode()
 }
 
+// peakRSS returns a finished process's peak resident set in KiB (which,
+// for a child that Go started, begins at its parent's peak: see
+// rssProbeEnv).
+func peakRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
+}
+
 // catPeakRSS runs cat on a file, discarding the output, and returns the
 // command's peak resident set in bytes (mapped pages included), measured
 // by a probe process so that the test process's own size does not count.
