@@ -329,7 +329,7 @@ func (f *File) finishLocked() error {
 		return errors.New("atomicfile: " + f.target + ": already committed or aborted")
 	}
 	f.done = true
-	err := f.File.Sync()
+	err := fsync(f.File)
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}
@@ -392,9 +392,13 @@ func syncDir(dir string) {
 	if err != nil {
 		return
 	}
-	d.Sync()
+	fsync(d)
 	d.Close()
 }
+
+// fsync is (*os.File).Sync; a variable so that tests can see what is
+// synced.
+var fsync = (*os.File).Sync
 
 // live holds every temporary file and directory not yet committed or
 // aborted, for AbortAll.

@@ -75,3 +75,52 @@ func TestAbortAllStopsNewTemporaries(t *testing.T) {
 	assert.Empty(t, l)
 	assert.NoFileExists(t, filepath.Join(dir, "x"))
 }
+
+// Every way of replacing files syncs each new file before it is renamed
+// into place and the directory that holds it afterwards, so that a
+// replacement that returned survives a crash.
+func TestReplacementsAreSynced(t *testing.T) {
+	var synced []string
+	fsync = func(f *os.File) error {
+		synced = append(synced, f.Name())
+		return f.Sync()
+	}
+	t.Cleanup(func() { fsync = (*os.File).Sync })
+	dir := t.TempDir()
+	isTemp := func(p string) bool { return IsTemp(filepath.Base(p)) }
+
+	synced = nil
+	require.NoError(t, WriteFile(filepath.Join(dir, "a"), nil, func(f *os.File) error {
+		_, err := f.WriteString("a")
+		return err
+	}))
+	require.Len(t, synced, 2, "%q", synced)
+	assert.True(t, isTemp(synced[0]), "the new file, before its rename: %q", synced)
+	assert.Equal(t, dir, synced[1], "then its directory")
+
+	synced = nil
+	g := NewGroup(nil)
+	for _, name := range []string{"d", "d.meta"} {
+		create := g.Create
+		if name == "d.meta" {
+			create = g.CreateLast
+		}
+		f, err := create(filepath.Join(dir, name))
+		require.NoError(t, err)
+		_, err = f.WriteString(name)
+		require.NoError(t, err)
+	}
+	require.NoError(t, g.Commit())
+	require.Len(t, synced, 3, "%q", synced)
+	assert.True(t, isTemp(synced[0]) && isTemp(synced[1]), "%q", synced)
+	assert.Equal(t, dir, synced[2])
+
+	synced = nil
+	d, err := CreateDir(filepath.Join(dir, "s.zarr"), nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(d.Path(), "zarr.json"), []byte("{}"), 0o644))
+	require.NoError(t, d.Commit())
+	assert.Contains(t, synced, filepath.Join(d.Path(), "zarr.json"))
+	assert.Contains(t, synced, d.Path())
+	assert.Equal(t, dir, synced[len(synced)-1], "the parent last: %q", synced)
+}

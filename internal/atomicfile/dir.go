@@ -135,7 +135,7 @@ func syncTree(root string) error {
 		if err != nil {
 			return err
 		}
-		err = f.Sync()
+		err = fsync(f)
 		if de.IsDir() && err != nil {
 			err = nil // directories cannot be synced everywhere
 		}
