@@ -154,6 +154,19 @@ type TableScanner interface {
 	ScanTable(batch int, fn func(first int64, cols []Column) error) error
 }
 
+// TextReader is implemented by files that may hold arrays of fixed-size
+// text elements, which have no layout type (NumPy's bytes, str and void
+// arrays and fields): a listing shows them with a Type that is not Valid
+// and a TypeName such as "bytes5".
+type TextReader interface {
+	// ReadText calls fn with the elements of record i in logical
+	// row-major order, a batch at a time: bytes and str elements as their
+	// text without trailing NULs (str as UTF-8), void elements as 0x…
+	// hex. The batch may be reused after fn returns. A record that is not
+	// such an array gives an error wrapping errors.ErrUnsupported.
+	ReadText(i int, fn func(batch []string) error) error
+}
+
 // Sparse is implemented by files whose arrays may be stored sparsely
 // (DAPHNE's CSR matrices), so that a conversion between two sparse formats
 // does not densify them.

@@ -53,53 +53,57 @@ func (a *ArrayText) Left() int64 { return a.left }
 // ignored, and so is a trailing partial element.
 func (a *ArrayText) Append(dst, host []byte) []byte {
 	size := a.t.Size()
+	for ; len(host) >= size && a.left > 0; host = host[size:] {
+		dst = AppendText(a.Next(dst), a.t, host[:size])
+	}
+	return dst
+}
+
+// Next appends to dst what comes before the next element — the opening
+// brackets, ", ", or the brackets and ",\n" where rows end — and counts the
+// element as appended: the caller appends the element's own text after
+// it. It is how arrays of elements that AppendText does not print (text)
+// take the same form. Past the last element it appends nothing.
+func (a *ArrayText) Next(dst []byte) []byte {
+	if a.left <= 0 {
+		return dst
+	}
+	a.left--
 	rank := len(a.shape)
-	for len(host) >= size && a.left > 0 {
-		switch {
-		case !a.started:
-			a.started = true
-			for range rank {
-				dst = append(dst, '[')
-			}
-			if rank > 0 {
-				a.idx = append(a.idx[:0], make([]int64, rank-1)...)
-				a.rowLeft = a.shape[rank-1]
-			}
-		case a.rowLeft > 0:
-			dst = append(dst, ',', ' ')
-		default:
-			// A row ended: carry into the outer dimensions.
-			closed := 1
-			for k := rank - 2; k >= 0; k-- {
-				a.idx[k]++
-				if a.idx[k] < a.shape[k] {
-					break
-				}
-				a.idx[k] = 0
-				closed++
-			}
-			for range closed {
-				dst = append(dst, ']')
-			}
-			dst = append(dst, ',', '\n')
-			for range closed {
-				dst = append(dst, '[')
-			}
+	switch {
+	case !a.started:
+		a.started = true
+		for range rank {
+			dst = append(dst, '[')
+		}
+		if rank > 0 {
+			a.idx = append(a.idx[:0], make([]int64, rank-1)...)
 			a.rowLeft = a.shape[rank-1]
 		}
-		k := int64(1)
-		if rank > 0 {
-			k = min(int64(len(host)/size), a.rowLeft)
-			a.rowLeft -= k
-		}
-		a.left -= k
-		for i := int64(0); i < k; i++ {
-			if i > 0 {
-				dst = append(dst, ',', ' ')
+	case a.rowLeft > 0:
+		dst = append(dst, ',', ' ')
+	default:
+		// A row ended: carry into the outer dimensions.
+		closed := 1
+		for k := rank - 2; k >= 0; k-- {
+			a.idx[k]++
+			if a.idx[k] < a.shape[k] {
+				break
 			}
-			dst = AppendText(dst, a.t, host[:size])
-			host = host[size:]
+			a.idx[k] = 0
+			closed++
 		}
+		for range closed {
+			dst = append(dst, ']')
+		}
+		dst = append(dst, ',', '\n')
+		for range closed {
+			dst = append(dst, '[')
+		}
+		a.rowLeft = a.shape[rank-1]
+	}
+	if rank > 0 {
+		a.rowLeft--
 	}
 	return dst
 }

@@ -495,6 +495,96 @@ func alignedBytes(n int64) []byte {
 	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
 }
 
+// ReadText calls fn with the elements of record i, an array or field of
+// bytes, str or void elements, in logical (C) order; see
+// format.TextReader. A Fortran-order array is read an element at a time.
+func (s *source) ReadText(i int, fn func(batch []string) error) error {
+	ref := &s.refs[i]
+	if !ref.isText() {
+		return s.bad(i, errors.ErrUnsupported, "%s is not text", s.recs[i].TypeString())
+	}
+	t := ref.t
+	dt := t.dtype()
+	s.f.mu.RLock()
+	defer s.f.mu.RUnlock()
+	if s.f.closed {
+		return s.bad(i, mmapfile.ErrClosed, "read")
+	}
+	text := func(b []byte) string {
+		if dt.Kind == 'V' {
+			return "0x" + hex.EncodeToString(b)
+		}
+		return decodeText(dt, b)
+	}
+	n, size := t.count(), int64(dt.ItemSize)
+	shape := t.a.h.Shape
+	sub := int64(1)
+	if t.field != nil {
+		sub = t.subCount()
+	}
+	fortran := t.a.h.Order() == layout.ColMajor
+	const batch = 4096
+	out := make([]string, 0, min(n, batch))
+	buf := make([]byte, min(n, batch)*size)
+	for k := int64(0); k < n; {
+		m := min(n-k, batch)
+		out = out[:0]
+		if !fortran {
+			if err := s.f.readRaw(&t, k, buf[:m*size]); err != nil {
+				return err
+			}
+			for j := range m {
+				out = append(out, text(buf[j*size:(j+1)*size]))
+			}
+		} else {
+			for j := range m {
+				// Logical element k+j: its outer index, row-major,
+				// stored column-major; a field's subarray in C order.
+				outer, inner := (k+j)/sub, (k+j)%sub
+				var stored, stride int64 = 0, 1
+				for d := len(shape) - 1; d >= 0; d-- {
+					stride *= shape[d]
+				}
+				rest := outer
+				for d := range shape {
+					stride /= shape[d]
+					stored += (rest / stride) * colStride(shape, d)
+					rest %= stride
+				}
+				if err := s.f.readRaw(&t, stored*sub+inner, buf[:size]); err != nil {
+					return err
+				}
+				out = append(out, text(buf[:size]))
+			}
+		}
+		if err := fn(out); err != nil {
+			return err
+		}
+		k += m
+	}
+	return nil
+}
+
+// isText reports whether the record is an array or field of bytes, str
+// or void elements.
+func (r *recRef) isText() bool {
+	if r.t.a == nil {
+		return false
+	}
+	dt := r.t.dtype()
+	return !dt.Structured() && (dt.Kind == 'S' || dt.Kind == 'U' || dt.Kind == 'V')
+}
+
+// colStride is the distance between neighbours along axis d of a
+// column-major array of shape.
+func colStride(shape []int64, d int) int64 {
+	s := int64(1)
+	for _, n := range shape[:d] {
+		s *= n
+	}
+	return s
+}
+
 // SetText changes element idx of record i in place; see format.Setter.
 // Numbers take Futhark's literals (and Python's complex literals for
 // complex numbers), bools true or false, datetimes their integer (or
@@ -503,7 +593,7 @@ func alignedBytes(n int64) []byte {
 func (s *source) SetText(i int, idx []int64, value string) error {
 	ref := &s.refs[i]
 	rec := &s.recs[i]
-	if rec.Kind == format.KindOpaque {
+	if rec.Kind == format.KindOpaque && !ref.isText() {
 		return s.bad(i, errors.ErrUnsupported, "%s values cannot be set", rec.TypeString())
 	}
 	s.f.wmu.Lock()

@@ -26,7 +26,8 @@ form (futhark-data's printing, one value per line) in logical row-major order: a
 Julia x[i,j] prints as [i-1][j-1]. BitArrays print as bool arrays, Julia Char arrays as u32 arrays
 of their code points, i128/u128 as decimal integers with an i128/u128 suffix (an mmapkit
 extension), complex arrays as arrays of (real, imaginary) pairs of their float type after a
-comment line that says so, text records as Futhark string literals and serialized records as a
+comment line that says so, text records as Futhark string literals (arrays of NumPy's fixed-size
+text as arrays of them, void bytes in 0x… hex) and serialized records as a
 "-- name: serialized, N bytes" comment line. A sparse matrix prints as one dense array. Tables
 (frames, SciDB files, structured arrays, CSV) print as RFC 4180 CSV with a header line; null is an
 empty field. Output is streamed: memory stays bounded whatever the file's size.`,
@@ -122,6 +123,12 @@ func catRecord(e *env, w *bufio.Writer, f format.File, i int) error {
 		_, err = w.Write(append(appendFutharkString(nil, string(b)), '\n'))
 		return err
 	case format.KindOpaque:
+		if tr, ok := f.(format.TextReader); ok {
+			err := printText(w, tr, i, r)
+			if !errors.Is(err, errors.ErrUnsupported) {
+				return err
+			}
+		}
 		_, err := fmt.Fprintf(w, "-- %s: %s, %d bytes\n", r.Name, "serialized", r.Size)
 		return err
 	}
@@ -169,6 +176,38 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int) error {
 	}
 	out = append(text.End(out), '\n')
 	_, err = w.Write(out)
+	return err
+}
+
+// printText prints an array of text elements in Futhark's array form,
+// each element a string literal.
+func printText(w *bufio.Writer, tr format.TextReader, i int, r format.Record) error {
+	text, err := layout.NewArrayText(layout.U8, r.Shape)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	err = tr.ReadText(i, func(batch []string) error {
+		for _, s := range batch {
+			out = appendFutharkString(text.Next(out), s)
+			if len(out) >= 60<<10 {
+				if _, err := w.Write(out); err != nil {
+					return err
+				}
+				out = out[:0]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if text.Len() == 0 {
+		out = append(out, "empty("+layout.ShapeString(r.Shape)+"string)"...)
+	} else {
+		out = text.End(out)
+	}
+	_, err = w.Write(append(out, '\n'))
 	return err
 }
 

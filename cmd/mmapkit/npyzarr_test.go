@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -157,4 +158,34 @@ func TestZarrConvertLsCatSet(t *testing.T) {
 	r := mk(t, "convert", "--zarr-version", "2", "--shards", "2,2", a, filepath.Join(dir, "bad.zarr"))
 	assert.Equal(t, 2, r.code, r.stderr)
 	assert.NoDirExists(t, filepath.Join(dir, "bad.zarr"))
+}
+
+// Arrays of NumPy's fixed-size text print as arrays of Futhark string
+// literals in logical order, whatever their storage order; a 1-D one is a
+// one-column table and prints as CSV, void bytes in 0x… hex.
+func TestNPYTextArrays(t *testing.T) {
+	assert.Equal(t, "[[\"a\", \"bc\"],\n[\"de\", \"f\"]]\n", mustMk(t, "cat", "../../npy/testdata/S2-2d.npy"))
+	assert.Equal(t, "0\n0x01020304\n0xff000010\n", mustMk(t, "cat", "../../npy/testdata/V4.npy"))
+
+	// np.asfortranarray([["a", "bb", "c"], ["d", "e", "ff"]]) as <U2.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.npy")
+	dt, err := npy.ParseDType("<U2")
+	require.NoError(t, err)
+	f, err := npy.Create(p, npy.Header{DType: dt, Shape: []int64{2, 3}, FortranOrder: true}, nil)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	for _, c := range []struct {
+		idx []int64
+		v   string
+	}{{[]int64{0, 0}, "a"}, {[]int64{0, 1}, "bb"}, {[]int64{0, 2}, "c"}, {[]int64{1, 0}, "d"}, {[]int64{1, 1}, "e"}, {[]int64{1, 2}, "ff"}} {
+		mustMk(t, "set", p, "0", fmt.Sprintf("[%d,%d]", c.idx[0], c.idx[1]), c.v)
+	}
+	assert.Equal(t, "[[\"a\", \"bb\", \"c\"],\n[\"d\", \"e\", \"ff\"]]\n", mustMk(t, "cat", p))
+
+	e := filepath.Join(dir, "e.npy")
+	f, err = npy.Create(e, npy.Header{DType: dt, Shape: []int64{0, 2}}, nil)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.Equal(t, "empty([0][2]string)\n", mustMk(t, "cat", e))
 }
