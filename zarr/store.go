@@ -79,9 +79,12 @@ type Store struct {
 	mu     sync.Mutex
 	maps   map[string]*mapping // chunk and shard files mapped for views and edits
 	shards map[string]*shardIndex
-	closed bool
-	states sync.Pool // *worker
-	cache  unitCache
+	// newDirs are the directories that chunk files were created in (for
+	// views) since the last Sync: synced by Sync and Close.
+	newDirs map[string]bool
+	closed  bool
+	states  sync.Pool // *worker
+	cache   unitCache
 
 	// Options.Salvage: the units that do not decode, and their errors.
 	damaged map[unitRef]bool
