@@ -269,3 +269,70 @@ func TestCreateZeroedChunkRefusesSymlink(t *testing.T) {
 		t.Fatal("ViewChunk replaced a symlink")
 	}
 }
+
+// TestWriteRuns writes arrays whose chunks are runs of the storage order
+// (whole along all axes but the slowest), which go from the stream to the
+// chunk files with no copy: values, padding of the edge chunk with the
+// fill value, and no temporary file left.
+func TestWriteRuns(t *testing.T) {
+	for _, c := range []struct {
+		order  layout.Order
+		chunks []int64
+	}{
+		{layout.RowMajor, []int64{4, 7}},
+		{layout.RowMajor, []int64{10, 7}},
+		{layout.RowMajor, []int64{1, 7}},
+		{layout.ColMajor, []int64{10, 3}},
+		{layout.ColMajor, []int64{10, 7}},
+	} {
+		for _, v := range []int{2, 3} {
+			data := ramp(layout.F64, 70, 1)
+			p := filepath.Join(t.TempDir(), "w.zarr")
+			stored := toOrder(t, layout.F64, []int64{10, 7}, data, c.order, false)
+			src := (&memSource{}).add("x", layout.F64, []int64{10, 7}, c.order, false, stored)
+			if err := Write(p, src, &Options{Version: v, Chunks: c.chunks}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := s.Arrays()[0]
+			got, err := ReadRegion[float64](a, []int64{0, 0}, []int64{10, 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(unsafeslice.Bytes(got), stored) {
+				t.Fatalf("v%d %v chunks %v: read back %v", v, c.order, c.chunks, got)
+			}
+			g := a.Grid()
+			last := make([]int64, 2)
+			last[0], last[1] = g[0]-1, g[1]-1
+			ch, err := ViewChunk[float64](a, last...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, count, _ := a.ChunkBox(last...)
+			for x := int64(0); x < c.chunks[0]; x++ {
+				for y := int64(0); y < c.chunks[1]; y++ {
+					at := x*c.chunks[1] + y
+					if c.order == layout.ColMajor {
+						at = y*c.chunks[0] + x
+					}
+					if x >= count[0] || y >= count[1] {
+						if ch[at] != 0 {
+							t.Fatalf("v%d %v chunks %v: padding [%d, %d] of the edge chunk at %v holds %v", v, c.order, c.chunks, x, y, start, ch[at])
+						}
+					}
+				}
+			}
+			s.Close()
+			filepath.WalkDir(filepath.Dir(p), func(q string, d fs.DirEntry, err error) error {
+				if err == nil && atomicfile.IsTemp(d.Name()) {
+					t.Errorf("temporary file left: %s", q)
+				}
+				return nil
+			})
+		}
+	}
+}
