@@ -107,6 +107,11 @@ func Write(path string, src format.Source, o *Options) error {
 			return err
 		}
 	}
+	// The chunk files are durable before the metadata that names them is
+	// written; commit syncs the metadata and the directories.
+	if err := w.st.syncFiles(); err != nil {
+		return err
+	}
 	if err := w.writeMeta(); err != nil {
 		return err
 	}
