@@ -82,9 +82,12 @@ type Store struct {
 	// newDirs are the directories that chunk files were created in (for
 	// views) since the last Sync: synced by Sync and Close.
 	newDirs map[string]bool
-	closed  bool
-	states  sync.Pool // *worker
-	cache   unitCache
+	// fresh is the chunk file last created for a view, whose writeback
+	// starts when the next is created.
+	fresh  []*mapping
+	closed bool
+	states sync.Pool // *worker
+	cache  unitCache
 
 	// Options.Salvage: the units that do not decode, and their errors.
 	damaged map[unitRef]bool

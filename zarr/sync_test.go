@@ -336,3 +336,48 @@ func TestWriteRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteAfterEarlyWriteback: a chunk created for a view is written
+// back early, when the next one is created; writing it again afterwards
+// still reaches the file at Close.
+func TestRewriteAfterEarlyWriteback(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "new.zarr")
+	s, err := Create(p, []ArraySpec{{Name: "x", Type: layout.F64, Shape: []int64{3, 1024}, Chunks: []int64{1, 1024}}}, &Options{Version: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Arrays()[0]
+	var views [][]float64
+	for i := range int64(3) {
+		v, err := ViewChunk[float64](a, i, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range v {
+			v[j] = float64(i)
+		}
+		views = append(views, v)
+	}
+	views[0][5] = -1
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := Read[float64](r.Arrays()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, x := range got {
+		want := float64(k / 1024)
+		if k == 5 {
+			want = -1
+		}
+		if x != want {
+			t.Fatalf("element %d = %v, want %v", k, x, want)
+		}
+	}
+}

@@ -478,7 +478,7 @@ func (s *Store) Close() error {
 			first = s.errf(key, -1, err, "cannot be closed")
 		}
 	}
-	s.maps = nil
+	s.maps, s.fresh = nil, nil
 	if s.root != nil {
 		if err := s.syncDirs(); err != nil && first == nil {
 			first = err
@@ -578,8 +578,18 @@ func (s *Store) createZeroed(key string, n int64) error {
 	if s.maps == nil {
 		s.maps = map[string]*mapping{}
 	}
-	s.maps[key] = &mapping{f: f, r: r, viewed: true}
+	mp := &mapping{f: f, r: r, viewed: true}
+	s.maps[key] = mp
 	s.markDir(dir)
+	// The chunks created for views before this one are most likely
+	// filled by now (a store is filled chunk by chunk): start their
+	// writeback, on another core, so that the disk writes them while the
+	// caller fills this one. A chunk written again later is written back
+	// again by Sync.
+	for _, old := range s.fresh {
+		go startWriteback(old.f.OSFile())
+	}
+	s.fresh = append(s.fresh[:0], mp)
 	return nil
 }
 
