@@ -60,6 +60,14 @@
 //     target, chunk files first and metadata last, and replace the target
 //     only when the store is complete (in one atomic exchange on Linux). A
 //     re-encoded chunk goes to a temporary file renamed over the old one.
+//   - Changes through writable views and Set are seen by other readers at
+//     once and are durable after Sync or Close. Sync syncs the chunk files
+//     that Set changed since the last Sync and every chunk file handed out
+//     as a writable view, not the others. A chunk created for a writable
+//     view is in place at once, holding the fill value, and durable at the
+//     next Sync or Close: a crash before leaves it missing, or holding the
+//     fill value or part of what was written, as for any write through a
+//     view.
 //
 // # What is not safe
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 
@@ -12,14 +13,23 @@ import (
 )
 
 // stage is a store being written: a temporary directory beside its target
-// that replaces the target only once it is complete.
+// that replaces the target only once it is complete. Its files are not
+// synced one by one: each file's writeback starts as soon as it is
+// written, and commit syncs them all, then every directory of the stage,
+// before the stage takes the target's place.
 type stage struct {
 	target string // the store's path
 	dir    string // the temporary directory
 	perm   fs.FileMode
 	mu     sync.Mutex
-	made   map[string]bool // directories created
+	made   map[string]bool // directories created, by key ("." the stage)
+	// pending are the files written and not yet synced, oldest first.
+	pending []*os.File
 }
+
+// maxPending bounds the files a stage keeps open for their sync: past it
+// the oldest is synced (its writeback long under way) and closed.
+const maxPending = 64
 
 // newStage starts a store at path. An existing path is replaced only if it
 // is a Zarr store or an empty directory.
@@ -34,6 +44,9 @@ func newStage(path string, perm fs.FileMode) (*stage, error) {
 	dir, err := os.MkdirTemp(parent, "."+base+".tmp")
 	if err != nil {
 		return nil, err
+	}
+	if perm == 0 {
+		perm = atomicfile.DefaultPerm
 	}
 	return &stage{target: path, dir: dir, perm: perm, made: map[string]bool{".": true}}, nil
 }
@@ -75,29 +88,112 @@ func isStore(path string) bool {
 	return false
 }
 
-// write puts data at key in the stage: a temporary name, synced and
-// renamed.
+// write puts data at key in the stage and starts its writeback; commit
+// syncs it. No file of the stage is seen by readers before commit, so it
+// is written in place, not to a temporary name.
 func (st *stage) write(key string, data []byte) error {
-	name := filepath.Join(st.dir, filepath.FromSlash(key))
-	d := filepath.Dir(key)
-	st.mu.Lock()
-	if !st.made[d] {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			st.mu.Unlock()
-			return err
-		}
-		st.made[d] = true
-	}
-	st.mu.Unlock()
-	return atomicfile.Write(name, st.perm, func(f *os.File) error {
-		_, err := f.Write(data)
+	f, err := st.create(key)
+	if err != nil {
 		return err
-	})
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return st.written(f)
 }
 
-// commit puts the stage in place of the target: in one atomic exchange
-// where the OS has one, else by two renames.
+// create makes the file key in the stage, and its directories.
+func (st *stage) create(key string) (*os.File, error) {
+	name := filepath.Join(st.dir, filepath.FromSlash(key))
+	if err := st.mkdirs(path.Dir(key)); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.perm)
+}
+
+// mkdirs makes the directory d of the stage (a key) and its parents,
+// noting each for commit to sync.
+func (st *stage) mkdirs(d string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.made[d] {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(st.dir, filepath.FromSlash(d)), 0o755); err != nil {
+		return err
+	}
+	for ; !st.made[d]; d = path.Dir(d) {
+		st.made[d] = true
+	}
+	return nil
+}
+
+// written takes f, whose contents are complete: its writeback starts now,
+// and commit syncs and closes it (or, with many pending, a later call).
+func (st *stage) written(f *os.File) error {
+	startWriteback(f)
+	st.mu.Lock()
+	st.pending = append(st.pending, f)
+	var old *os.File
+	if len(st.pending) > maxPending {
+		old = st.pending[0]
+		st.pending = st.pending[1:]
+	}
+	st.mu.Unlock()
+	if old == nil {
+		return nil
+	}
+	err := old.Sync()
+	if cerr := old.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncFiles syncs and closes every file written and not yet synced.
+func (st *stage) syncFiles() error {
+	st.mu.Lock()
+	files := st.pending
+	st.pending = nil
+	st.mu.Unlock()
+	var first error
+	for _, f := range files {
+		if err := f.Sync(); err != nil && first == nil {
+			first = err
+		}
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// syncAll makes the stage durable: its files, then its directories.
+func (st *stage) syncAll() error {
+	if err := st.syncFiles(); err != nil {
+		return err
+	}
+	for d := range st.made {
+		f, err := os.Open(filepath.Join(st.dir, filepath.FromSlash(d)))
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commit makes the stage durable and puts it in place of the target: in
+// one atomic exchange where the OS has one, else by two renames.
 func (st *stage) commit() error {
+	if err := st.syncAll(); err != nil {
+		return err
+	}
 	if err := replaceable(st.target); err != nil {
 		return err
 	}
@@ -126,8 +222,16 @@ func (st *stage) commit() error {
 	return os.RemoveAll(old)
 }
 
-// abort removes the stage.
-func (st *stage) abort() { os.RemoveAll(st.dir) }
+// abort removes the stage (after a commit, what is left of it).
+func (st *stage) abort() {
+	st.mu.Lock()
+	for _, f := range st.pending {
+		f.Close()
+	}
+	st.pending = nil
+	st.mu.Unlock()
+	os.RemoveAll(st.dir)
+}
 
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {

@@ -79,6 +79,12 @@ type Store struct {
 	mu     sync.Mutex
 	maps   map[string]*mapping // chunk and shard files mapped for views and edits
 	shards map[string]*shardIndex
+	// newDirs are the directories that chunk files were created in (for
+	// views) since the last Sync: synced by Sync and Close.
+	newDirs map[string]bool
+	// fresh is the chunk file last created for a view, whose writeback
+	// starts when the next is created.
+	fresh  []*mapping
 	closed bool
 	states sync.Pool // *worker
 	cache  unitCache

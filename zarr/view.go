@@ -3,9 +3,13 @@ package zarr
 import (
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
+	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -14,9 +18,15 @@ import (
 )
 
 // mapping is a chunk or shard file mapped whole, for views and edits.
+// Its flags are guarded by Store.mu.
 type mapping struct {
 	f *mmapfile.File
 	r *mmapfile.Region
+	// viewed: handed out as a writable view, which its caller may write at
+	// any time: synced at every Sync.
+	viewed bool
+	// dirty: written by Set since the last Sync.
+	dirty bool
 }
 
 // mapped returns the store's mapping of the file key, made on first use:
@@ -70,8 +80,11 @@ func View[T layout.Elem](a *Array) ([]T, error) {
 // chunk file's mapping: no copy is made. The slice holds the whole chunk
 // (at the array's edges too, where the part past the edge is padding),
 // listed in the array's Order. In a store opened read-write, writing the
-// slice writes the file, and a missing chunk is first created, filled
-// with the fill value.
+// slice writes the file (durable after Sync or Close), and a missing
+// chunk is first created, filled with the fill value. A raw chunk of a
+// fill value of zero bytes is created without writing it — a new file of
+// reserved blocks, in place at once — and made durable, file and name,
+// by the next Sync or Close, with what the slice wrote.
 //
 // ViewChunk fails — naming the copying call to use instead — for a chunk
 // that is compressed (ErrUnsupported), stored in another byte order
@@ -111,7 +124,12 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 		}
 		s.wmu.Lock()
 		if loc, err = a.locateUnit(idx); err == nil && loc.missing {
-			if err = a.rewriteUnit(idx, nil, -1); err == nil {
+			if a.zeroChunkFile() {
+				err = s.createZeroed(loc.key, m.unitBytes())
+			} else {
+				err = a.rewriteUnit(idx, nil, -1)
+			}
+			if err == nil {
 				loc, err = a.locateUnit(idx)
 			}
 		}
@@ -127,6 +145,11 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	mp, err := s.mapped(loc.key)
 	if err != nil {
 		return nil, err
+	}
+	if s.writable {
+		s.mu.Lock()
+		mp.viewed = true
+		s.mu.Unlock()
 	}
 	n := ub / int64(m.dt.typ.Size())
 	v, err := mmapfile.View[T](mp.r, loc.off, int(n), m.byteOrder())
@@ -209,6 +232,9 @@ func (a *Array) setBytes(idx []int64, b []byte) error {
 		if _, err := mp.r.WriteAt(b, loc.off+pos*size); err != nil {
 			return s.errf(loc.key, loc.off+pos*size, err, "array %q: element %v cannot be written", m.name, idx)
 		}
+		s.mu.Lock()
+		mp.dirty = true
+		s.mu.Unlock()
 		return nil
 	}
 	return a.rewriteUnit(u, b, pos)
@@ -369,17 +395,60 @@ func (s *Store) writeKey(key string, data []byte) error {
 	return s.forget(key)
 }
 
-// Sync makes the changes made through writable views and Set durable.
+// Sync makes the changes made through writable views and Set durable,
+// and the chunk files created for views: when it returns they survive a
+// crash of the machine or a power loss. It syncs the chunk files that Set
+// wrote since the last Sync and every chunk file handed out as a writable
+// view (its caller may write it at any time), not the others, and the
+// directories that chunk files were created in.
 func (s *Store) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
 	}
+	var keys []string
 	for key, mp := range s.maps {
-		if err := mp.f.Sync(); err != nil {
+		if mp.viewed || mp.dirty {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) > 1 {
+		for _, key := range keys {
+			startWriteback(s.maps[key].f.OSFile())
+		}
+	}
+	for _, key := range keys {
+		mp := s.maps[key]
+		if err := syncFile(key, mp.f); err != nil {
 			return s.errf(key, -1, err, "cannot be synced")
 		}
+		mp.dirty = false
+	}
+	return s.syncDirs()
+}
+
+// syncFile and syncDirFile sync a chunk file and a directory of the
+// store; variables so that tests can see what a Sync syncs.
+var (
+	syncFile    = func(key string, f *mmapfile.File) error { return f.Sync() }
+	syncDirFile = func(dir string, d *os.File) error { return d.Sync() }
+)
+
+// syncDirs syncs the directories that chunk files were created in since
+// the last Sync, so that their names survive a crash.
+func (s *Store) syncDirs() error {
+	for dir := range s.newDirs {
+		d, err := s.root.Open(dir)
+		if err != nil {
+			return s.errf(dir, -1, err, "cannot be synced")
+		}
+		err = syncDirFile(dir, d)
+		d.Close()
+		if err != nil {
+			return s.errf(dir, -1, err, "cannot be synced")
+		}
+		delete(s.newDirs, dir)
 	}
 	return nil
 }
@@ -395,12 +464,26 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	var first error
+	if len(s.maps) > 1 {
+		// Closing a file syncs it: start the writeback of them all first,
+		// for the device to take together.
+		for _, mp := range s.maps {
+			if mp.viewed || mp.dirty {
+				startWriteback(mp.f.OSFile())
+			}
+		}
+	}
 	for key, mp := range s.maps {
 		if err := mp.f.Close(); err != nil && first == nil {
 			first = s.errf(key, -1, err, "cannot be closed")
 		}
 	}
-	s.maps = nil
+	s.maps, s.fresh = nil, nil
+	if s.root != nil {
+		if err := s.syncDirs(); err != nil && first == nil {
+			first = err
+		}
+	}
 	if s.lock != nil {
 		if err := s.lock.Close(); err != nil && first == nil {
 			first = err
@@ -410,4 +493,132 @@ func (s *Store) Close() error {
 		s.root.Close()
 	}
 	return first
+}
+
+// zeroChunkFile says whether a missing chunk of the array is created for
+// a view as a file of zeros, not by writing its bytes: chunks stored raw,
+// one to a file, with a fill value of zero bytes.
+func (a *Array) zeroChunkFile() bool {
+	m := a.m
+	if len(m.chain) > 0 || m.shard != nil || a.s.root == nil {
+		return false
+	}
+	for _, c := range m.fill {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// tempSeq numbers the temporary files of createZeroed.
+var tempSeq atomic.Uint64
+
+// createZeroed creates the missing chunk file key as n zero bytes for a
+// writable view, without writing them: a new file whose blocks are
+// reserved (fallocate, where the file system has it, else a sparse file)
+// is renamed into place at once, mapped, and its pages made present and
+// writable for the caller to fill. Its data and its name are made durable
+// by the next Sync or Close, with the writes through the view: a crash
+// before leaves the chunk missing, or in place holding zeros (the fill
+// value) or part of what was written, as for any write through a view.
+func (s *Store) createZeroed(key string, n int64) error {
+	dir := path.Dir(key)
+	if err := s.mkdirs(dir); err != nil {
+		return err
+	}
+	if fi, err := s.root.Lstat(key); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return s.errf(key, -1, ErrInvalid, "is a symlink: not replaced")
+	}
+	perm := s.opts.Perm
+	if perm == 0 {
+		perm = atomicfile.DefaultPerm
+	}
+	// Named as atomicfile names its temporary files, so that a crash's
+	// leftover is recognised (atomicfile.Leftovers) and readers skip it.
+	base := path.Base(key)
+	seed := uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
+	tmp := path.Join(dir, "."+base+".tmp"+strconv.FormatUint(seed+tempSeq.Add(1), 36))
+	osf, err := s.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return s.errf(key, -1, err, "cannot be created")
+	}
+	mo := s.opts.Options
+	mo.Create, mo.Truncate, mo.Lock, mo.File = false, false, mmapfile.LockNone, nil
+	f, err := mmapfile.NewFile(osf, mmapfile.ReadWrite, &mo)
+	if err != nil {
+		osf.Close()
+		s.root.Remove(tmp)
+		return s.errf(key, -1, err, "cannot be created")
+	}
+	fail := func(err error) error {
+		f.Close()
+		s.root.Remove(tmp)
+		return s.errf(key, -1, err, "cannot be created")
+	}
+	if err := f.Grow(n); err != nil {
+		return fail(err)
+	}
+	r, err := f.MapAll()
+	if err != nil {
+		return fail(err)
+	}
+	if err := r.PopulateWrite(); err != nil {
+		return fail(err)
+	}
+	if err := s.root.Rename(tmp, key); err != nil {
+		return fail(err)
+	}
+	s.cache.drop(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.maps[key]; ok { // not expected: the chunk was missing
+		old.f.Close()
+	}
+	if s.maps == nil {
+		s.maps = map[string]*mapping{}
+	}
+	mp := &mapping{f: f, r: r, viewed: true}
+	s.maps[key] = mp
+	s.markDir(dir)
+	// The chunks created for views before this one are most likely
+	// filled by now (a store is filled chunk by chunk): start their
+	// writeback, on another core, so that the disk writes them while the
+	// caller fills this one. A chunk written again later is written back
+	// again by Sync.
+	for _, old := range s.fresh {
+		go startWriteback(old.f.OSFile())
+	}
+	s.fresh = append(s.fresh[:0], mp)
+	return nil
+}
+
+// mkdirs makes the directory dir of the store and any parents missing,
+// and notes the directories whose entries changed, for Sync.
+func (s *Store) mkdirs(dir string) error {
+	if dir == "." {
+		return nil
+	}
+	if fi, err := s.root.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	if err := s.mkdirs(path.Dir(dir)); err != nil {
+		return err
+	}
+	if err := s.root.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return s.keyErr(dir, err)
+	}
+	s.mu.Lock()
+	s.markDir(path.Dir(dir))
+	s.mu.Unlock()
+	return nil
+}
+
+// markDir notes that directory dir of the store has a new entry to sync;
+// s.mu is held.
+func (s *Store) markDir(dir string) {
+	if s.newDirs == nil {
+		s.newDirs = map[string]bool{}
+	}
+	s.newDirs[dir] = true
 }

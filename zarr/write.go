@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path"
 	"runtime"
 	"slices"
@@ -105,6 +106,11 @@ func Write(path string, src format.Source, o *Options) error {
 		if err := w.writeData(m, arr, i); err != nil {
 			return err
 		}
+	}
+	// The chunk files are durable before the metadata that names them is
+	// written; commit syncs the metadata and the directories.
+	if err := w.st.syncFiles(); err != nil {
+		return err
 	}
 	if err := w.writeMeta(); err != nil {
 		return err
@@ -496,6 +502,9 @@ func (w *writer) writeData(m *meta, src format.Source, i int) error {
 	// Storage space: the shape, grid and units with axes in storage
 	// order, slowest first; there every unit is a C-order block.
 	q, qg, qu := permute(m.shape, m.perm), permute(m.grid, m.perm), permute(m.unit, m.perm)
+	if m.shard == nil && len(m.chain) == 0 && slices.Equal(qu[1:], q[1:]) {
+		return w.writeRuns(m, src, i, order, q, qu)
+	}
 	rowElems := n / q[0]
 	slabRows := min(qg[0], q[0])
 	slab := grow(nil, slabRows*rowElems*size)
@@ -532,6 +541,67 @@ func (w *writer) writeData(m *meta, src format.Source, i int) error {
 		return flush()
 	}
 	return nil
+}
+
+// writeRuns writes the chunk files of array i when each chunk is one run
+// of the array in storage order (raw chunks that are whole along every
+// axis but the slowest of that order): the source's bytes go straight
+// from the stream to the chunk files, with no copy, and the last chunk is
+// padded with the fill value.
+func (w *writer) writeRuns(m *meta, src format.Source, i int, order layout.Order, q, qu []int64) error {
+	ub := m.unitBytes()
+	var f *os.File
+	var at, c int64 // bytes in the chunk file, chunk index along the slowest axis
+	key := func() string {
+		sg := make([]int64, len(q))
+		sg[0] = c
+		lg := make([]int64, len(q))
+		for j, p := range m.perm {
+			lg[p] = sg[j]
+		}
+		return m.chunkKey(lg)
+	}
+	put := func(b []byte) error {
+		if f == nil {
+			var err error
+			if f, err = w.st.create(key()); err != nil {
+				return err
+			}
+		}
+		if _, err := f.Write(b); err != nil {
+			f.Close()
+			f = nil
+			return err
+		}
+		if at += int64(len(b)); at == ub {
+			err := w.st.written(f)
+			f, at = nil, 0
+			c++
+			return err
+		}
+		return nil
+	}
+	err := format.Stream(src, i, order, m.byteOrder(), func(b []byte) error {
+		for len(b) > 0 {
+			n := min(int64(len(b)), ub-at)
+			if err := put(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
+		return nil
+	})
+	if err == nil && f != nil { // the edge chunk: pad it
+		pad := make([]byte, ub-at)
+		for j := 0; j < len(pad); j += len(m.fill) {
+			copy(pad[j:], m.fill)
+		}
+		return put(pad)
+	}
+	if f != nil {
+		f.Close()
+	}
+	return err
 }
 
 func permute(x []int64, perm []int) []int64 {
