@@ -85,11 +85,10 @@ type Record struct {
 	Nullable bool
 	// Extra holds further facts for listings, such as "layout": "csr",
 	// "encoding": "text", "chunks": [...]; keys are JSON field names.
+	// "storage", a string, says in a few words how the values are stored
+	// where that is more than one run of bytes ("chunks [512][512],
+	// zstd(3)", "deflated"), for a listing's table.
 	Extra map[string]any
-	// Storage says in a few words how the values are stored where that
-	// is more than one run of bytes — "chunks [512][512], zstd(3)",
-	// "deflated" — for a listing's table; empty otherwise.
-	Storage string
 }
 
 // Type returns the name a listing shows for the record's type.

@@ -118,7 +118,7 @@ func (s *source) addArray(a *array) {
 		base.Extra["member"] = a.m.name
 		if a.deflated() {
 			base.Extra["compressed"] = "deflate"
-			base.Storage = "deflated"
+			base.Extra["storage"] = "deflated"
 		}
 	}
 	add := func(r format.Record, ref recRef) {

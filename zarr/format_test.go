@@ -58,7 +58,7 @@ func TestStorage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Records()[0].Storage; got != c.want {
+		if got := s.Records()[0].Extra["storage"]; got != c.want {
 			t.Errorf("%s: Storage %q, want %q", c.store, got, c.want)
 		}
 		s.Close()
@@ -69,8 +69,8 @@ func TestStorage(t *testing.T) {
 	}
 	defer s.Close()
 	for _, r := range s.Records() {
-		if r.Name == "/scalar" && r.Storage != "one chunk, raw" {
-			t.Errorf("0-d array: Storage %q", r.Storage)
+		if r.Name == "/scalar" && r.Extra["storage"] != "one chunk, raw" {
+			t.Errorf("0-d array: Storage %q", r.Extra["storage"])
 		}
 	}
 }

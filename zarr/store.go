@@ -525,7 +525,7 @@ func record(m *meta) format.Record {
 	if len(m.attrs) > 0 {
 		r.Extra["attributes"] = m.attrs
 	}
-	r.Storage = storageOf(m)
+	r.Extra["storage"] = storageOf(m)
 	return r
 }
 

@@ -84,7 +84,6 @@ type lsEntry struct {
 	NBytes   *int64         `json:"nbytes"`
 	Nullable *bool          `json:"nullable,omitempty"`
 	Extra    map[string]any `json:"-"`
-	Storage  string         `json:"-"`
 }
 
 // MarshalJSON writes the fixed fields in their documented order, then the extra
@@ -112,7 +111,7 @@ func lsEntries(f format.File) []lsEntry {
 			shape = []int64{}
 		}
 		e := lsEntry{Name: r.Name, Type: r.TypeString(), Shape: shape, Order: r.Order.String(),
-			Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra, Storage: r.Storage}
+			Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra}
 		if r.Nullable {
 			t := true
 			e.Nullable = &t
@@ -157,7 +156,8 @@ func writeLsTable(w io.Writer, path string, f format.File, entries []lsEntry) er
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	storage := false
 	for _, e := range entries {
-		storage = storage || e.Storage != ""
+		_, ok := e.Extra["storage"].(string)
+		storage = storage || ok
 	}
 	head = "NAME\tTYPE\tSHAPE\tORDER\tOFFSET\tBYTES"
 	if storage {
@@ -185,7 +185,8 @@ func writeLsTable(w io.Writer, path string, f format.File, entries []lsEntry) er
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", name, typ, shape, e.Order, optString(e.Offset), optString(e.NBytes))
 		if storage {
-			fmt.Fprintf(tw, "\t%s", e.Storage)
+			s, _ := e.Extra["storage"].(string)
+			fmt.Fprintf(tw, "\t%s", s)
 		}
 		fmt.Fprintln(tw)
 	}
