@@ -558,7 +558,7 @@ func writeTemp(path string, perm os.FileMode, data func(io.Writer) error) (*atom
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(t, 1<<20)
+	bw := bufio.NewWriterSize(atomicfile.Writeback(t.File), 1<<20) // on disk while the rest is written
 	if err = data(bw); err == nil {
 		err = bw.Flush()
 	}
