@@ -477,7 +477,7 @@ func writeFiles(path string, meta *Meta, o WriteOptions, data func(io.Writer) er
 			return err
 		}
 	}
-	bw := bufio.NewWriterSize(dataFile, 1<<20)
+	bw := bufio.NewWriterSize(atomicfile.Writeback(dataFile.File), 1<<20) // on disk while the rest is written
 	if err = data(bw); err == nil {
 		err = bw.Flush()
 	}

@@ -267,7 +267,11 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	if src, err = writable(src); err != nil {
 		return fmt.Errorf("futhark: %s: %w", path, err)
 	}
-	err = atomicfile.Write(path, wo.Perm, func(out *os.File) error { return encodeAll(out, src, wo, text) })
+	// Writeback: the disk writes the file while the rest is encoded, and
+	// the commit's fsync waits only for the tail.
+	err = atomicfile.Write(path, wo.Perm, func(out *os.File) error {
+		return encodeAll(atomicfile.Writeback(out), src, wo, text)
+	})
 	if err != nil {
 		return fmt.Errorf("futhark: %s: %w", path, err)
 	}

@@ -140,8 +140,8 @@ func TestReadCopies(t *testing.T) {
 }
 
 // TestStridedCopyTruncated: an 8 MiB file cut to 4096 bytes by another
-// process under the mapping. Copy, CopyFrom, Nulls, Read, ReadArray and
-// ScanTable return an error wrapping mmapfile.ErrFault (Copy had no error
+// process under the mapping. Copy, CopyFrom, Nulls, Read, ReadArray,
+// Validate and DecodeInto return an error wrapping mmapfile.ErrFault (Copy had no error
 // return and the process died of SIGBUS).
 func TestStridedCopyTruncated(t *testing.T) {
 	if os.Getenv("SCIDB_TRUNCATE_HELPER") != "" {
@@ -171,6 +171,12 @@ func TestStridedCopyTruncated(t *testing.T) {
 	assert.ErrorIs(t, m.Read(cells-1, make(Row, 2)), mmapfile.ErrFault)
 	assert.ErrorIs(t, m.ReadArray(1, make([]byte, 80), cells-10, 0, nil), mmapfile.ErrFault)
 	assert.ErrorIs(t, m.Validate(), mmapfile.ErrFault)
+	tab, err := NewTable(f, 200)
+	require.NoError(t, err)
+	_, err = m.DecodeInto(tab, 0)
+	require.NoError(t, err, "the first 200 cells lie before the cut (at cell 240)")
+	_, err = m.DecodeInto(tab, cells-200)
+	assert.ErrorIs(t, err, mmapfile.ErrFault)
 	// What lies before the cut still reads.
 	n, err := ids.CopyFrom(make([]int64, 100), 0)
 	require.NoError(t, err)
