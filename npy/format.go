@@ -628,6 +628,7 @@ func (s *source) SetText(i int, idx []int64, value string) error {
 // bytes in dt's byte order.
 func parseValue(dt DType, v string) ([]byte, error) {
 	v = strings.TrimSpace(v)
+	literal := v
 	out := make([]byte, dt.ItemSize)
 	order := dt.byteOrder()
 	lt := dt.Type()
@@ -643,29 +644,25 @@ func parseValue(dt DType, v string) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("%q is not true or false", v)
 		}
-	case 'i', 'M', 'm':
-		if (dt.Kind == 'M' || dt.Kind == 'm') && v == "NaT" {
+	case 'M', 'm':
+		if v == "NaT" {
 			order.PutUint64(out, 1<<63)
 			break
 		}
-		x, err := parseInt(v, dt.ItemSize*8)
+		fallthrough
+	case 'i', 'u', 'f':
+		// Futhark's literals, as every format's elements are set: 010 is
+		// ten, and a value the type cannot hold is an error.
+		b, err := format.ParseLiteral(lt, literal, order)
 		if err != nil {
 			return nil, err
 		}
-		layout.PutUint(out, order, uint64(x))
-	case 'u':
-		x, err := parseUint(v, dt.ItemSize*8)
-		if err != nil {
-			return nil, err
-		}
-		layout.PutUint(out, order, x)
-	case 'f':
-		x, err := parseFloat(v, lt)
-		if err != nil {
-			return nil, err
-		}
-		layout.PutFloat(out, order, lt, x)
+		copy(out, b)
 	case 'c':
+		if b, err := format.ParseLiteral(lt, literal, order); err == nil {
+			copy(out, b)
+			break
+		}
 		c, err := parseComplex(v, lt.Part())
 		if err != nil {
 			return nil, err

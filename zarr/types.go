@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -432,60 +433,22 @@ func fillJSON(b []byte, t layout.Type, bo binary.ByteOrder) any {
 	return f
 }
 
-// parseText parses a value written as a literal of type t — Futhark's
-// syntax for numbers and bools ("42", "-1.5e3", "0x1f", "inf", "nan",
-// "true", an optional type suffix such as "i32"), and Go's for complex
-// numbers ("1+2i") — into one element in byte order bo.
+// parseText parses a value typed by a person for one element of type t,
+// in byte order bo: Futhark's literals (format.ParseLiteral: 010 is ten, a
+// value the type cannot hold is an error), and for complex numbers also
+// Go's and Python's spellings ("1+2i", "1+2j").
 func parseText(t layout.Type, s string, bo binary.ByteOrder) ([]byte, error) {
-	v := strings.TrimSpace(s)
-	if t != layout.Bool {
-		v = strings.TrimSuffix(v, t.String())
+	b, err := format.ParseLiteral(t, s, bo)
+	if err == nil || !t.IsComplex() {
+		return b, err
 	}
-	var x any
-	switch {
-	case t == layout.Bool:
-		if v != "true" && v != "false" {
-			return nil, fmt.Errorf("value %q is not a bool (true or false)", s)
-		}
-		x = v == "true"
-	case t.IsComplex():
-		c, err := strconv.ParseComplex(v, 128)
-		if err != nil {
-			return nil, fmt.Errorf("value %q is not a %s", s, t)
-		}
-		x = c
-	case t.IsInteger():
-		if i, err := strconv.ParseInt(v, 0, 64); err == nil {
-			x = i
-		} else if u, err := strconv.ParseUint(v, 0, 64); err == nil {
-			x = u
-		} else {
-			return nil, fmt.Errorf("value %q is not a %s", s, t)
-		}
-	case t.IsFloat():
-		p := t.String() + "."
-		switch strings.TrimPrefix(strings.TrimPrefix(v, "-"), p) {
-		case "nan":
-			x = quietNaN(t)
-		case "inf":
-			x = math.Inf(1)
-			if strings.HasPrefix(v, "-") {
-				x = math.Inf(-1)
-			}
-		default:
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-					return nil, fmt.Errorf("value %q is not a %s", s, t)
-				}
-			}
-			x = f
-		}
-	default:
-		return nil, fmt.Errorf("elements of type %s cannot be set", t)
+	v := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "("), ")")
+	c, cerr := strconv.ParseComplex(strings.Replace(v, "j", "i", 1), 128)
+	if cerr != nil {
+		return nil, err
 	}
-	b := make([]byte, t.Size())
-	if err := putValue(b, t, bo, x); err != nil {
+	b = make([]byte, t.Size())
+	if err := putValue(b, t, bo, c); err != nil {
 		return nil, fmt.Errorf("value %q: %v", s, err)
 	}
 	return b, nil

@@ -189,3 +189,34 @@ func TestNPYTextArrays(t *testing.T) {
 	require.NoError(t, f.Close())
 	assert.Equal(t, "empty([0][2]string)\n", mustMk(t, "cat", e))
 }
+
+// set reads Futhark's literals in every format, through one parser: 010
+// is ten (not octal), and a value the element type cannot hold — an
+// overflowing float, a nonzero one that rounds to zero — is an error
+// that leaves the file as it was.
+func TestSetLiteralsInEveryFormat(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, filepath.Join(dir, "v.fut"), "[0i32, 0i32]\n[0.5f32, 0.5f32]\n[0.5f16]\n")
+	for _, ext := range []string{".abf", ".in", ".npz", ".zarr"} {
+		p := filepath.Join(dir, "v"+ext)
+		if ext == ".in" {
+			mustMk(t, "convert", "--aligned", src, p) // binary, mappable
+		} else {
+			mustMk(t, "convert", src, p)
+		}
+		recs := lsJSON(t, p).Records
+		require.Len(t, recs, 3, ext)
+		name := func(i int) string { return recs[i]["name"].(string) }
+		mustMk(t, "set", p, name(0), "[1]", "010")
+		mustMk(t, "set", p, name(1), "[1]", "1.6e1f32")
+		assert.Equal(t, "[0i32, 10i32]\n[0.5f32, 16.0f32]\n[0.5f16]\n", mustMk(t, "cat", p), ext)
+		for _, c := range []struct {
+			rec   int
+			value string
+		}{{1, "1e400"}, {1, "1e39"}, {2, "1e-8"}, {2, "1e5"}, {0, "2147483648"}, {0, "1.5"}} {
+			r := mk(t, "set", p, name(c.rec), "[0]", c.value)
+			assert.Equal(t, 1, r.code, "%s: set %s", ext, c.value)
+		}
+		assert.Equal(t, "[0i32, 10i32]\n[0.5f32, 16.0f32]\n[0.5f16]\n", mustMk(t, "cat", p), ext)
+	}
+}
