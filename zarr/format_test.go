@@ -263,3 +263,50 @@ func TestChooseChunks(t *testing.T) {
 		}
 	}
 }
+
+// A new store's directory gets the usual mode less the umask; a replaced
+// store keeps its own; a symbolic link to a store is followed and stays a
+// link.
+func TestStoreModeAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	src := (&memSource{}).add("x", layout.F64, []int64{4}, layout.RowMajor, false, f64bytes(1, 2, 3, 4))
+	p := filepath.Join(dir, "s.zarr")
+	if err := Write(p, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	// What the umask leaves of 0755, as os.Mkdir shows.
+	if err := os.Mkdir(filepath.Join(dir, "plain"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(filepath.Join(dir, "plain"))
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want.Mode().Perm() {
+		t.Errorf("new store: %v %v", fi.Mode(), err)
+	}
+	if err := os.Chmod(p, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o750 {
+		t.Errorf("replaced store: %v %v", fi.Mode(), err)
+	}
+	link := filepath.Join(dir, "link.zarr")
+	if err := os.Symlink("s.zarr", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, (&memSource{}).add("y", layout.I8, []int64{1}, layout.RowMajor, false, []byte{7}), nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	s, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Records()[0].Name != "/y" {
+		t.Errorf("the store the link points to holds %v", s.Records())
+	}
+}

@@ -2,7 +2,6 @@ package zarr
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -12,14 +11,17 @@ import (
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 )
 
-// stage is a store being written: a temporary directory beside its target
-// that replaces the target only once it is complete. Its files are not
-// synced one by one: each file's writeback starts as soon as it is
-// written, and commit syncs them all, then every directory of the stage,
-// before the stage takes the target's place.
+// stage is a store being written: an atomicfile.Dir, a temporary
+// directory beside its target that replaces the target only once it is
+// complete (a replaced store keeps its permission bits; a symbolic link to
+// a store is followed; an interrupted process removes it with
+// atomicfile.AbortAll). Its files are not synced one by one: each file's
+// writeback starts as soon as it is written, and commit syncs them all,
+// then the whole tree, before the stage takes the target's place.
 type stage struct {
 	target string // the store's path
 	dir    string // the temporary directory
+	tmp    *atomicfile.Dir
 	perm   fs.FileMode
 	mu     sync.Mutex
 	made   map[string]bool // directories created, by key ("." the stage)
@@ -37,24 +39,20 @@ func newStage(path string, perm fs.FileMode) (*stage, error) {
 	if err := replaceable(path); err != nil {
 		return nil, err
 	}
-	parent, base := filepath.Split(filepath.Clean(path))
-	if parent == "" {
-		parent = "."
-	}
-	dir, err := os.MkdirTemp(parent, "."+base+".tmp")
+	tmp, err := atomicfile.CreateDir(path, nil)
 	if err != nil {
 		return nil, err
 	}
 	if perm == 0 {
 		perm = atomicfile.DefaultPerm
 	}
-	return &stage{target: path, dir: dir, perm: perm, made: map[string]bool{".": true}}, nil
+	return &stage{target: path, dir: tmp.Path(), tmp: tmp, perm: perm, made: map[string]bool{".": true}}, nil
 }
 
 // replaceable refuses to replace anything but a Zarr store or an empty
 // directory, so that a mistyped output name cannot delete other data.
 func replaceable(path string) error {
-	fi, err := os.Lstat(path)
+	fi, err := os.Stat(path) // through a symbolic link, as the stage replaces what it points to
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -169,60 +167,20 @@ func (st *stage) syncFiles() error {
 	return first
 }
 
-// syncAll makes the stage durable: its files, then its directories.
-func (st *stage) syncAll() error {
-	if err := st.syncFiles(); err != nil {
-		return err
-	}
-	for d := range st.made {
-		f, err := os.Open(filepath.Join(st.dir, filepath.FromSlash(d)))
-		if err != nil {
-			return err
-		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// commit makes the stage durable and puts it in place of the target: in
-// one atomic exchange where the OS has one, else by two renames.
+// commit makes the stage durable — its files, synced as their writeback
+// ends, then the whole tree — and puts it in place of the target (in one
+// atomic exchange where the OS has one).
 func (st *stage) commit() error {
-	if err := st.syncAll(); err != nil {
+	if err := st.syncFiles(); err != nil {
 		return err
 	}
 	if err := replaceable(st.target); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(st.target); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(st.dir, st.target); err != nil {
-			return err
-		}
-		syncDir(filepath.Dir(st.target))
-		return nil
-	}
-	if err := exchange(st.dir, st.target); err == nil {
-		syncDir(filepath.Dir(st.target))
-		return os.RemoveAll(st.dir) // now the old store
-	}
-	old := st.dir + ".old"
-	if err := os.Rename(st.target, old); err != nil {
-		return err
-	}
-	if err := os.Rename(st.dir, st.target); err != nil {
-		if rerr := os.Rename(old, st.target); rerr != nil {
-			return fmt.Errorf("%v; the old store is at %s: %v", err, old, rerr)
-		}
-		return err
-	}
-	syncDir(filepath.Dir(st.target))
-	return os.RemoveAll(old)
+	return st.tmp.Commit()
 }
 
-// abort removes the stage (after a commit, what is left of it).
+// abort removes the stage (after a commit, it does nothing).
 func (st *stage) abort() {
 	st.mu.Lock()
 	for _, f := range st.pending {
@@ -230,12 +188,5 @@ func (st *stage) abort() {
 	}
 	st.pending = nil
 	st.mu.Unlock()
-	os.RemoveAll(st.dir)
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	st.tmp.Abort()
 }

@@ -25,9 +25,20 @@ func TestInterruptedConvertLeavesNothing(t *testing.T) {
 	in := filepath.Join(dir, "big.in")
 	b := mustMk(t, "dataset", "-b", "-g", "[8000000]f64")
 	require.NoError(t, os.WriteFile(in, []byte(b), 0o644))
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		out := filepath.Join(dir, "out.fut")
-		cmd := exec.Command(mkBin, "--quiet", "convert", "--text", in, out)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		out  string
+		args []string
+	}{
+		{syscall.SIGTERM, "out.fut", []string{"--text"}},
+		{syscall.SIGINT, "out.fut", []string{"--text"}},
+		// A store is a temporary directory until it is complete.
+		{syscall.SIGTERM, "out.zarr", []string{"--compress", "zstd:19"}},
+		{syscall.SIGINT, "out.zarr", []string{"--compress", "zstd:19"}},
+	} {
+		sig := c.sig
+		out := filepath.Join(dir, c.out)
+		cmd := exec.Command(mkBin, append(append([]string{"--quiet", "convert"}, c.args...), in, out)...)
 		require.NoError(t, cmd.Start())
 		// Wait until the temporary file exists, then interrupt.
 		deadline := time.Now().Add(10 * time.Second)
@@ -44,7 +55,8 @@ func TestInterruptedConvertLeavesNothing(t *testing.T) {
 		assert.Equal(t, 128+int(sig), ee.ExitCode())
 		l, err := atomicfile.Leftovers(dir)
 		require.NoError(t, err)
-		assert.Empty(t, l, "%v left temporary files", sig)
+		assert.Empty(t, l, "%v of a conversion to %s left temporary files", sig, c.out)
 		assert.NoFileExists(t, out)
+		assert.NoDirExists(t, out)
 	}
 }
