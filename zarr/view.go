@@ -169,7 +169,9 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 // mapping of its chunk file when chunks are stored raw; by decoding,
 // changing and re-encoding the chunk (its shard) to a new file that
 // replaces the old one when they are compressed; a missing chunk is
-// created from the fill value. The store must be open read-write.
+// created from the fill value. The store must be open read-write. The
+// change is visible to every reader of the store at once and durable
+// after Sync or Close.
 func Set[T layout.Elem](a *Array, idx []int64, v T) error {
 	if err := checkType[T](a); err != nil {
 		return err
