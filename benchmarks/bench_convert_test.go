@@ -38,7 +38,7 @@ func BenchmarkConvert(b *testing.B) {
 		out := filepath.Join(b.TempDir(), "copy")
 		b.SetBytes(n)
 		for b.Loop() {
-			if err := cpSync(src, out); err != nil {
+			if err := CopySync(src, out); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
@@ -114,7 +114,7 @@ func BenchmarkConvertPaired(b *testing.B) {
 	best := make([]time.Duration, len(targets))
 	for b.Loop() {
 		cp := filepath.Join(dir, "copy")
-		dcp := timed(func() error { return cpSync(src, cp) }, cp)
+		dcp := timed(func() error { return CopySync(src, cp) }, cp)
 		for k, to := range targets {
 			tf, ok := format.Lookup(to)
 			if !ok {

@@ -267,7 +267,7 @@ func BenchmarkWriteSync(b *testing.B) {
 // copied to a new one (copy_file_range) + fsync.
 func BenchmarkCpSync(b *testing.B) {
 	src, _ := benchFile(b)
-	benchWrite(b, func(path string, _ []float64) error { return cpSync(src, path) })
+	benchWrite(b, func(path string, _ []float64) error { return CopySync(src, path) })
 }
 
 // BenchmarkCreateFillView creates a file, grows, maps, PopulateWrite,

@@ -152,7 +152,7 @@ func (s *suite) ceilingRep(name string) ceilingRep {
 	case "cp_sync":
 		return func() (time.Duration, int64, error) {
 			n, src := s.o.convSize, s.cpSrc
-			d, err := s.writeOnce(s.path("ceiling.out"), n, func(p string) error { return cpSync(src, p) })
+			d, err := s.writeOnce(s.path("ceiling.out"), n, func(p string) error { return CopySync(src, p) })
 			return d, n, err
 		}
 	}

@@ -45,10 +45,11 @@ func writeSync(path string, b []byte) error {
 	return f.Close()
 }
 
-// cpSync is the cp_sync ceiling, `cp src dst && sync dst`: the file
+// CopySync is the cp_sync ceiling, `cp src dst && sync dst`: the file
 // copied to a new one in the kernel (io.Copy between two files is
-// copy_file_range on Linux, as in GNU cp), then fsync.
-func cpSync(src, dst string) error {
+// copy_file_range on Linux, as in GNU cp), then fsync — the pace at which
+// the disk takes the same bytes, against which conversions are measured.
+func CopySync(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err

@@ -155,6 +155,17 @@ func demoFormats(d *demo) error {
 	if err != nil {
 		return err
 	}
+	// The reference for conversions: the same bytes copied by the kernel
+	// and synced, as `cp demo.abf copy.abf && sync copy.abf` does.
+	cp := filepath.Join(d.dir, "copy.abf")
+	t0 = time.Now()
+	if err := benchmarks.CopySync(path, cp); err != nil {
+		return err
+	}
+	cpDur := time.Since(t0)
+	os.Remove(cp)
+	d.say("cp demo.abf copy.abf && sync: %s in %.2f s (%.2f GB/s), the disk's pace for these bytes; every conversion below includes its fsync",
+		benchmarks.HumanSize(size), cpDur.Seconds(), gbps(size, cpDur))
 	for _, s := range steps {
 		in, out := filepath.Join(d.dir, s.in), filepath.Join(d.dir, s.out)
 		t := time.Now()
@@ -166,7 +177,7 @@ func demoFormats(d *demo) error {
 			return err
 		}
 		dur := time.Since(t)
-		d.say("mmapkit convert %s %s: %s, %s in %.2f s (%.2f GB/s of values)", s.in, s.out, s.what, benchmarks.HumanSize(fileSize(out)), dur.Seconds(), gbps(d.bytes, dur))
+		d.say("mmapkit convert %s %s: %s, %s in %.2f s (%.2f GB/s of values, %.2f× cp + sync)", s.in, s.out, s.what, benchmarks.HumanSize(fileSize(out)), dur.Seconds(), gbps(d.bytes, dur), cpDur.Seconds()/dur.Seconds())
 		if s.to == "abf" {
 			back, err := os.ReadFile(out)
 			if err != nil {
