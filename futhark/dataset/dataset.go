@@ -6,6 +6,7 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -156,16 +157,25 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			bounds[t] = b
 		}
 	}
-	enc := futhark.NewWriter(stdout, 0, &futhark.Options{Align: align})
+	// The encoder hands over each value as it ends: buffered, a file of
+	// many small values is not one write(2) a value.
+	out := bufio.NewWriterSize(stdout, 1<<20)
+	enc := futhark.NewWriter(out, 0, &futhark.Options{Align: align})
+	code := 0
 	if len(gens) > 0 {
 		for k, g := range gens {
 			if err := g.run(enc, seed+uint64(k)); err != nil {
-				return fail(stderr, err)
+				code = fail(stderr, err)
+				break
 			}
 		}
-		return 0
+	} else {
+		code = convertStdin(stdin, enc, cur, stderr)
 	}
-	return convertStdin(stdin, enc, cur, stderr)
+	if err := out.Flush(); err != nil && code == 0 {
+		code = fail(stderr, err)
+	}
+	return code
 }
 
 func fail(stderr io.Writer, err error) int {
