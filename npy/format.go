@@ -716,7 +716,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		a := f.arrays[0]
 		f.mu.RUnlock()
 		return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-			return writeNPY(path, w, canonical(a.h.Header), func(out io.Writer) error { return f.copyData(a, out) })
+			return writeNPY(path, atomicfile.Writeback(w), canonical(a.h.Header), func(out io.Writer) error { return f.copyData(a, out) })
 		})
 	}
 	recs := src.Records()
@@ -744,7 +744,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		return writeTable(path, src, o)
 	}
 	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-		return writeNPY(path, w, h, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
+		return writeNPY(path, atomicfile.Writeback(w), h, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
 	})
 }
 
@@ -893,7 +893,7 @@ func writeTable(path string, src format.Source, o *Options) error {
 		h.DType = fields[0].dt // a .npy's own text array
 	}
 	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-		return writeNPY(path, w, h, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
+		return writeNPY(path, atomicfile.Writeback(w), h, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
 	})
 }
 
