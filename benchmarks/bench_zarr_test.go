@@ -3,10 +3,13 @@ package benchmarks
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/npy"
 	"github.com/mmapkit/mmapkit/zarr"
 )
 
@@ -88,4 +91,54 @@ func BenchmarkZarrEditSync(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkZarrViewScan is the zarr_view_scan figure beside its
+// reference, npy_view_scan, in one loop: each iteration opens, maps
+// (chunk by chunk for Zarr), sums and closes both, and the benchmark
+// reports each one's best GB/s and the median ratio of the pairs.
+func BenchmarkZarrViewScan(b *testing.B) {
+	size := benchSize(b)
+	shape := zarrShape(size / 8)
+	src := make([]float64, shape[0]*shape[1])
+	fillF64(src, 0)
+	dir := b.TempDir()
+	store := filepath.Join(dir, "data.zarr")
+	if err := zarr.Write(store, newMemSource("x", asBytes(src), shape, layout.RowMajor), zarrOptions(shape, "")); err != nil {
+		b.Fatal(err)
+	}
+	plain := filepath.Join(dir, "data.npy")
+	if err := npy.Save(plain, shape, layout.RowMajor, src); err != nil {
+		b.Fatal(err)
+	}
+	src = nil
+	for _, p := range []string{store, plain} {
+		if err := settle(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var zBest, nBest float64
+	var ratios []float64
+	b.SetBytes(size)
+	for b.Loop() {
+		t0 := time.Now()
+		if _, _, err := scanZarr(store); err != nil {
+			b.Fatal(err)
+		}
+		dz := time.Since(t0)
+		b.StopTimer()
+		t1 := time.Now()
+		if _, _, err := scanNPY(plain, "0"); err != nil {
+			b.Fatal(err)
+		}
+		dn := time.Since(t1)
+		b.StartTimer()
+		zBest = max(zBest, gbps(size, dz))
+		nBest = max(nBest, gbps(size, dn))
+		ratios = append(ratios, dn.Seconds()/dz.Seconds())
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(zBest, "zarr-GB/s")
+	b.ReportMetric(nBest, "npy-GB/s")
+	b.ReportMetric(ratios[len(ratios)/2], "ratio")
 }

@@ -322,28 +322,23 @@ func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
 	if s.root == nil {
 		return nil, s.errf(key, -1, ErrUnsupported, "a store opened with NewReader is not mapped: use Read")
 	}
-	inside, err := s.root.Open(key)
-	if err != nil {
-		return nil, s.keyErr(key, err)
-	}
-	defer inside.Close()
-	fi, err := inside.Stat()
-	if err != nil {
-		return nil, s.keyErr(key, err)
-	}
-	mode := mmapfile.ReadOnly
+	// Opened once, inside the store (os.Root refuses what leads out of
+	// it), and that descriptor is what gets mapped.
+	flag, mode := os.O_RDONLY, mmapfile.ReadOnly
 	if writable {
-		mode = mmapfile.ReadWrite
+		flag, mode = os.O_RDWR, mmapfile.ReadWrite
+	}
+	inside, err := s.root.OpenFile(key, flag, 0)
+	if err != nil {
+		return nil, s.keyErr(key, err)
 	}
 	mo := s.opts.Options
 	mo.Create, mo.Truncate, mo.Lock = false, false, mmapfile.LockNone
+	mo.File = inside // named by its path in errors
 	f, err := mmapfile.OpenFile(s.path(key), mode, &mo)
 	if err != nil {
+		inside.Close()
 		return nil, s.errf(key, -1, err, "cannot be opened")
-	}
-	if fi2, err := f.OSFile().Stat(); err != nil || !os.SameFile(fi, fi2) {
-		f.Close()
-		return nil, s.errf(key, -1, ErrInvalid, "changed while it was opened (a symlink out of the store?)")
 	}
 	return f, nil
 }

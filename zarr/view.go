@@ -114,7 +114,7 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
 		return nil, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
-	loc, err := a.locateUnit(idx)
+	loc, err := a.locateView(idx)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +162,24 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 		return nil, s.errf(loc.key, off, err, "array %q: chunk %v cannot be viewed: use Read or ReadRegion", m.name, idx)
 	}
 	return v, nil
+}
+
+// locateView is locateUnit for a view: a chunk file of its own is mapped
+// at once, its size taken from the mapping (one open instead of a stat
+// and an open: a scan maps every chunk).
+func (a *Array) locateView(idx []int64) (where, error) {
+	key, inner := a.m.locate(idx)
+	if inner >= 0 {
+		return a.locateUnit(idx)
+	}
+	mp, err := a.s.mapped(key)
+	switch {
+	case err == nil:
+		return where{key: key, n: int64(mp.r.Len())}, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return where{key: key, missing: true}, nil
+	}
+	return where{}, err
 }
 
 // Set changes the element of the array at idx (0-based, in the array's
