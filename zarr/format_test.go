@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 func TestRegistration(t *testing.T) {
@@ -308,5 +309,36 @@ func TestStoreModeAndLinks(t *testing.T) {
 	defer s.Close()
 	if s.Records()[0].Name != "/y" {
 		t.Errorf("the store the link points to holds %v", s.Records())
+	}
+}
+
+// A store open read-write (here or in another process) is not replaced
+// under its writer: the write fails with mmapfile.ErrLocked and leaves
+// it as it was.
+func TestWriteRefusesALockedStore(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.zarr")
+	src := (&memSource{}).add("x", layout.F64, []int64{4}, layout.RowMajor, false, f64bytes(1, 2, 3, 4))
+	for _, v := range []int{2, 3} {
+		if err := Write(p, src, &Options{Version: v}); err != nil {
+			t.Fatal(err)
+		}
+		before := files(t, p)
+		s, err := OpenFile(p, mmapfile.ReadWrite, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Write(p, src, &Options{Version: v})
+		if !errors.Is(err, mmapfile.ErrLocked) {
+			t.Errorf("version %d: Write over a store open read-write: %v", v, err)
+		}
+		if got := changed(before, files(t, p)); len(got) != 0 {
+			t.Errorf("version %d: the refused write changed %v", v, got)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(p, src, &Options{Version: v}); err != nil {
+			t.Errorf("version %d: Write after Close: %v", v, err)
+		}
 	}
 }

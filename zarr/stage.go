@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // stage is a store being written: an atomicfile.Dir, a temporary
@@ -22,6 +23,7 @@ type stage struct {
 	target string // the store's path
 	dir    string // the temporary directory
 	tmp    *atomicfile.Dir
+	lock   *mmapfile.File // a shared lock on the store replaced, held until commit
 	perm   fs.FileMode
 	mu     sync.Mutex
 	made   map[string]bool // directories created, by key ("." the stage)
@@ -39,14 +41,31 @@ func newStage(path string, perm fs.FileMode) (*stage, error) {
 	if err := replaceable(path); err != nil {
 		return nil, err
 	}
+	// A store open read-write elsewhere holds an exclusive lock on its
+	// root metadata: it is not replaced under its writer.
+	var lock *mmapfile.File
+	for _, name := range []string{"zarr.json", ".zgroup", ".zarray"} {
+		l, err := mmapfile.OpenFile(filepath.Join(path, name), mmapfile.ReadOnly, &mmapfile.Options{Lock: mmapfile.LockShared})
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, &FormatError{File: path, Offset: -1, Msg: "cannot be replaced", Err: err}
+		}
+		lock = l
+		break
+	}
 	tmp, err := atomicfile.CreateDir(path, nil)
 	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
 		return nil, err
 	}
 	if perm == 0 {
 		perm = atomicfile.DefaultPerm
 	}
-	return &stage{target: path, dir: tmp.Path(), tmp: tmp, perm: perm, made: map[string]bool{".": true}}, nil
+	return &stage{target: path, dir: tmp.Path(), tmp: tmp, lock: lock, perm: perm, made: map[string]bool{".": true}}, nil
 }
 
 // replaceable refuses to replace anything but a Zarr store or an empty
@@ -177,7 +196,16 @@ func (st *stage) commit() error {
 	if err := replaceable(st.target); err != nil {
 		return err
 	}
-	return st.tmp.Commit()
+	err := st.tmp.Commit()
+	st.unlock()
+	return err
+}
+
+func (st *stage) unlock() {
+	if st.lock != nil {
+		st.lock.Close()
+		st.lock = nil
+	}
 }
 
 // abort removes the stage (after a commit, it does nothing).
@@ -189,4 +217,5 @@ func (st *stage) abort() {
 	st.pending = nil
 	st.mu.Unlock()
 	st.tmp.Abort()
+	st.unlock()
 }
