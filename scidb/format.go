@@ -334,9 +334,9 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 			return err
 		}
 	}
-	if err := f.SetNames(names...); err != nil {
-		return err
-	}
+	// The source's names, for messages only: a SciDB file stores none,
+	// so a source whose names repeat (a frame's labels) still converts.
+	f.Names = names
 	enc := NewEncoder(w, f)
 	if m, ok := src.(*File); ok && sameValues(m.f, f) {
 		// Cell by cell, the stored bytes: exact whatever the values.

@@ -352,3 +352,18 @@ func mustReadFile(t *testing.T, p string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// TestFormatNamesOnce: attribute names find one attribute each, so a name
+// given twice (or an empty one) is refused, naming it.
+func TestFormatNamesOnce(t *testing.T) {
+	f, err := ParseFormat("(int64, double)")
+	require.NoError(t, err)
+	err = f.SetNames("a", "a")
+	assert.ErrorContains(t, err, `the name "a" is given twice`)
+	assert.ErrorContains(t, f.SetNames("a", ""), "empty")
+	require.NoError(t, f.SetNames("a", "b"))
+
+	_, err = format.Open(writeTemp(t, flatArray), params("scidb-format", flatFormat, "scidb-names", "A,B,A,D"))
+	assert.ErrorContains(t, err, "scidb-names")
+	assert.ErrorContains(t, err, `"A" is given twice`)
+}

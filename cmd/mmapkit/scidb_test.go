@@ -139,3 +139,24 @@ func TestSciDBOpaqueRefused(t *testing.T) {
 	assert.Contains(t, r.stderr, "opaque")
 	assert.Empty(t, r.stdout)
 }
+
+// TestSciDBNamesGivenTwice: --scidb-names with a name twice lists, prints
+// and converts nothing (it made two records called "a" and a CSV header
+// "a,a").
+func TestSciDBNamesGivenTwice(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := writeFile(t, filepath.Join(dir, "t.csv"), "x,y\n1,2.5\n3,4\n")
+	path := filepath.Join(dir, "f.scidb")
+	mustMk(t, "convert", "--out-scidb-format", "(int64, double)", csvPath, path)
+	for _, args := range [][]string{
+		{"ls", "--scidb-format", "(int64, double)", "--scidb-names", "a,a", path},
+		{"cat", "--scidb-format", "(int64, double)", "--scidb-names", "a,a", path},
+		{"convert", "--scidb-format", "(int64, double)", "--scidb-names", "a,a", path, filepath.Join(dir, "o.csv")},
+	} {
+		r := mk(t, args...)
+		assert.Equal(t, 1, r.code, "%v: %s", args, r.stdout)
+		assert.Contains(t, r.stderr, `"a" is given twice`, args)
+		assert.Empty(t, r.stdout, args)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "o.csv"))
+}
