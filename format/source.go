@@ -144,6 +144,15 @@ func (v *view) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 }
 
 func (v *view) ScanTable(batch int, fn func(first int64, cols []Column) error) error {
+	return v.scan(batch, nil, fn)
+}
+
+func (v *view) ScanTableText(batch int, text []bool, fn func(first int64, cols []Column) error) error {
+	return v.scan(batch, text, fn)
+}
+
+// scan is ScanTable, or ScanTableText with text (by the view's columns).
+func (v *view) scan(batch int, text []bool, fn func(first int64, cols []Column) error) error {
 	all := v.src.Records()
 	pick := make([]int, 0, len(v.index))
 	// Columns of the underlying table, by their position among its
@@ -163,12 +172,20 @@ func (v *view) ScanTable(batch int, fn func(first int64, cols []Column) error) e
 		pick = append(pick, k)
 	}
 	out := make([]Column, len(pick))
-	return ScanTable(v.src, batch, func(first int64, cols []Column) error {
+	pass := func(first int64, cols []Column) error {
 		for j, k := range pick {
 			out[j] = cols[k]
 		}
 		return fn(first, out)
-	})
+	}
+	if text == nil {
+		return ScanTable(v.src, batch, pass)
+	}
+	under := make([]bool, len(colPos))
+	for j, k := range pick {
+		under[k] = under[k] || text[j]
+	}
+	return ScanTableText(v.src, batch, under, pass)
 }
 
 func (v *view) IsSparse(i int) bool {
@@ -277,6 +294,37 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 		}
 	}
 	return nil
+}
+
+// HasText reports whether src's table can give its columns as the text
+// they are stored as (see TextTable), also through Select and Rename.
+func HasText(src Source) bool {
+	if v, ok := src.(*view); ok {
+		return HasText(v.src)
+	}
+	_, ok := src.(TextTable)
+	return ok && hasColumns(src)
+}
+
+// ScanTableText is ScanTable with the columns j for which text[j] is true
+// given as the text they are stored as ([]string; see TextTable). A src
+// without such text (HasText false) gives an error wrapping
+// errors.ErrUnsupported when any text[j] is true.
+func ScanTableText(src Source, batch int, text []bool, fn func(first int64, cols []Column) error) error {
+	want := false
+	for _, t := range text {
+		want = want || t
+	}
+	if !want {
+		return ScanTable(src, batch, fn)
+	}
+	if !HasText(src) {
+		return fmt.Errorf("the table's columns are not stored as text: %w", errors.ErrUnsupported)
+	}
+	if len(text) != len(TableColumns(src)) {
+		return fmt.Errorf("%d text flags for %d columns", len(text), len(TableColumns(src)))
+	}
+	return src.(TextTable).ScanTableText(batch, text, fn)
 }
 
 // TableColumns describes the columns ScanTable gives for src: the records

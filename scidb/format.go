@@ -297,7 +297,10 @@ func checkSource(src format.Source) error {
 // one derived from its layout type (int64, double, …; text columns are
 // string; a nullable column's entry is nullable). 64-bit integer and
 // floating columns (what a CSV file gives) are narrowed to the entry's
-// type when every value fits. Nulls go to "null" entries with their
+// type when every value fits; a column stored as text (CSV) whose
+// inferred type the entry cannot take is parsed from its text as the
+// entry's type ("007" for a string entry, 9223372036854775808 for
+// uint64). Nulls go to "null" entries with their
 // reasons; a column the format cannot hold is an error naming it.
 func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 	if err := checkSource(src); err != nil {
@@ -328,9 +331,19 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 	}
 	names := make([]string, len(cols))
 	conv := make([]converter, len(cols))
+	text := make([]bool, len(cols))
+	hasText := format.HasText(src)
 	for a := range cols {
 		names[a] = cols[a].Name
-		if conv[a], err = converterFor(&cols[a], f.Attr(a)); err != nil {
+		conv[a], err = converterFor(&cols[a], f.Attr(a))
+		if err != nil && hasText && errors.Is(err, format.ErrNotRepresentable) {
+			// A column stored as text (CSV) whose inferred type is not
+			// the entry's ("007" inferred i64 for a string entry,
+			// 2^63 inferred f64 for uint64): its text, parsed as the
+			// entry's type.
+			conv[a], text[a], err = textConverter(f.Attr(a)), true, nil
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -346,7 +359,7 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 		return enc.Flush()
 	}
 	row := make(Row, len(cols))
-	err = format.ScanTable(src, 4096, func(first int64, cs []format.Column) error {
+	err = format.ScanTableText(src, 4096, text, func(first int64, cs []format.Column) error {
 		n := reflect.ValueOf(cs[0].Values).Len()
 		for k := 0; k < n; k++ {
 			for a := range row {
@@ -456,14 +469,7 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		return format.Unrepresentable(c, fmt.Sprintf("the SciDB entry %q needs %s values", e, e.Type))
 	}
 	if !c.Type.Valid() {
-		// Text: SciDB's own.
-		return func(values any, k int) (Value, error) {
-			s, ok := values.([]string)
-			if !ok {
-				return Value{}, fmt.Errorf("values %T, not text", values)
-			}
-			return ParseText(e, s[k])
-		}, nil
+		return textConverter(e), nil
 	}
 	lt, ok := LayoutType(e.Type)
 	if !ok || e.Width > 0 {
@@ -502,6 +508,17 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		}, nil
 	}
 	return nil, mismatch()
+}
+
+// textConverter parses a text column's values as SciDB's text of entry e.
+func textConverter(e Column) converter {
+	return func(values any, k int) (Value, error) {
+		s, ok := values.([]string)
+		if !ok {
+			return Value{}, fmt.Errorf("values %T, not text", values)
+		}
+		return ParseText(e, s[k])
+	}
 }
 
 // narrowInt returns x as a value of layout type t, or an error when it
