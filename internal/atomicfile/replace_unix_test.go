@@ -390,6 +390,11 @@ func TestIsTemp(t *testing.T) {
 // AbortAll removes every temporary file and directory in progress; their
 // later commits fail and the targets stay as they were.
 func TestAbortAll(t *testing.T) {
+	t.Cleanup(func() {
+		live.Lock()
+		live.stopped = false
+		live.Unlock()
+	})
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x")
 	writeOld(t, p, "old", 0o644)
