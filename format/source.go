@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -95,18 +96,45 @@ func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte
 }
 
 // Select returns a Source holding only the named records of src, in the
-// order given.
+// order given. Names match as Find matches them, in time linear in the
+// numbers of records and names.
 func Select(src Source, names ...string) (Source, error) {
-	s := &view{src: src}
+	recs := src.Records()
+	s := &view{src: src, index: make([]int, 0, len(names)), recs: make([]Record, 0, len(names))}
+	find := func(name string) (int, error) { return Find(src, name) }
+	if len(names) > 8 {
+		find = finder(recs)
+	}
 	for _, name := range names {
-		i, err := Find(src, name)
+		i, err := find(name)
 		if err != nil {
 			return nil, err
 		}
 		s.index = append(s.index, i)
-		s.recs = append(s.recs, src.Records()[i])
+		s.recs = append(s.recs, recs[i])
 	}
 	return s, nil
+}
+
+// finder returns Find's lookup over recs through two maps built once: a
+// name's first exact match, else the first record whose name equals it
+// when a leading "/" is dropped from both.
+func finder(recs []Record) func(name string) (int, error) {
+	exact := make(map[string]int, len(recs))
+	trimmed := make(map[string]int, len(recs))
+	for i := len(recs) - 1; i >= 0; i-- {
+		exact[recs[i].Name] = i
+		trimmed[strings.TrimPrefix(recs[i].Name, "/")] = i
+	}
+	return func(name string) (int, error) {
+		if i, ok := exact[name]; ok {
+			return i, nil
+		}
+		if i, ok := trimmed[strings.TrimPrefix(name, "/")]; ok {
+			return i, nil
+		}
+		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+	}
 }
 
 // Rename returns a Source whose records carry the given names, in record
