@@ -392,6 +392,8 @@ func notATable(src Source) error {
 		switch {
 		case r.Kind != KindColumn && r.Kind != KindArray:
 			return Unrepresentable(r, "a table holds arrays and columns only")
+		case len(r.Shape) == 0:
+			return Unrepresentable(r, "a scalar (a 0-d array) cannot be a table column, which is 1-D")
 		case len(r.Shape) != 1:
 			return Unrepresentable(r, "a table's columns are 1-D")
 		case r.Shape[0] != recs[0].Shape[0]:
