@@ -278,10 +278,13 @@ func Write(path string, src format.Source, o *format.Options) error {
 }
 
 func checkSource(src format.Source) error {
+	recs := src.Records()
+	if len(recs) == 0 {
+		return fmt.Errorf("scidb: no records to write: %w", format.ErrNotRepresentable)
+	}
 	if _, ok := src.(format.TableScanner); ok || format.IsTable(src) {
 		return nil
 	}
-	recs := src.Records()
 	for i := range recs {
 		if len(recs[i].Shape) != 1 {
 			return format.Unrepresentable(&recs[i], "a SciDB file holds 1-D attributes of one length")

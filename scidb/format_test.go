@@ -330,6 +330,8 @@ func TestFormatWrite(t *testing.T) {
 		{"attribute count", "(int64)", src, format.ErrNotRepresentable, "1 attributes"},
 		{"complex", "", (&arraySource{}).add("z", layout.C64, []int64{1}, make([]byte, 8)), format.ErrNotRepresentable, `"z"`},
 		{"2-D", "", (&arraySource{}).add("m", layout.F64, []int64{1, 1}, make([]byte, 8)), format.ErrNotRepresentable, `"m"`},
+		{"no records", "", &arraySource{}, format.ErrNotRepresentable, "no records"}, // it panicked
+		{"no records, a format", "(int64)", &arraySource{}, format.ErrNotRepresentable, "no records"},
 		{"lengths", "", (&arraySource{}).add("a", layout.I8, []int64{1}, []byte{1}).add("b", layout.I8, []int64{2}, []byte{1, 2}), format.ErrNotRepresentable, `"a"`},
 	} {
 		var o *format.Options
