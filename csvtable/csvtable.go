@@ -56,3 +56,9 @@ func init() {
 		Encode: func(w io.Writer, src format.Source, o *format.Options) error { return Encode(w, src) },
 	})
 }
+
+var (
+	_ format.File         = (*File)(nil)
+	_ format.TableScanner = (*File)(nil)
+	_ format.TextTable    = (*File)(nil)
+)

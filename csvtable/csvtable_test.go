@@ -232,3 +232,42 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestScanTableText: the columns asked for come as their cells' text,
+// whatever their inferred type (an i64 column keeps "007", an f64 one
+// 2^63's digits), also through format.Select; the others as ScanTable
+// gives them.
+func TestScanTableText(t *testing.T) {
+	f, err := Open(writeCSV(t, "z,u,b\n007,9223372036854775808,true\n12,,false\n"), nil)
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, []layout.Type{layout.I64, layout.F64, layout.Bool}, []layout.Type{f.recs[0].Type, f.recs[1].Type, f.recs[2].Type})
+	require.True(t, format.HasText(f))
+	var got []format.Column
+	require.NoError(t, format.ScanTableText(f, 0, []bool{true, true, false}, func(first int64, cols []format.Column) error {
+		got = append([]format.Column(nil), cols...)
+		return nil
+	}))
+	assert.Equal(t, []string{"007", "12"}, got[0].Values)
+	assert.Equal(t, []string{"9223372036854775808", ""}, got[1].Values)
+	assert.Equal(t, []int8{-1, 0}, got[1].Reason)
+	assert.Equal(t, []bool{true, false}, got[2].Values)
+
+	sel, err := format.Select(f, "b", "u")
+	require.NoError(t, err)
+	require.True(t, format.HasText(sel))
+	require.NoError(t, format.ScanTableText(sel, 0, []bool{false, true}, func(first int64, cols []format.Column) error {
+		got = append([]format.Column(nil), cols...)
+		return nil
+	}))
+	assert.Equal(t, []bool{true, false}, got[0].Values)
+	assert.Equal(t, []string{"9223372036854775808", ""}, got[1].Values)
+
+	// Without text flags it is ScanTable; with flags of the wrong count,
+	// an error.
+	require.NoError(t, format.ScanTableText(f, 0, nil, func(first int64, cols []format.Column) error {
+		assert.Equal(t, []int64{7, 12}, cols[0].Values)
+		return nil
+	}))
+	assert.Error(t, f.ScanTableText(0, []bool{true}, func(int64, []format.Column) error { return nil }))
+}

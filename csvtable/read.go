@@ -577,6 +577,24 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 // columns as []int64, []float64, []bool, text columns as []string; a
 // nullable column's Reason is 0 where the cell is null, -1 elsewhere.
 func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	return f.scanTable(batch, nil, fn)
+}
+
+// ScanTableText is ScanTable with each column j for which text[j] is true
+// given as its cells' text, as written ([]string, unquoted; null cells "",
+// with Reason 0), whatever its inferred type: "007" (inferred i64) stays
+// "007" for a writer that wants text, 9223372036854775808 (inferred f64)
+// stays exact for one that wants uint64.
+func (f *File) ScanTableText(batch int, text []bool, fn func(first int64, cols []format.Column) error) error {
+	if len(text) != len(f.recs) {
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("%d text flags for %d columns", len(text), len(f.recs))}
+	}
+	return f.scanTable(batch, text, fn)
+}
+
+// scanTable is ScanTable, with the columns text marks given as text.
+func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []format.Column) error) error {
+	asText := func(j int) bool { return !f.recs[j].Type.Valid() || text != nil && text[j] }
 	if batch <= 0 {
 		batch = 1 << 14
 	}
@@ -588,7 +606,7 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 		k := min(int64(batch), nrows-first)
 		for j := range f.recs {
 			r := &f.recs[j]
-			if r.Type.Valid() {
+			if !asText(j) {
 				need := k * int64(r.Type.Size())
 				if int64(cap(bufs[j])) < need {
 					bufs[j] = unsafeslice.Bytes(make([]uint64, (need+7)/8))
@@ -612,7 +630,7 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 						cols[j].Reason[at] = 0
 					}
 				}
-				if !r.Type.Valid() {
+				if asText(j) {
 					s := ""
 					if !fl.null() {
 						s = fl.text(f.data)
@@ -631,7 +649,7 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 			return err
 		}
 		for j := range f.recs {
-			if f.recs[j].Type.Valid() {
+			if !asText(j) {
 				cols[j].Values = layout.SliceOf(f.recs[j].Type, bufs[j])
 			} else {
 				cols[j].Values = texts[j]

@@ -359,6 +359,8 @@ func Write(path string, src format.Source, o *format.Options) error {
 			switch {
 			case r.Kind == format.KindString || r.Kind == format.KindOpaque:
 				return format.Unrepresentable(r, "DAPHNE holds numbers only")
+			case len(r.Shape) == 0:
+				return format.Unrepresentable(r, "a scalar (a 0-d array) cannot be a DAPHNE matrix, which is 2-D, or a frame column, which is 1-D")
 			case len(r.Shape) > 2:
 				return format.Unrepresentable(r, "DAPHNE holds one 2-D matrix or a frame of 1-D columns")
 			case len(r.Shape) == 2:

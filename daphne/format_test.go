@@ -393,6 +393,7 @@ func TestFormatWriteUnrepresentable(t *testing.T) {
 	str := format.Record{Array: layout.Array{Name: "text", Type: layout.U8, Shape: []int64{1}}, Kind: format.KindString}
 	long, longb := arrayOf("a_label_longer_than_thirty_two_bytes", []float64{1}, 1)
 	short, shortb := arrayOf("b", []float64{1, 2, 3}, 3)
+	scalar, scalarb := arrayOf("x", []float64{1})
 	for _, tc := range []struct {
 		name string
 		src  *memSource
@@ -407,6 +408,9 @@ func TestFormatWriteUnrepresentable(t *testing.T) {
 		{"null", source(col, colb, null, nullb), `"v"`, format.ErrNotRepresentable},
 		{"lengths", source(col, colb, short, shortb), `"v"`, format.ErrNotRepresentable},
 		{"long label", source(long, longb), "a_label_longer", nil},
+		// It said "DAPHNE frames need columns of one length".
+		{"scalar", source(scalar, scalarb), `record "x" (f64): the target format cannot hold this record: a scalar (a 0-d array) cannot be a DAPHNE matrix`, format.ErrNotRepresentable},
+		{"scalar and column", source(col, colb, scalar, scalarb), `record "x" (f64)`, format.ErrNotRepresentable},
 	} {
 		p := filepath.Join(t.TempDir(), "x.dbdf")
 		err := Write(p, tc.src, nil)

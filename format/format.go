@@ -153,6 +153,19 @@ type TableScanner interface {
 	ScanTable(batch int, fn func(first int64, cols []Column) error) error
 }
 
+// TextTable is implemented by tables whose cells are stored as text and
+// whose column types are inferred from it (CSV): a writer with types of
+// its own (a SciDB format string's "string" entry for a column of digits,
+// "uint64" for numbers beyond int64) parses such a column's cells as they
+// are written rather than the inferred values. Use the function
+// ScanTableText, which also sees through Select and Rename.
+type TextTable interface {
+	// ScanTableText is ScanTable, except that each column j with text[j]
+	// gives its cells as written, as a []string (null cells "", Reason as
+	// ScanTable gives it), whatever its inferred type.
+	ScanTableText(batch int, text []bool, fn func(first int64, cols []Column) error) error
+}
+
 // TextReader is implemented by files that may hold arrays of fixed-size
 // text elements, which have no layout type (NumPy's bytes, str and void
 // arrays and fields): a listing shows them with a Type that is not Valid

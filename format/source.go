@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -95,18 +96,45 @@ func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte
 }
 
 // Select returns a Source holding only the named records of src, in the
-// order given.
+// order given. Names match as Find matches them, in time linear in the
+// numbers of records and names.
 func Select(src Source, names ...string) (Source, error) {
-	s := &view{src: src}
+	recs := src.Records()
+	s := &view{src: src, index: make([]int, 0, len(names)), recs: make([]Record, 0, len(names))}
+	find := func(name string) (int, error) { return Find(src, name) }
+	if len(names) > 8 {
+		find = finder(recs)
+	}
 	for _, name := range names {
-		i, err := Find(src, name)
+		i, err := find(name)
 		if err != nil {
 			return nil, err
 		}
 		s.index = append(s.index, i)
-		s.recs = append(s.recs, src.Records()[i])
+		s.recs = append(s.recs, recs[i])
 	}
 	return s, nil
+}
+
+// finder returns Find's lookup over recs through two maps built once: a
+// name's first exact match, else the first record whose name equals it
+// when a leading "/" is dropped from both.
+func finder(recs []Record) func(name string) (int, error) {
+	exact := make(map[string]int, len(recs))
+	trimmed := make(map[string]int, len(recs))
+	for i := len(recs) - 1; i >= 0; i-- {
+		exact[recs[i].Name] = i
+		trimmed[strings.TrimPrefix(recs[i].Name, "/")] = i
+	}
+	return func(name string) (int, error) {
+		if i, ok := exact[name]; ok {
+			return i, nil
+		}
+		if i, ok := trimmed[strings.TrimPrefix(name, "/")]; ok {
+			return i, nil
+		}
+		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+	}
 }
 
 // Rename returns a Source whose records carry the given names, in record
@@ -144,6 +172,15 @@ func (v *view) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 }
 
 func (v *view) ScanTable(batch int, fn func(first int64, cols []Column) error) error {
+	return v.scan(batch, nil, fn)
+}
+
+func (v *view) ScanTableText(batch int, text []bool, fn func(first int64, cols []Column) error) error {
+	return v.scan(batch, text, fn)
+}
+
+// scan is ScanTable, or ScanTableText with text (by the view's columns).
+func (v *view) scan(batch int, text []bool, fn func(first int64, cols []Column) error) error {
 	all := v.src.Records()
 	pick := make([]int, 0, len(v.index))
 	// Columns of the underlying table, by their position among its
@@ -163,12 +200,20 @@ func (v *view) ScanTable(batch int, fn func(first int64, cols []Column) error) e
 		pick = append(pick, k)
 	}
 	out := make([]Column, len(pick))
-	return ScanTable(v.src, batch, func(first int64, cols []Column) error {
+	pass := func(first int64, cols []Column) error {
 		for j, k := range pick {
 			out[j] = cols[k]
 		}
 		return fn(first, out)
-	})
+	}
+	if text == nil {
+		return ScanTable(v.src, batch, pass)
+	}
+	under := make([]bool, len(colPos))
+	for j, k := range pick {
+		under[k] = under[k] || text[j]
+	}
+	return ScanTableText(v.src, batch, under, pass)
 }
 
 func (v *view) IsSparse(i int) bool {
@@ -279,6 +324,37 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 	return nil
 }
 
+// HasText reports whether src's table can give its columns as the text
+// they are stored as (see TextTable), also through Select and Rename.
+func HasText(src Source) bool {
+	if v, ok := src.(*view); ok {
+		return HasText(v.src)
+	}
+	_, ok := src.(TextTable)
+	return ok && hasColumns(src)
+}
+
+// ScanTableText is ScanTable with the columns j for which text[j] is true
+// given as the text they are stored as ([]string; see TextTable). A src
+// without such text (HasText false) gives an error wrapping
+// errors.ErrUnsupported when any text[j] is true.
+func ScanTableText(src Source, batch int, text []bool, fn func(first int64, cols []Column) error) error {
+	want := false
+	for _, t := range text {
+		want = want || t
+	}
+	if !want {
+		return ScanTable(src, batch, fn)
+	}
+	if !HasText(src) {
+		return fmt.Errorf("the table's columns are not stored as text: %w", errors.ErrUnsupported)
+	}
+	if len(text) != len(TableColumns(src)) {
+		return fmt.Errorf("%d text flags for %d columns", len(text), len(TableColumns(src)))
+	}
+	return src.(TextTable).ScanTableText(batch, text, fn)
+}
+
 // TableColumns describes the columns ScanTable gives for src: the records
 // of its columns, a nullable column's "<name>.reason" record folded into
 // it.
@@ -316,6 +392,8 @@ func notATable(src Source) error {
 		switch {
 		case r.Kind != KindColumn && r.Kind != KindArray:
 			return Unrepresentable(r, "a table holds arrays and columns only")
+		case len(r.Shape) == 0:
+			return Unrepresentable(r, "a scalar (a 0-d array) cannot be a table column, which is 1-D")
 		case len(r.Shape) != 1:
 			return Unrepresentable(r, "a table's columns are 1-D")
 		case r.Shape[0] != recs[0].Shape[0]:

@@ -278,10 +278,13 @@ func Write(path string, src format.Source, o *format.Options) error {
 }
 
 func checkSource(src format.Source) error {
+	recs := src.Records()
+	if len(recs) == 0 {
+		return fmt.Errorf("scidb: no records to write: %w", format.ErrNotRepresentable)
+	}
 	if _, ok := src.(format.TableScanner); ok || format.IsTable(src) {
 		return nil
 	}
-	recs := src.Records()
 	for i := range recs {
 		if len(recs[i].Shape) != 1 {
 			return format.Unrepresentable(&recs[i], "a SciDB file holds 1-D attributes of one length")
@@ -297,7 +300,10 @@ func checkSource(src format.Source) error {
 // one derived from its layout type (int64, double, …; text columns are
 // string; a nullable column's entry is nullable). 64-bit integer and
 // floating columns (what a CSV file gives) are narrowed to the entry's
-// type when every value fits. Nulls go to "null" entries with their
+// type when every value fits; a column stored as text (CSV) whose
+// inferred type the entry cannot take is parsed from its text as the
+// entry's type ("007" for a string entry, 9223372036854775808 for
+// uint64). Nulls go to "null" entries with their
 // reasons; a column the format cannot hold is an error naming it.
 func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 	if err := checkSource(src); err != nil {
@@ -328,15 +334,25 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 	}
 	names := make([]string, len(cols))
 	conv := make([]converter, len(cols))
+	text := make([]bool, len(cols))
+	hasText := format.HasText(src)
 	for a := range cols {
 		names[a] = cols[a].Name
-		if conv[a], err = converterFor(&cols[a], f.Attr(a)); err != nil {
+		conv[a], err = converterFor(&cols[a], f.Attr(a))
+		if err != nil && hasText && errors.Is(err, format.ErrNotRepresentable) {
+			// A column stored as text (CSV) whose inferred type is not
+			// the entry's ("007" inferred i64 for a string entry,
+			// 2^63 inferred f64 for uint64): its text, parsed as the
+			// entry's type.
+			conv[a], text[a], err = textConverter(f.Attr(a)), true, nil
+		}
+		if err != nil {
 			return err
 		}
 	}
-	if err := f.SetNames(names...); err != nil {
-		return err
-	}
+	// The source's names, for messages only: a SciDB file stores none,
+	// so a source whose names repeat (a frame's labels) still converts.
+	f.Names = names
 	enc := NewEncoder(w, f)
 	if m, ok := src.(*File); ok && sameValues(m.f, f) {
 		// Cell by cell, the stored bytes: exact whatever the values.
@@ -346,7 +362,7 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 		return enc.Flush()
 	}
 	row := make(Row, len(cols))
-	err = format.ScanTable(src, 4096, func(first int64, cs []format.Column) error {
+	err = format.ScanTableText(src, 4096, text, func(first int64, cs []format.Column) error {
 		n := reflect.ValueOf(cs[0].Values).Len()
 		for k := 0; k < n; k++ {
 			for a := range row {
@@ -456,14 +472,7 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		return format.Unrepresentable(c, fmt.Sprintf("the SciDB entry %q needs %s values", e, e.Type))
 	}
 	if !c.Type.Valid() {
-		// Text: SciDB's own.
-		return func(values any, k int) (Value, error) {
-			s, ok := values.([]string)
-			if !ok {
-				return Value{}, fmt.Errorf("values %T, not text", values)
-			}
-			return ParseText(e, s[k])
-		}, nil
+		return textConverter(e), nil
 	}
 	lt, ok := LayoutType(e.Type)
 	if !ok || e.Width > 0 {
@@ -502,6 +511,17 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		}, nil
 	}
 	return nil, mismatch()
+}
+
+// textConverter parses a text column's values as SciDB's text of entry e.
+func textConverter(e Column) converter {
+	return func(values any, k int) (Value, error) {
+		s, ok := values.([]string)
+		if !ok {
+			return Value{}, fmt.Errorf("values %T, not text", values)
+		}
+		return ParseText(e, s[k])
+	}
 }
 
 // narrowInt returns x as a value of layout type t, or an error when it

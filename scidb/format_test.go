@@ -330,6 +330,8 @@ func TestFormatWrite(t *testing.T) {
 		{"attribute count", "(int64)", src, format.ErrNotRepresentable, "1 attributes"},
 		{"complex", "", (&arraySource{}).add("z", layout.C64, []int64{1}, make([]byte, 8)), format.ErrNotRepresentable, `"z"`},
 		{"2-D", "", (&arraySource{}).add("m", layout.F64, []int64{1, 1}, make([]byte, 8)), format.ErrNotRepresentable, `"m"`},
+		{"no records", "", &arraySource{}, format.ErrNotRepresentable, "no records"}, // it panicked
+		{"no records, a format", "(int64)", &arraySource{}, format.ErrNotRepresentable, "no records"},
 		{"lengths", "", (&arraySource{}).add("a", layout.I8, []int64{1}, []byte{1}).add("b", layout.I8, []int64{2}, []byte{1, 2}), format.ErrNotRepresentable, `"a"`},
 	} {
 		var o *format.Options
@@ -351,4 +353,19 @@ func mustReadFile(t *testing.T, p string) []byte {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return b
+}
+
+// TestFormatNamesOnce: attribute names find one attribute each, so a name
+// given twice (or an empty one) is refused, naming it.
+func TestFormatNamesOnce(t *testing.T) {
+	f, err := ParseFormat("(int64, double)")
+	require.NoError(t, err)
+	err = f.SetNames("a", "a")
+	assert.ErrorContains(t, err, `the name "a" is given twice`)
+	assert.ErrorContains(t, f.SetNames("a", ""), "empty")
+	require.NoError(t, f.SetNames("a", "b"))
+
+	_, err = format.Open(writeTemp(t, flatArray), params("scidb-format", flatFormat, "scidb-names", "A,B,A,D"))
+	assert.ErrorContains(t, err, "scidb-names")
+	assert.ErrorContains(t, err, `"A" is given twice`)
 }

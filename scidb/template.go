@@ -192,10 +192,21 @@ func (f *Format) Attr(i int) Column { return f.Columns[f.Attrs[i]] }
 // NumAttrs returns the number of attributes (non-skip entries).
 func (f *Format) NumAttrs() int { return len(f.Attrs) }
 
-// SetNames replaces the attribute names; there must be one per attribute.
+// SetNames replaces the attribute names: one per attribute, each
+// non-empty and given once (a name finds one attribute).
 func (f *Format) SetNames(names ...string) error {
 	if len(names) != len(f.Attrs) {
 		return fmt.Errorf("scidb: %d names for %d attributes of %s", len(names), len(f.Attrs), f)
+	}
+	seen := make(map[string]int, len(names))
+	for a, name := range names {
+		if name == "" {
+			return fmt.Errorf("scidb: attribute %d: the name is empty", a)
+		}
+		if b, ok := seen[name]; ok {
+			return fmt.Errorf("scidb: the name %q is given twice (attributes %d and %d)", name, b, a)
+		}
+		seen[name] = a
 	}
 	f.Names = append([]string(nil), names...)
 	return nil

@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +46,11 @@ func goldenFiles(t *testing.T) []golden {
 	add("../../npy/testdata/*.npz", ".npz", nil)
 	add("../../scidb/testdata/alltypes.scidb", ".scidb", []string{"--scidb-format", "(bool, char null, int8, int16 null, int32, int64 null, uint8, uint16 null, uint32, uint64 null, float, double null, datetime, datetimetz null, string, string null, binary null, string(5) null, binary(3), skip(2), skip null)"})
 	add("../../scidb/testdata/flatArray.scidb", ".scidb", []string{"--scidb-format", "(int8, int16 null, string null, string)"})
+	add("../../csvtable/testdata/*.csv", ".csv", nil)
 	if dir := filepath.Join("..", "..", "..", "shared", "testdata"); dirExists(dir) {
 		add(filepath.Join(dir, "daphne", "*.dbdf"), ".dbdf", nil, ".meta")
+		// DAPHNE's CSV (no header line: the first row names the columns).
+		add(filepath.Join(dir, "daphne", "*.csv"), ".csv", nil)
 		add(filepath.Join(dir, "futhark", "generated", "all-types.bin"), ".in", nil)
 		add(filepath.Join(dir, "futhark", "generated", "futhark", "tests", "scatter", "data", "tiny.in.*"), ".in", nil)
 	} else {
@@ -95,6 +100,36 @@ func mutate(rng *rand.Rand, b []byte) []byte {
 		}
 	}
 	return c
+}
+
+// mutateText returns a damaged copy of text b (CSV) where the damage is
+// in its syntax: a quote, comma, line break, CR or byte-order mark set or
+// inserted, a number made huge or odd, a line doubled or dropped.
+func mutateText(rng *rand.Rand, b []byte) []byte {
+	pieces := []string{`"`, `,`, "\n", "\r", "\r\n", "\xef\xbb\xbf", `""`, `"a,b"`, "-", "e", "9999999999999999999",
+		"18446744073709551616", "9007199254740993", "1e400", "nan", "-inf", "true", "", "\x00", "\xff"}
+	if len(b) == 0 {
+		return []byte(pieces[rng.Intn(len(pieces))])
+	}
+	i := rng.Intn(len(b))
+	p := []byte(pieces[rng.Intn(len(pieces))])
+	switch rng.Intn(4) {
+	case 0: // replace one byte
+		return append(append(append([]byte(nil), b[:i]...), p...), b[min(i+1, len(b)):]...)
+	case 1: // insert
+		return append(append(append([]byte(nil), b[:i]...), p...), b[i:]...)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	k := rng.Intn(len(lines))
+	var out []byte
+	for n, l := range lines {
+		if n != k {
+			out = append(out, l...)
+		} else if rng.Intn(2) == 0 { // doubled; else dropped
+			out = append(append(out, l...), l...)
+		}
+	}
+	return out
 }
 
 // treeHash hashes every file below path (or the file itself).
@@ -164,19 +199,30 @@ func runBounded(t *testing.T, limit time.Duration, args ...string) (result, int6
 // panics or dies of a signal, each ends in bounded time and memory, a
 // failed conversion leaves no output and no temporary file, and no
 // command but set changes its input. go test runs a few mutants of each
-// file; MMAPKIT_LONG=1 runs many.
+// file; MMAPKIT_LONG=1 runs many, MMAPKIT_CAMPAIGN_EXT=.csv only the
+// golden files of that extension, MMAPKIT_CAMPAIGN_SEED=N other mutants.
 func TestHostileCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the campaign runs the binary hundreds of times")
 	}
 	files := goldenFiles(t)
+	if ext := os.Getenv("MMAPKIT_CAMPAIGN_EXT"); ext != "" {
+		// Only the golden files of one extension (".csv").
+		files = slices.DeleteFunc(files, func(g golden) bool { return g.ext != ext })
+	}
 	require.NotEmpty(t, files)
 	perFile := 3
 	if os.Getenv("MMAPKIT_LONG") != "" {
 		perFile = 60
 	}
 	targets := []string{".abf", ".in", ".dbdf", ".csv", ".npy", ".zarr", ".scidb"}
-	rng := rand.New(rand.NewSource(1))
+	seed := int64(1)
+	if v := os.Getenv("MMAPKIT_CAMPAIGN_SEED"); v != "" {
+		var err error
+		seed, err = strconv.ParseInt(v, 10, 64)
+		require.NoError(t, err, "MMAPKIT_CAMPAIGN_SEED")
+	}
+	rng := rand.New(rand.NewSource(seed))
 	runs, failures := 0, 0
 	for _, g := range files {
 		fi, err := os.Stat(g.path)
@@ -202,7 +248,12 @@ func TestHostileCampaign(t *testing.T) {
 			} else {
 				b, err := os.ReadFile(g.path)
 				require.NoError(t, err)
-				require.NoError(t, os.WriteFile(in, mutate(rng, b), 0o644))
+				if g.ext == ".csv" && rng.Intn(2) == 0 {
+					b = mutateText(rng, b)
+				} else {
+					b = mutate(rng, b)
+				}
+				require.NoError(t, os.WriteFile(in, b, 0o644))
 				for _, s := range g.side {
 					if sb, err := os.ReadFile(g.path + s); err == nil {
 						if rng.Intn(2) == 0 {

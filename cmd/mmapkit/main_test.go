@@ -292,3 +292,21 @@ func TestParseIndex(t *testing.T) {
 		assert.Equal(t, c.want, got, c.in)
 	}
 }
+
+// TestConvertScalarToTables: a scalar converts to no table format, and the
+// message says so (DAPHNE said "DAPHNE frames need columns of one
+// length", CSV "a table's columns are 1-D").
+func TestConvertScalarToTables(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "s.in"), "3.5f64\n")
+	for ext, want := range map[string]string{
+		".dbdf": `record "0" (f64): the target format cannot hold this record: a scalar (a 0-d array) cannot be a DAPHNE matrix`,
+		".csv":  `record "0" (f64): the target format cannot hold this record: a scalar (a 0-d array) cannot be a table column`,
+	} {
+		out := filepath.Join(dir, "o"+ext)
+		r := mk(t, "convert", in, out)
+		assert.Equal(t, 1, r.code, ext)
+		assert.Contains(t, r.stderr, want, ext)
+		assert.NoFileExists(t, out)
+	}
+}

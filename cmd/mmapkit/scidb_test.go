@@ -139,3 +139,57 @@ func TestSciDBOpaqueRefused(t *testing.T) {
 	assert.Contains(t, r.stderr, "opaque")
 	assert.Empty(t, r.stdout)
 }
+
+// TestSciDBNamesGivenTwice: --scidb-names with a name twice lists, prints
+// and converts nothing (it made two records called "a" and a CSV header
+// "a,a").
+func TestSciDBNamesGivenTwice(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := writeFile(t, filepath.Join(dir, "t.csv"), "x,y\n1,2.5\n3,4\n")
+	path := filepath.Join(dir, "f.scidb")
+	mustMk(t, "convert", "--out-scidb-format", "(int64, double)", csvPath, path)
+	for _, args := range [][]string{
+		{"ls", "--scidb-format", "(int64, double)", "--scidb-names", "a,a", path},
+		{"cat", "--scidb-format", "(int64, double)", "--scidb-names", "a,a", path},
+		{"convert", "--scidb-format", "(int64, double)", "--scidb-names", "a,a", path, filepath.Join(dir, "o.csv")},
+	} {
+		r := mk(t, args...)
+		assert.Equal(t, 1, r.code, "%v: %s", args, r.stdout)
+		assert.Contains(t, r.stderr, `"a" is given twice`, args)
+		assert.Empty(t, r.stdout, args)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "o.csv"))
+}
+
+// TestConvertCSVByOutSciDBFormat: with --out-scidb-format, a CSV column is
+// parsed as the entry's type, not as the type inferred from its text
+// ("007" inferred i64 failed for a string entry, 2^63 inferred f64 for
+// uint64, an i64 column with nulls for "string null").
+func TestConvertCSVByOutSciDBFormat(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ csv, format, cat string }{
+		{"a\n007\n12\n", "(string)", "a0\n007\n12\n"},
+		{"u\n1\n9223372036854775808\n", "(uint64)", "a0\n1\n9223372036854775808\n"},
+		{"u\n1\n9223372036854775808\n18446744073709551615\n", "(uint64)", "a0\n1\n9223372036854775808\n18446744073709551615\n"},
+		{"d\n1\n-3\n", "(double)", "a0\n1\n-3\n"},
+		{"s\n1\n\n7\n", "(string null)", "a0\n1\n\n7\n"},
+		{"s,b\n1,true\n,false\n", "(string null, string)", "a0,a1\n1,true\n,false\n"},
+		{"f\n1.50\n", "(string)", "a0\n1.50\n"},
+	} {
+		in := writeFile(t, filepath.Join(dir, "in.csv"), c.csv)
+		out := filepath.Join(dir, "out.scidb")
+		mustMk(t, "convert", "--out-scidb-format", c.format, in, out)
+		assert.Equal(t, c.cat, mustMk(t, "cat", "--scidb-format", c.format, out), "%q as %s", c.csv, c.format)
+	}
+	// Through --name (a selection of the table's columns).
+	in := writeFile(t, filepath.Join(dir, "two.csv"), "x,z\n1.5,007\n2,010\n")
+	out := filepath.Join(dir, "z.scidb")
+	mustMk(t, "convert", "--name", "z", "--out-scidb-format", "(string)", in, out)
+	assert.Equal(t, "a0\n007\n010\n", mustMk(t, "cat", "--scidb-format", "(string)", out))
+	// Text that the entry's type cannot take is an error naming the column.
+	in = writeFile(t, filepath.Join(dir, "bad.csv"), "u\n1\n-2\n")
+	r := mk(t, "convert", "--out-scidb-format", "(uint64)", in, filepath.Join(dir, "bad.scidb"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `"u"`)
+	assert.NoFileExists(t, filepath.Join(dir, "bad.scidb"))
+}
