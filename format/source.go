@@ -20,7 +20,7 @@ const StreamBytes = 8 << 20
 // so a writer's I/O and the reading overlap on two cores. The chunk must
 // not be kept after fn returns.
 func Stream(src Source, i int, order layout.Order, bo binary.ByteOrder, fn func(chunk []byte) error) error {
-	rec := src.Records()[i]
+	rec := RecordAt(src, i)
 	size := int64(rec.Type.Size())
 	if size == 0 {
 		return fmt.Errorf("record %q: type %s cannot be read as values: %w", rec.Name, rec.TypeString(), errors.ErrUnsupported)
@@ -82,7 +82,7 @@ func Stream(src Source, i int, order layout.Order, bo binary.ByteOrder, fn func(
 // ReadAll copies the whole of record i in order and byte order bo into a
 // new slice aligned for any element type.
 func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte, error) {
-	rec := src.Records()[i]
+	rec := RecordAt(src, i)
 	nb, err := layout.ByteSize(rec.Type, rec.Shape)
 	if err != nil {
 		return nil, fmt.Errorf("record %q: %w", rec.Name, err)
@@ -104,7 +104,7 @@ func Select(src Source, names ...string) (Source, error) {
 			return nil, err
 		}
 		s.index = append(s.index, i)
-		s.recs = append(s.recs, src.Records()[i])
+		s.recs = append(s.recs, RecordAt(src, i))
 	}
 	return s, nil
 }
