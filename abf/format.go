@@ -105,6 +105,8 @@ var (
 	_ format.File    = (*formatFile)(nil)
 	_ format.Setter  = (*formatFile)(nil)
 	_ format.Damaged = (*formatFile)(nil)
+
+	_ format.RecordLister = (*formatFile)(nil)
 )
 
 func newFormatFile(f *File) *formatFile {
@@ -166,6 +168,25 @@ func (ff *formatFile) Records() []format.Record {
 		ff.recs = recs
 	})
 	return ff.recs
+}
+
+// NumRecords returns the number of records, as len(Records()) does,
+// without building the list.
+func (ff *formatFile) NumRecords() int { return ff.n }
+
+// Record returns record i described as Records describes it, decoded from
+// the table (a few dozen bytes a record) without building the list. It
+// panics for i outside [0, NumRecords()), as indexing Records does.
+func (ff *formatFile) Record(i int) format.Record {
+	if i < 0 || i >= ff.n {
+		panic(fmt.Sprintf("abf: %s: record %d out of range [0,%d)", ff.f.name, i, ff.n))
+	}
+	f := ff.f
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	e := f.tab.at(i)
+	var scratch []int64
+	return formatRecord(&e, string(e.key), formatShape(&e, nil, &scratch))
 }
 
 func (ff *formatFile) Format() string  { return "abf" }

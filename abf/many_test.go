@@ -220,6 +220,59 @@ func TestOpenMemory(t *testing.T) {
 	require.NoError(t, ff.Close())
 }
 
+// Record describes a record exactly as Records does, and listing a million
+// records one Record at a time through format.EachRecord keeps nothing:
+// the list of Records (112 bytes a record and more) is never built.
+func TestRecordOnDemand(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.abf"))
+	require.NoError(t, err)
+	opened := 0
+	for _, p := range paths {
+		ff, err := format.Open(p, nil)
+		if err != nil {
+			continue // files kept for their errors
+		}
+		opened++
+		l, ok := ff.(format.RecordLister)
+		require.True(t, ok)
+		var fresh []format.Record
+		require.NoError(t, format.EachRecord(ff, func(i int, r *format.Record) error {
+			fresh = append(fresh, *r)
+			return nil
+		}))
+		recs := ff.Records()
+		require.Equal(t, len(recs), l.NumRecords(), p)
+		assert.Equal(t, recs, fresh, p)
+		assert.Panics(t, func() { l.Record(len(recs)) })
+		require.NoError(t, ff.Close())
+	}
+	require.Greater(t, opened, 5)
+
+	n := 1_000_000
+	if testing.Short() {
+		n = 100_000
+	}
+	ff, err := format.Open(tempFile(t, manyScalars(n)), nil)
+	require.NoError(t, err)
+	defer ff.Close()
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	var size int64
+	require.NoError(t, format.EachRecord(ff, func(i int, r *format.Record) error {
+		size += r.Size
+		return nil
+	}))
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	alloc := float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n)
+	live := float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)) / float64(n)
+	t.Logf("EachRecord over %d records: %.1f bytes/record allocated, %.1f live", n, alloc, live)
+	assert.Equal(t, int64(n), size)
+	assert.Less(t, alloc, 16.0)
+	assert.Less(t, live, 1.0)
+}
+
 // BenchmarkOpenMany opens a file of a million tiny records.
 func BenchmarkOpenMany(b *testing.B) {
 	const n = 1_000_000

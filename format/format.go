@@ -114,6 +114,19 @@ type Source interface {
 	ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error
 }
 
+// RecordLister is implemented by sources that describe a record on
+// demand from a compact index of their own, so that a listing of a file of
+// millions of records need not hold a Record for each (a Record is over a
+// hundred bytes; such an index, a few dozen). NumRecords is
+// len(Records()), and Record(i) equals Records()[i] but may be built
+// afresh on each call; like indexing Records(), Record panics for i
+// outside [0, NumRecords()). Use EachRecord, NumRecords and RecordAt,
+// which fall back to Records for other sources.
+type RecordLister interface {
+	NumRecords() int
+	Record(i int) Record
+}
+
 // File is an open file of some format.
 type File interface {
 	Source

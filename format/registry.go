@@ -311,19 +311,29 @@ func Convert(in, out string, inOpts, outOpts *Options) error {
 	return cerr
 }
 
+// errStop ends an EachRecord early.
+var errStop = errors.New("stop")
+
 // Find returns the index of the record named name, accepting the name with
 // or without a leading "/" (Zarr's names have one).
 func Find(src Source, name string) (int, error) {
-	recs := src.Records()
-	for i := range recs {
-		if recs[i].Name == name {
-			return i, nil
-		}
+	found := -1
+	match := func(eq func(string) bool) {
+		_ = EachRecord(src, func(i int, r *Record) error {
+			if eq(r.Name) {
+				found = i
+				return errStop
+			}
+			return nil
+		})
 	}
-	for i := range recs {
-		if strings.TrimPrefix(recs[i].Name, "/") == strings.TrimPrefix(name, "/") {
-			return i, nil
-		}
+	match(func(s string) bool { return s == name })
+	if found < 0 {
+		bare := strings.TrimPrefix(name, "/")
+		match(func(s string) bool { return strings.TrimPrefix(s, "/") == bare })
 	}
-	return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+	if found < 0 {
+		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+	}
+	return found, nil
 }

@@ -21,7 +21,7 @@ const StreamBytes = 8 << 20
 // so a writer's I/O and the reading overlap on two cores. The chunk must
 // not be kept after fn returns.
 func Stream(src Source, i int, order layout.Order, bo binary.ByteOrder, fn func(chunk []byte) error) error {
-	rec := src.Records()[i]
+	rec := RecordAt(src, i)
 	size := int64(rec.Type.Size())
 	if size == 0 {
 		return fmt.Errorf("record %q: type %s cannot be read as values: %w", rec.Name, rec.TypeString(), errors.ErrUnsupported)
@@ -83,7 +83,7 @@ func Stream(src Source, i int, order layout.Order, bo binary.ByteOrder, fn func(
 // ReadAll copies the whole of record i in order and byte order bo into a
 // new slice aligned for any element type.
 func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte, error) {
-	rec := src.Records()[i]
+	rec := RecordAt(src, i)
 	nb, err := layout.ByteSize(rec.Type, rec.Shape)
 	if err != nil {
 		return nil, fmt.Errorf("record %q: %w", rec.Name, err)
@@ -99,11 +99,10 @@ func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte
 // order given. Names match as Find matches them, in time linear in the
 // numbers of records and names.
 func Select(src Source, names ...string) (Source, error) {
-	recs := src.Records()
 	s := &view{src: src, index: make([]int, 0, len(names)), recs: make([]Record, 0, len(names))}
 	find := func(name string) (int, error) { return Find(src, name) }
 	if len(names) > 8 {
-		find = finder(recs)
+		find = finder(src.Records()) // a few names need no list of every record
 	}
 	for _, name := range names {
 		i, err := find(name)
@@ -111,7 +110,7 @@ func Select(src Source, names ...string) (Source, error) {
 			return nil, err
 		}
 		s.index = append(s.index, i)
-		s.recs = append(s.recs, recs[i])
+		s.recs = append(s.recs, RecordAt(src, i))
 	}
 	return s, nil
 }

@@ -49,6 +49,8 @@ var (
 	_ format.File    = (*File)(nil)
 	_ format.Setter  = (*File)(nil)
 	_ format.Damaged = (*File)(nil)
+
+	_ format.RecordLister = (*File)(nil)
 )
 
 // fmtState is what a File keeps for the format-neutral interface: its
@@ -115,6 +117,48 @@ func (f *File) Records() []format.Record {
 	return f.recs
 }
 
+// NumRecords returns the number of values, 0 after Close, as
+// len(Records()) does, without building the list.
+func (f *File) NumRecords() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return 0
+	}
+	return f.idx.n
+}
+
+// Record returns value i described as Records describes it, built from the
+// index (a few dozen bytes a value) without building the list: listing a
+// file of millions of values one Record at a time holds none of them. It
+// panics for i outside [0, NumRecords()), as indexing Records does.
+func (f *File) Record(i int) format.Record {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.recs != nil {
+		return f.recs[i]
+	}
+	if i < 0 || i >= f.idx.n {
+		panic(fmt.Sprintf("futhark: %s: record %d out of range [0,%d)", f.name, i, f.idx.n))
+	}
+	return f.record(i, strconv.Itoa(i))
+}
+
+// record describes value i, named name; f.mu is held.
+func (f *File) record(i int, name string) format.Record {
+	e := f.idx.at(i)
+	shape := f.idx.shape(e)
+	a := layout.Array{Name: name, Type: e.typ, Shape: shape, Order: layout.RowMajor, Offset: e.data()}
+	extra := textExtra
+	if e.bin {
+		a.Size, _ = layout.ByteSize(e.typ, shape)
+		extra = binaryExtra
+	} else {
+		a.Size = e.end - e.start
+	}
+	return format.Record{Array: a, Kind: format.KindArray, Extra: extra}
+}
+
 // buildRecords makes one record per value, their names cut from one
 // string and their shapes shared with the index; f.mu is held.
 func (f *File) buildRecords() []format.Record {
@@ -129,18 +173,8 @@ func (f *File) buildRecords() []format.Record {
 	recs := make([]format.Record, f.idx.n)
 	start := 0
 	for i := range recs {
-		e := f.idx.at(i)
-		shape := f.idx.shape(e)
-		a := layout.Array{Name: names[start:ends[i]], Type: e.typ, Shape: shape, Order: layout.RowMajor, Offset: e.data()}
+		recs[i] = f.record(i, names[start:ends[i]])
 		start = ends[i]
-		extra := textExtra
-		if e.bin {
-			a.Size, _ = layout.ByteSize(e.typ, shape)
-			extra = binaryExtra
-		} else {
-			a.Size = e.end - e.start
-		}
-		recs[i] = format.Record{Array: a, Kind: format.KindArray, Extra: extra}
 	}
 	return recs
 }

@@ -106,6 +106,65 @@ func TestIndexIsCompact(t *testing.T) {
 	runtime.KeepAlive(f)
 }
 
+// Record describes a value exactly as Records does, before and after the
+// list is built, and listing a million scalars one Record at a time
+// through format.EachRecord holds none of them: a few bytes allocated per
+// value (its name), nothing kept, and Records never built.
+func TestRecordOnDemand(t *testing.T) {
+	dir := testdata(t)
+	for _, p := range []string{filepath.Join(dir, "generated", "all-types.bin"), filepath.Join(dir, "generated", "all-types.txt")} {
+		ff, err := format.Open(p, nil)
+		require.NoError(t, err, p)
+		l, ok := ff.(format.RecordLister)
+		require.True(t, ok)
+		var fresh []format.Record
+		require.NoError(t, format.EachRecord(ff, func(i int, r *format.Record) error {
+			fresh = append(fresh, *r)
+			return nil
+		}))
+		require.Nil(t, ff.(*File).recs, "EachRecord builds no list")
+		recs := ff.Records()
+		require.Equal(t, len(recs), l.NumRecords())
+		assert.Equal(t, recs, fresh, p)
+		for i := range recs {
+			assert.Equal(t, recs[i], l.Record(i))
+		}
+		assert.Panics(t, func() { l.Record(len(recs)) })
+		require.NoError(t, ff.Close())
+		assert.Zero(t, l.NumRecords())
+		assert.Zero(t, format.NumRecords(ff))
+	}
+
+	if testing.Short() {
+		t.Skip("a million values")
+	}
+	const n = 1 << 20
+	ff, err := format.Open(scalarsFile(t, n), nil)
+	require.NoError(t, err)
+	defer ff.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var bytes int64
+	require.NoError(t, format.EachRecord(ff, func(i int, r *format.Record) error {
+		bytes += r.Size
+		return nil
+	}))
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	alloc := float64(after.TotalAlloc-before.TotalAlloc) / n
+	live := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	t.Logf("EachRecord over %d scalars: %.1f bytes allocated and %.1f bytes live per value", n, alloc, live)
+	assert.Equal(t, int64(n), bytes)
+	assert.Less(t, alloc, 16.0)
+	assert.Less(t, live, 1.0)
+	assert.Nil(t, ff.(*File).recs)
+	i, err := format.Find(ff, "1048575")
+	require.NoError(t, err)
+	assert.Equal(t, n-1, i)
+	assert.Nil(t, ff.(*File).recs, "Find builds no list")
+}
+
 // bigF64File writes a text value and then an [n]f64 binary value of
 // nonzero elements, and returns the path and the payload offset.
 func bigF64File(t *testing.T, n int) (string, int64) {

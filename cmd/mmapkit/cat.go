@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -46,19 +48,23 @@ empty field. Output is streamed: memory stays bounded whatever the file's size.`
 				return err
 			}
 			defer f.Close()
+			// What opening keeps — a format's index, tens of MiB for a
+			// file of millions of records — comes on top: a limit below
+			// the live heap would have the collector run without end.
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			debug.SetMemoryLimit(32<<20 + int64(ms.HeapAlloc))
 			w := bufio.NewWriterSize(e.stdout, 256<<10)
-			idx := make([]int, len(f.Records()))
-			for i := range idx {
-				idx[i] = i
-			}
+			first, end := 0, format.NumRecords(f)
 			if cmd.Flags().Changed("name") {
 				i, err := format.Find(f, name)
 				if err != nil {
 					return fileErr(path, err)
 				}
-				idx = []int{i}
+				first, end = i, i+1
 			}
-			err = catRecords(e, w, f, idx)
+			err = catRecords(e, w, f, first, end)
 			if ferr := w.Flush(); err == nil {
 				err = ferr
 			}
@@ -73,23 +79,27 @@ empty field. Output is streamed: memory stays bounded whatever the file's size.`
 	return cmd
 }
 
-// catRecords prints the records idx of f in order: consecutive table
-// columns as one CSV table, every other record on its own.
-func catRecords(e *env, w *bufio.Writer, f format.File, idx []int) error {
-	recs := f.Records()
-	for k := 0; k < len(idx); {
-		r := &recs[idx[k]]
+// catRecords prints the records [first, end) of f in order: consecutive
+// table columns as one CSV table, every other record on its own. Records
+// are described one at a time (format.RecordAt), never listed all at once.
+func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
+	for k := first; k < end; {
+		r := format.RecordAt(f, k)
 		if r.Kind == format.KindColumn {
-			var names []string
-			for ; k < len(idx) && recs[idx[k]].Kind == format.KindColumn; k++ {
-				names = append(names, recs[idx[k]].Name)
+			names := []string{r.Name}
+			for k++; k < end; k++ {
+				c := format.RecordAt(f, k)
+				if c.Kind != format.KindColumn {
+					break
+				}
+				names = append(names, c.Name)
 			}
 			if err := catTable(w, f, names); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := catRecord(e, w, f, idx[k]); err != nil {
+		if err := catRecord(e, w, f, k, &r); err != nil {
 			return fmt.Errorf("record %q: %w", r.Name, err)
 		}
 		k++
@@ -112,8 +122,7 @@ func catTable(w io.Writer, f format.File, names []string) error {
 }
 
 // catRecord prints one record that is not a table column.
-func catRecord(e *env, w *bufio.Writer, f format.File, i int) error {
-	r := f.Records()[i]
+func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record) error {
 	switch r.Kind {
 	case format.KindString:
 		b, err := format.ReadAll(f, i, layout.RowMajor, mmapfile.HostOrder())
@@ -124,7 +133,7 @@ func catRecord(e *env, w *bufio.Writer, f format.File, i int) error {
 		return err
 	case format.KindOpaque:
 		if tr, ok := f.(format.TextReader); ok {
-			err := printText(w, tr, i, r)
+			err := printText(w, tr, i, *r)
 			if !errors.Is(err, errors.ErrUnsupported) {
 				return err
 			}
@@ -132,13 +141,15 @@ func catRecord(e *env, w *bufio.Writer, f format.File, i int) error {
 		_, err := fmt.Fprintf(w, "-- %s: %s, %d bytes\n", r.Name, "serialized", r.Size)
 		return err
 	}
-	return printArray(e, w, f, i)
+	return printArray(e, w, f, i, r)
 }
+
+// textBufs holds printArray's text buffers.
+var textBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // printArray streams an array in Futhark's canonical text form
 // (layout.ArrayText). Complex numbers print as pairs of their parts.
-func printArray(e *env, w *bufio.Writer, f format.File, i int) error {
-	r := f.Records()[i]
+func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record) error {
 	t, shape := r.Type, r.Shape
 	if !t.Valid() {
 		return fmt.Errorf("%w: its type %s has no text form", errors.ErrUnsupported, r.TypeString())
@@ -151,7 +162,11 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int) error {
 	if err != nil {
 		return err
 	}
-	out := make([]byte, 0, 64<<10)
+	// One buffer serves every record: a file of a million scalars must
+	// not allocate a million of them.
+	bp := textBufs.Get().(*[]byte)
+	out := (*bp)[:0]
+	defer func() { *bp = out[:0]; textBufs.Put(bp) }()
 	if text.Len() > 0 {
 		size := t.Size()
 		bar := newProgress(e, text.Len()*int64(size), "cat "+r.Name)

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strconv"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
@@ -32,6 +34,13 @@ contiguous run. Several files are listed one after another (--json: one JSON obj
   mmapkit ls --scidb-format '(int64, double null)' cells.scidb`,
 		Args: minArgs(1, "FILE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// What ls keeps is the formats' indexes; what it allocates
+			// besides is a record's description at a time, garbage at
+			// once. Collecting at a quarter above what is live (not
+			// twice it) keeps the resident set near the indexes' size.
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(25)
+			}
 			var first error
 			for _, path := range args {
 				err := lsOne(e, &rf, path, asJSON)
@@ -55,18 +64,20 @@ contiguous run. Several files are listed one after another (--json: one JSON obj
 	return cmd
 }
 
-// lsOne lists one file.
+// lsOne lists one file. It streams: the records are described one at a
+// time (format.EachRecord) and never held all at once, so that a file of
+// millions of records lists in memory proportional to the format's own
+// index, not to the listing.
 func lsOne(e *env, rf *readFlags, path string, asJSON bool) error {
 	f, err := openInput(rf, path, mmapfile.ReadOnly, mmapfile.AdviceNormal)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	entries := lsEntries(f)
 	if asJSON {
-		err = writeLsJSON(e.stdout, path, f, entries)
+		err = writeLsJSON(e.stdout, path, f)
 	} else {
-		err = writeLsTable(e.stdout, path, f, entries)
+		err = writeLsTable(e.stdout, path, f)
 	}
 	if err != nil {
 		return fileErr(path, err)
@@ -74,7 +85,7 @@ func lsOne(e *env, rf *readFlags, path string, asJSON bool) error {
 	return fileErr(path, f.Close())
 }
 
-// lsEntry is one line of ls: a record, or one column of a table.
+// lsEntry is one record of ls --json.
 type lsEntry struct {
 	Name     string         `json:"name"`
 	Type     string         `json:"type"`
@@ -103,22 +114,18 @@ func (l lsEntry) MarshalJSON() ([]byte, error) {
 	return append(out, ext[1:]...), nil
 }
 
-func lsEntries(f format.File) []lsEntry {
-	var out []lsEntry
-	for _, r := range f.Records() {
-		shape := r.Shape
-		if shape == nil {
-			shape = []int64{}
-		}
-		e := lsEntry{Name: r.Name, Type: r.TypeString(), Shape: shape, Order: r.Order.String(),
-			Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra}
-		if r.Nullable {
-			t := true
-			e.Nullable = &t
-		}
-		out = append(out, e)
+func lsEntryOf(r *format.Record) lsEntry {
+	shape := r.Shape
+	if shape == nil {
+		shape = []int64{}
 	}
-	return out
+	e := lsEntry{Name: r.Name, Type: r.TypeString(), Shape: shape, Order: r.Order.String(),
+		Offset: optInt(r.Offset), NBytes: optInt(r.Size), Extra: r.Extra}
+	if r.Nullable {
+		t := true
+		e.Nullable = &t
+	}
+	return e
 }
 
 func optInt(v int64) *int64 {
@@ -128,69 +135,145 @@ func optInt(v int64) *int64 {
 	return &v
 }
 
-func writeLsJSON(w io.Writer, path string, f format.File, entries []lsEntry) error {
-	type doc struct {
-		File    string    `json:"file"`
-		Format  string    `json:"format"`
-		Version string    `json:"version,omitempty"`
-		Records []lsEntry `json:"records"`
+// writeLsJSON writes one JSON object, {"file", "format", "version",
+// "records": [...]}, on one line, a record at a time.
+func writeLsJSON(w io.Writer, path string, f format.File) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	field := func(sep, key, value string) error {
+		b, err := json.Marshal(value)
+		if err != nil {
+			return err
+		}
+		bw.WriteString(sep + `"` + key + `":`)
+		_, err = bw.Write(b)
+		return err
 	}
-	if entries == nil {
-		entries = []lsEntry{}
+	if err := field("{", "file", path); err != nil {
+		return err
 	}
-	b, err := json.Marshal(doc{File: path, Format: f.Format(), Version: f.Version(), Records: entries})
+	if err := field(",", "format", f.Format()); err != nil {
+		return err
+	}
+	if v := f.Version(); v != "" {
+		if err := field(",", "version", v); err != nil {
+			return err
+		}
+	}
+	bw.WriteString(`,"records":[`)
+	err := format.EachRecord(f, func(i int, r *format.Record) error {
+		b, err := json.Marshal(lsEntryOf(r))
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		_, err = bw.Write(b)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	bw.WriteString("]}\n")
+	return bw.Flush()
 }
 
-func writeLsTable(w io.Writer, path string, f format.File, entries []lsEntry) error {
-	bw := bufio.NewWriter(w)
+// The columns of the ls table; lsStorage is printed only when some record
+// says how its values are stored.
+const (
+	lsName = iota
+	lsType
+	lsShape
+	lsOrder
+	lsOffset
+	lsBytes
+	lsStorage
+	lsColumns
+)
+
+var lsHead = [lsColumns]string{"NAME", "TYPE", "SHAPE", "ORDER", "OFFSET", "BYTES", "STORAGE"}
+
+// lsCells returns the cells of a record's line in the table, and whether
+// it has a storage cell.
+func lsCells(r *format.Record) ([lsColumns]string, bool) {
+	var c [lsColumns]string
+	c[lsName] = strconv.Quote(r.Name)
+	if isPlainName(r.Name) {
+		c[lsName] = r.Name
+	}
+	typ := r.TypeString()
+	if r.Nullable {
+		typ += " null"
+	}
+	if l, ok := r.Extra["layout"].(string); ok && l != "dense" {
+		typ += " (" + l + ")"
+	}
+	if enc, ok := r.Extra["encoding"].(string); ok && enc == "text" {
+		typ += " (text)"
+	}
+	c[lsType] = typ
+	c[lsShape] = layout.ShapeString(r.Shape)
+	if len(r.Shape) == 0 {
+		c[lsShape] = "scalar"
+	}
+	c[lsOrder] = r.Order.String()
+	c[lsOffset] = optString(optInt(r.Offset))
+	c[lsBytes] = optString(optInt(r.Size))
+	s, storage := r.Extra["storage"].(string)
+	c[lsStorage] = s
+	return c, storage
+}
+
+// writeLsTable writes a heading line and a table of the records, columns
+// aligned as text/tabwriter aligns them (each column as wide as its widest
+// cell in runes, plus two spaces; the last column unpadded). It makes two
+// passes over the records, the first for the widths, so that no line is
+// held.
+func writeLsTable(w io.Writer, path string, f format.File) error {
+	var width [lsColumns]int
+	for k, h := range lsHead {
+		width[k] = utf8.RuneCountInString(h)
+	}
+	n, storage := 0, false
+	err := format.EachRecord(f, func(i int, r *format.Record) error {
+		c, st := lsCells(r)
+		for k := range c {
+			width[k] = max(width[k], utf8.RuneCountInString(c[k]))
+		}
+		storage = storage || st
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	last := lsBytes
+	if storage {
+		last = lsStorage
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
 	head := f.Format()
 	if v := f.Version(); v != "" {
 		head += ", version " + v
 	}
-	fmt.Fprintf(bw, "%s: %s, %d record(s)\n", path, head, len(entries))
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	storage := false
-	for _, e := range entries {
-		_, ok := e.Extra["storage"].(string)
-		storage = storage || ok
+	fmt.Fprintf(bw, "%s: %s, %d record(s)\n", path, head, n)
+	line := func(c *[lsColumns]string) {
+		for k := 0; k < last; k++ {
+			bw.WriteString(c[k])
+			for pad := width[k] + 2 - utf8.RuneCountInString(c[k]); pad > 0; pad-- {
+				bw.WriteByte(' ')
+			}
+		}
+		bw.WriteString(c[last])
+		bw.WriteByte('\n')
 	}
-	head = "NAME\tTYPE\tSHAPE\tORDER\tOFFSET\tBYTES"
-	if storage {
-		head += "\tSTORAGE"
-	}
-	fmt.Fprintln(tw, head)
-	for _, e := range entries {
-		name := strconv.Quote(e.Name)
-		if isPlainName(e.Name) {
-			name = e.Name
-		}
-		typ := e.Type
-		if e.Nullable != nil && *e.Nullable {
-			typ += " null"
-		}
-		if l, ok := e.Extra["layout"].(string); ok && l != "dense" {
-			typ += " (" + l + ")"
-		}
-		if enc, ok := e.Extra["encoding"].(string); ok && enc == "text" {
-			typ += " (text)"
-		}
-		shape := layout.ShapeString(e.Shape)
-		if len(e.Shape) == 0 {
-			shape = "scalar"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", name, typ, shape, e.Order, optString(e.Offset), optString(e.NBytes))
-		if storage {
-			s, _ := e.Extra["storage"].(string)
-			fmt.Fprintf(tw, "\t%s", s)
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
+	line(&lsHead)
+	err = format.EachRecord(f, func(i int, r *format.Record) error {
+		c, _ := lsCells(r)
+		line(&c)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return bw.Flush()

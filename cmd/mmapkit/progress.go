@@ -26,8 +26,13 @@ func newProgress(e *env, total int64, desc string) *progress {
 	if e.quiet || total <= 0 {
 		return nil
 	}
-	f, ok := e.stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	// Asked once: cat asks for each record, of which a file may hold
+	// millions.
+	e.ttyOnce.Do(func() {
+		f, ok := e.stderr.(*os.File)
+		e.tty = ok && term.IsTerminal(int(f.Fd()))
+	})
+	if !e.tty {
 		return nil
 	}
 	return &progress{e: e, total: total, desc: desc, start: time.Now()}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/spf13/cobra"
@@ -14,6 +15,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	quiet          bool
+
+	ttyOnce sync.Once // stderr is asked once whether it is a terminal
+	tty     bool
 }
 
 // readFlags are the flags of every command that reads a file: --format
