@@ -163,6 +163,9 @@ func (s *suite) npyEditSync() (float64, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := warm(p); err != nil {
+		return 0, 0, err
+	}
 	f, err := npy.OpenFile(p, mmapfile.ReadWrite, nil)
 	if err != nil {
 		return 0, 0, err

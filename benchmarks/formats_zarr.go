@@ -230,6 +230,9 @@ func (s *suite) zarrEditSync() (float64, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := warm(p); err != nil {
+		return 0, 0, err
+	}
 	st, err := zarr.OpenFile(p, mmapfile.ReadWrite, nil)
 	if err != nil {
 		return 0, 0, err

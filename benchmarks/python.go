@@ -72,6 +72,7 @@ func (s *suite) runPython(py, script string, v any, args ...string) error {
 		}()
 	}
 	cmd := exec.CommandContext(s.ctx, py, append([]string{"-c", script}, args...)...)
+	cmd.Dir = s.dir // not the working directory, whose zarr/ would be imported as zarr
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

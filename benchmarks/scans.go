@@ -256,6 +256,20 @@ func settle(path string) error {
 	})
 }
 
+// warm reads every file under path (or path itself) into the page cache,
+// for a figure taken warm after others may have pushed its files out: an
+// edit of a page the cache does not hold reads it from disk first, which
+// the pwrite it is paired with, on the suite's always-warm file, does not.
+func warm(path string) error {
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		_, err = readFileChunks(p)
+		return err
+	})
+}
+
 // settleChunk is settle's unit, aligned for the largest folios.
 const settleChunk = 8 << 20
 

@@ -155,6 +155,10 @@ func measure(ctx context.Context, o *resolved) (_ *Results, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Absolute: the Python peers run elsewhere (see runPython).
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	defer func() {
 		if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
 			err = rerr

@@ -42,7 +42,7 @@ func Find(modules ...string) string {
 	}
 	script := "import " + strings.Join(append([]string{"sys"}, modules...), ", ")
 	for _, py := range candidates() {
-		if exec.Command(py, "-c", script).Run() == nil {
+		if command(py, script).Run() == nil {
 			found[key] = py
 			return py
 		}
@@ -69,7 +69,7 @@ func Python(t testing.TB, modules ...string) string {
 func Run(t testing.TB, modules []string, script string, args ...string) string {
 	t.Helper()
 	py := Python(t, modules...)
-	cmd := exec.Command(py, append([]string{"-c", script}, args...)...)
+	cmd := command(py, script, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -81,11 +81,21 @@ func Run(t testing.TB, modules []string, script string, args ...string) string {
 // Output runs a script like Run but returns its error instead of failing
 // the test, for tests that expect Python to refuse something.
 func Output(py, script string, args ...string) (string, error) {
-	cmd := exec.Command(py, append([]string{"-c", script}, args...)...)
+	cmd := command(py, script, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return out.String(), fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil
+}
+
+// command runs script in py from the system's temporary directory: Python
+// puts the working directory first on its module path, and a checkout's
+// zarr/ or npy/ there would be imported in place of the real modules.
+// Paths given as args must therefore be absolute.
+func command(py, script string, args ...string) *exec.Cmd {
+	cmd := exec.Command(py, append([]string{"-c", script}, args...)...)
+	cmd.Dir = os.TempDir()
+	return cmd
 }
