@@ -111,6 +111,11 @@ func runDemo(d *demo) error {
 		f.Close()
 		return err
 	}
+	// Pages made ready for writing in one call, not one fault at a time.
+	if err := r.PopulateWrite(); err != nil {
+		f.Close()
+		return err
+	}
 	xs, err := mmapfile.View[float64](r, 0, n, binary.LittleEndian)
 	if err != nil {
 		f.Close()
