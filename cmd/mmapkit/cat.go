@@ -175,12 +175,8 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record)
 			bar.Add(int64(len(chunk)))
 			// A few thousand elements at a time: the text stays small.
 			for step := 4096 * size; len(chunk) > 0; chunk = chunk[min(step, len(chunk)):] {
-				out = text.Append(out, chunk[:min(step, len(chunk))])
-				if len(out) >= 60<<10 {
-					if _, err := w.Write(out); err != nil {
-						return err
-					}
-					out = out[:0]
+				if out, err = spill(w, text.Append(out, chunk[:min(step, len(chunk))])); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -194,6 +190,16 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record)
 	return err
 }
 
+// spill writes out to w once it holds 60 KiB and returns it emptied, so
+// that the text of an array goes out in pieces of bounded size.
+func spill(w io.Writer, out []byte) ([]byte, error) {
+	if len(out) < 60<<10 {
+		return out, nil
+	}
+	_, err := w.Write(out)
+	return out[:0], err
+}
+
 // printText prints an array of text elements in Futhark's array form,
 // each element a string literal.
 func printText(w *bufio.Writer, tr format.TextReader, i int, r format.Record) error {
@@ -204,12 +210,8 @@ func printText(w *bufio.Writer, tr format.TextReader, i int, r format.Record) er
 	var out []byte
 	err = tr.ReadText(i, func(batch []string) error {
 		for _, s := range batch {
-			out = appendFutharkString(text.Next(out), s)
-			if len(out) >= 60<<10 {
-				if _, err := w.Write(out); err != nil {
-					return err
-				}
-				out = out[:0]
+			if out, err = spill(w, appendFutharkString(text.Next(out), s)); err != nil {
+				return err
 			}
 		}
 		return nil
