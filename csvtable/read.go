@@ -186,7 +186,9 @@ func (c *infer) add(data []byte, f field) {
 		return
 	}
 	if !c.notInt {
-		if _, ok := parseInt(b); !ok {
+		// "-0" is a float's negative zero: as an integer it would lose
+		// its sign and print back as "0".
+		if v, ok := parseInt(b); !ok || v == 0 && b[0] == '-' {
 			c.notInt = true
 		}
 	}
