@@ -442,7 +442,8 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	}
 	w.name, w.discarded = path, left // errors name the file being written, not its temporary
 	// Nothing reads the file until it is complete: gather small writes.
-	c := &combiner{w: w.mf}
+	// Writeback: the disk writes the file while the rest is written.
+	c := &combiner{w: atomicfile.WritebackAt(w.mf, w.mf.OSFile())}
 	w.wr = c
 	for i := range recs {
 		if err := writeRecord(w, src, i, &recs[i], bits); err != nil {
