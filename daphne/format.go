@@ -82,11 +82,33 @@ func (f *File) Records() []format.Record {
 	return f.recs
 }
 
-// record checks i and that the file is open.
+// NumRecords returns the number of records, as len(Records()) does,
+// without building the list: one per frame column, or 1.
+func (f *File) NumRecords() int {
+	if f.hdr.Kind == KindFrame {
+		return len(f.hdr.ColumnTypes)
+	}
+	return 1
+}
+
+// Record returns record i described as Records describes it, built from
+// the header and the frame's labels without building the list: listing a
+// frame of a million columns one Record at a time holds none of them. It
+// panics for i outside [0, NumRecords()), as indexing Records does.
+func (f *File) Record(i int) format.Record {
+	if f.hdr.Kind != KindFrame {
+		return f.Records()[i]
+	}
+	h := &f.hdr
+	vt := h.ColumnTypes[i]
+	return format.Record{Array: layout.Array{Name: f.label(i), Type: vt.Layout(), Shape: []int64{int64(h.Rows)},
+		Order: layout.RowMajor, Offset: -1, Size: int64(h.Rows) * int64(vt.Size())}, Kind: format.KindColumn}
+}
+
+// record checks i and that the file is open, and describes record i.
 func (f *File) record(i int) (*format.Record, error) {
-	recs := f.Records()
-	if i < 0 || i >= len(recs) {
-		return nil, f.errf(-1, format.ErrNoRecord, "record %d of %d", i, len(recs))
+	if n := f.NumRecords(); i < 0 || i >= n {
+		return nil, f.errf(-1, format.ErrNoRecord, "record %d of %d", i, n)
 	}
 	f.mu.Lock()
 	closed := f.closed
@@ -94,7 +116,8 @@ func (f *File) record(i int) (*format.Record, error) {
 	if closed {
 		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
 	}
-	return &recs[i], nil
+	r := f.Record(i)
+	return &r, nil
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) of record i in

@@ -520,3 +520,29 @@ func TestSalvageRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 }
+
+// Record(i) describes record i as Records does, for every golden file
+// (matrices and frames), without building the list.
+func TestRecordLister(t *testing.T) {
+	paths, _ := filepath.Glob(golden(t, "*.dbdf"))
+	require.NotEmpty(t, paths)
+	frames := 0
+	for _, p := range paths {
+		f, err := Open(p, nil)
+		if err != nil {
+			continue // files only a lenient or document-layout open reads
+		}
+		var lister format.RecordLister = f
+		n := lister.NumRecords()
+		var got []format.Record
+		for i := range n {
+			got = append(got, lister.Record(i))
+		}
+		if f.Kind() == KindFrame {
+			frames++
+		}
+		assert.Equal(t, f.Records(), got, p)
+		require.NoError(t, f.Close())
+	}
+	assert.Positive(t, frames, "the golden files hold frames")
+}
