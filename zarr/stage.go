@@ -149,7 +149,7 @@ func (st *stage) mkdirs(d string) error {
 // written takes f, whose contents are complete: its writeback starts now,
 // and commit syncs and closes it (or, with many pending, a later call).
 func (st *stage) written(f *os.File) error {
-	startWriteback(f)
+	atomicfile.StartWriteback(f, 0, 0)
 	st.mu.Lock()
 	st.pending = append(st.pending, f)
 	var old *os.File

@@ -435,7 +435,7 @@ func (s *Store) Sync() error {
 	}
 	if len(keys) > 1 {
 		for _, key := range keys {
-			startWriteback(s.maps[key].f.OSFile())
+			atomicfile.StartWriteback(s.maps[key].f.OSFile(), 0, 0)
 		}
 	}
 	for _, key := range keys {
@@ -489,7 +489,7 @@ func (s *Store) Close() error {
 		// for the device to take together.
 		for _, mp := range s.maps {
 			if mp.viewed || mp.dirty {
-				startWriteback(mp.f.OSFile())
+				atomicfile.StartWriteback(mp.f.OSFile(), 0, 0)
 			}
 		}
 	}
@@ -607,7 +607,7 @@ func (s *Store) createZeroed(key string, n int64) error {
 	// caller fills this one. A chunk written again later is written back
 	// again by Sync.
 	for _, old := range s.fresh {
-		go startWriteback(old.f.OSFile())
+		go atomicfile.StartWriteback(old.f.OSFile(), 0, 0)
 	}
 	s.fresh = append(s.fresh[:0], mp)
 	return nil

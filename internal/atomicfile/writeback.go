@@ -73,6 +73,6 @@ func (w *writebackAt) WriteAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// startWritebackCall is startWriteback; a variable so that tests can see
+// startWritebackCall is StartWriteback; a variable so that tests can see
 // the ranges started.
-var startWritebackCall = startWriteback
+var startWritebackCall = StartWriteback

@@ -4,5 +4,6 @@ package atomicfile
 
 import "os"
 
-// startWriteback does nothing where the system has no sync_file_range.
-func startWriteback(f *os.File, off, n int64) {}
+// StartWriteback does nothing where the system has no sync_file_range:
+// fsync writes back each file.
+func StartWriteback(f *os.File, off, n int64) {}

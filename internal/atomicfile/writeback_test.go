@@ -48,7 +48,7 @@ func TestWritebackAt(t *testing.T) {
 	type span struct{ off, n int64 }
 	var started []span
 	startWritebackCall = func(_ *os.File, off, n int64) { started = append(started, span{off, n}) }
-	t.Cleanup(func() { startWritebackCall = startWriteback })
+	t.Cleanup(func() { startWritebackCall = StartWriteback })
 
 	path := filepath.Join(t.TempDir(), "out")
 	want := make([]byte, 2*WritebackBytes+100)
