@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
-	"strconv"
-	"sync/atomic"
-	"time"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -531,9 +529,6 @@ func (a *Array) zeroChunkFile() bool {
 	return true
 }
 
-// tempSeq numbers the temporary files of createZeroed.
-var tempSeq atomic.Uint64
-
 // createZeroed creates the missing chunk file key as n zero bytes for a
 // writable view, without writing them: a new file whose blocks are
 // reserved (fallocate, where the file system has it, else a sparse file)
@@ -556,9 +551,7 @@ func (s *Store) createZeroed(key string, n int64) error {
 	}
 	// Named as atomicfile names its temporary files, so that a crash's
 	// leftover is recognised (atomicfile.Leftovers) and readers skip it.
-	base := path.Base(key)
-	seed := uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
-	tmp := path.Join(dir, "."+base+".tmp"+strconv.FormatUint(seed+tempSeq.Add(1), 36))
+	tmp := filepath.ToSlash(atomicfile.TempName(key))
 	osf, err := s.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return s.errf(key, -1, err, "cannot be created")

@@ -141,6 +141,11 @@ func tempName(path, kind string) string {
 	return filepath.Join(dir, "."+base+"."+kind+strconv.FormatUint(seed+counter.Add(1), 36))
 }
 
+// TempName returns a name beside path, as atomicfile names the temporary
+// files it writes (IsTemp recognises it, Leftovers lists it), for a
+// writer that makes such a file itself and renames it over path.
+func TempName(path string) string { return tempName(path, "tmp") }
+
 // IsTemp reports whether name (a base name) is one atomicfile gives its
 // temporary files and directories: ".<name>.tmp<suffix>" or
 // ".<name>.old<suffix>", the suffix lowercase letters and digits.
