@@ -186,9 +186,10 @@ func (st *stage) syncFiles() error {
 	return first
 }
 
-// commit makes the stage durable — its files, synced as their writeback
-// ends, then the whole tree — and puts it in place of the target (in one
-// atomic exchange where the OS has one).
+// commit makes the stage durable — its files, each synced by syncFiles as
+// its writeback ends, then the stage's directories — and puts it in place
+// of the target (in one atomic exchange where the OS has one). Every file
+// of a stage is made through create, so syncFiles syncs them all.
 func (st *stage) commit() error {
 	if err := st.syncFiles(); err != nil {
 		return err
@@ -196,7 +197,7 @@ func (st *stage) commit() error {
 	if err := replaceable(st.target); err != nil {
 		return err
 	}
-	err := st.tmp.Commit()
+	err := st.tmp.CommitSynced() // syncFiles synced every file
 	st.unlock()
 	return err
 }

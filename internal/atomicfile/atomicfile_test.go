@@ -123,4 +123,13 @@ func TestReplacementsAreSynced(t *testing.T) {
 	assert.Contains(t, synced, filepath.Join(d.Path(), "zarr.json"))
 	assert.Contains(t, synced, d.Path())
 	assert.Equal(t, dir, synced[len(synced)-1], "the parent last: %q", synced)
+
+	// CommitSynced: the writer synced the files; only directories are.
+	synced = nil
+	d, err = CreateDir(filepath.Join(dir, "t.zarr"), nil)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(d.Path(), "x"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(d.Path(), "x", "0.0"), []byte("c"), 0o644))
+	require.NoError(t, d.CommitSynced())
+	assert.Equal(t, []string{d.Path(), filepath.Join(d.Path(), "x"), dir}, synced)
 }

@@ -68,7 +68,15 @@ func (d *Dir) Target() string { return d.target }
 // Commit syncs every file and directory of the new tree and puts it in the
 // target's place; the old tree is removed. On error the temporary tree is
 // removed and the target is as it was.
-func (d *Dir) Commit() error {
+func (d *Dir) Commit() error { return d.commit(true) }
+
+// CommitSynced is Commit for a writer that has synced every file of the
+// tree itself (as a Zarr store's writer does, a file at a time while
+// others are still being written): only the directories are synced
+// before the tree takes the target's place.
+func (d *Dir) CommitSynced() error { return d.commit(false) }
+
+func (d *Dir) commit(files bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done {
@@ -77,7 +85,7 @@ func (d *Dir) Commit() error {
 	d.done = true
 	// Registered until in place: an AbortAll meanwhile waits for d.mu.
 	defer unregister(d)
-	err := syncTree(d.tmp)
+	err := syncTree(d.tmp, files)
 	if err == nil {
 		err = d.replace()
 	}
@@ -122,13 +130,14 @@ func (d *Dir) replace() error {
 	return os.RemoveAll(old)
 }
 
-// syncTree fsyncs every regular file and directory under root.
-func syncTree(root string) error {
+// syncTree fsyncs every directory under root, and every regular file if
+// files is set.
+func syncTree(root string, files bool) error {
 	return filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !de.IsDir() && !de.Type().IsRegular() {
+		if !de.IsDir() && (!files || !de.Type().IsRegular()) {
 			return nil
 		}
 		f, err := os.Open(p)
