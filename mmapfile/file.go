@@ -233,7 +233,7 @@ func checkRegular(name string, fi os.FileInfo, osf *os.File) error {
 	switch m := fi.Mode(); {
 	case m.IsRegular():
 		if osf != nil {
-			if fs := pseudoFS(osf); fs != "" {
+			if fs := pseudoFS(osf, fi); fs != "" {
 				what = "a file of " + fs
 			}
 		}

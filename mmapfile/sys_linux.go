@@ -6,15 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 func hugePageAdvice() (int, bool) { return unix.MADV_HUGEPAGE, true }
 
-// pseudoFS names the file system of f if it is one whose files report
-// sizes that do not describe their contents (/proc, /sys, …), else "".
-func pseudoFS(f *os.File) string {
+// pseudoFS names the file system of f (whose fstat is fi) if it is one
+// whose files report sizes that do not describe their contents (/proc,
+// /sys, …), else "".
+func pseudoFS(f *os.File, fi os.FileInfo) string {
+	// Those file systems have no device: their device numbers are
+	// anonymous (major 0). A file on a block device is not on one, and
+	// needs no statfs: a store of many chunk files opens each.
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && unix.Major(uint64(st.Dev)) != 0 {
+		return ""
+	}
 	var st unix.Statfs_t
 	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
 		return ""

@@ -40,7 +40,7 @@ func unlockFile(f *os.File) error { return errors.ErrUnsupported }
 
 func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupported }
 
-func pseudoFS(f *os.File) string { return "" }
+func pseudoFS(f *os.File, fi os.FileInfo) string { return "" }
 
 func fileSize(f *os.File) (int64, error) {
 	fi, err := f.Stat()

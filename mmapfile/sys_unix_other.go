@@ -24,7 +24,7 @@ func (f *File) DropCache() error { return errors.ErrUnsupported }
 const fsyncCoversMappings = false
 
 // pseudoFS: only Linux's pseudo file systems are recognised.
-func pseudoFS(f *os.File) string { return "" }
+func pseudoFS(f *os.File, fi os.FileInfo) string { return "" }
 
 func populateWrite(raw []byte) error { return errors.ErrUnsupported }
 

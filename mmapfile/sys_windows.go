@@ -79,7 +79,7 @@ func unlockFile(f *os.File) error {
 func openForWriting(f *os.File) (bool, error) { return true, errors.ErrUnsupported }
 
 // pseudoFS: Windows has no such file systems.
-func pseudoFS(f *os.File) string { return "" }
+func pseudoFS(f *os.File, fi os.FileInfo) string { return "" }
 
 func fileSize(f *os.File) (int64, error) {
 	fi, err := f.Stat()

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,40 @@ func setIndex(t *testing.T, dir string, i int, off, n uint64) {
 	binary.LittleEndian.PutUint64(idx[16*i+8:], n)
 	binary.LittleEndian.PutUint32(idx[64:], crc32c(idx[:64]))
 	os.WriteFile(p, b, 0o644)
+}
+
+// chunkDirOutside writes a v2 store of a [2, 2] array whose chunk
+// directory 0 is a symlink to a directory outside it holding chunk 0/0.
+func chunkDirOutside(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "h.zarr")
+	writeFile(t, dir, ".zarray", zarray("[2, 2]", "[1, 2]", `, "dimension_separator": "/"`))
+	ext := t.TempDir()
+	os.WriteFile(filepath.Join(ext, "0"), make([]byte, 16), 0o644)
+	os.Symlink(ext, filepath.Join(dir, "0"))
+	return dir
+}
+
+// TestChunkDirectoriesStayInside: the directories of chunk files, opened
+// once and kept for the store's later opens, are opened inside the store
+// like the files themselves (a symlink out of it is refused, every time).
+func TestChunkDirectoriesStayInside(t *testing.T) {
+	s, err := Open(chunkDirOutside(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 2 {
+		if f, err := s.openInside("0/0", os.O_RDONLY); err == nil {
+			f.Close()
+			t.Fatal("opened a chunk through a directory outside the store")
+		}
+	}
+	if f, err := s.openInside("1/0", os.O_RDONLY); !errors.Is(err, fs.ErrNotExist) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("missing chunk 1/0: %v, want fs.ErrNotExist", err)
+	}
 }
 
 func TestHostile(t *testing.T) {
@@ -127,6 +162,9 @@ func TestHostile(t *testing.T) {
 			os.Symlink(outside, filepath.Join(dir, "0"))
 			return dir
 		}, ErrInvalid, "0", -1, "leaves the store"},
+		{"chunk directory symlinked out of the store", func(t *testing.T) string {
+			return chunkDirOutside(t)
+		}, ErrInvalid, "0/0", -1, "leaves the store"},
 		{"group symlinked out of the store", func(t *testing.T) string {
 			dir := v2(t, map[string][]byte{".zgroup": []byte(`{"zarr_format": 2}`)})
 			ext := v2(t, map[string][]byte{".zarray": zarray("[2]", "[2]", "")})

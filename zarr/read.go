@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -328,7 +330,7 @@ func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
 	if writable {
 		flag, mode = os.O_RDWR, mmapfile.ReadWrite
 	}
-	inside, err := s.root.OpenFile(key, flag, 0)
+	inside, err := s.openInside(key, flag)
 	if err != nil {
 		return nil, s.keyErr(key, err)
 	}
@@ -341,6 +343,50 @@ func (s *Store) mapFile(key string, writable bool) (*mmapfile.File, error) {
 		return nil, s.errf(key, -1, err, "cannot be opened")
 	}
 	return f, nil
+}
+
+// openInside opens the file key inside the store. The directories of
+// chunk files are opened once and kept (os.Root opens every directory on
+// a path for each open): a store of thousands of chunks is opened file by
+// file, and those opens were most of a view's cost.
+func (s *Store) openInside(key string, flag int) (*os.File, error) {
+	dir, base := path.Split(key)
+	if dir == "" {
+		return s.root.OpenFile(key, flag, 0)
+	}
+	dir = strings.TrimSuffix(dir, "/")
+	s.dirMu.Lock()
+	r, ok := s.dirs[dir]
+	if !ok {
+		var err error
+		if r, err = s.root.OpenRoot(dir); err != nil {
+			s.dirMu.Unlock()
+			return nil, err
+		}
+		if s.dirs == nil {
+			s.dirs = map[string]*os.Root{}
+		}
+		s.dirs[dir] = r
+	}
+	s.dirMu.Unlock()
+	f, err := r.OpenFile(base, flag, 0)
+	if err != nil {
+		// Named as the store names it, not by the directory's root.
+		if pe, ok := err.(*os.PathError); ok {
+			pe.Path = key
+		}
+	}
+	return f, err
+}
+
+// closeDirs closes the directories openInside kept.
+func (s *Store) closeDirs() {
+	s.dirMu.Lock()
+	defer s.dirMu.Unlock()
+	for _, r := range s.dirs {
+		r.Close()
+	}
+	s.dirs = nil
 }
 
 // checkType fails unless T's element type is the array's.

@@ -86,7 +86,9 @@ type Store struct {
 	// starts when the next is created.
 	fresh  []*mapping
 	closed bool
-	states sync.Pool // *worker
+	dirMu  sync.Mutex
+	dirs   map[string]*os.Root // directories of chunk files, kept open by openInside
+	states sync.Pool           // *worker
 	cache  unitCache
 
 	// Options.Salvage: the units that do not decode, and their errors.

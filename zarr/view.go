@@ -508,6 +508,7 @@ func (s *Store) Close() error {
 		}
 	}
 	if s.root != nil {
+		s.closeDirs()
 		s.root.Close()
 	}
 	return first
