@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // benchSize is the payload size of the benchmarks: 1 GiB, or
@@ -216,4 +218,46 @@ func BenchmarkFormatWriteDense(b *testing.B) {
 	b.ReportMetric(float64(tPlain)/float64(tWrite), "x-write")
 	b.ReportMetric(float64(len(data))*float64(b.N)/tWrite.Seconds()/1e6, "Write-MB/s")
 	b.ReportMetric(float64(len(data))*float64(b.N)/tPlain.Seconds()/1e6, "write(2)-MB/s")
+}
+
+// BenchmarkFrameColumns reads every column of a frame one after another,
+// as a table printer does (format.ScanTable): a frame of 100,000 si8
+// columns and 4 rows (rows of 100 KB, read value by value), and one of
+// 10 f64 columns and 100,000 rows (read through one mapped window). Each
+// column read mapped and unmapped its rows before: 100,000 mappings.
+func BenchmarkFrameColumns(b *testing.B) {
+	for _, bc := range []struct {
+		name       string
+		rows, cols int
+		col        func(rows int) any
+	}{
+		{"wide", 4, 100_000, func(rows int) any { return make([]int8, rows) }},
+		{"narrow", 100_000, 10, func(rows int) any { return make([]float64, rows) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cols := make([]any, bc.cols)
+			for c := range cols {
+				cols[c] = bc.col(bc.rows)
+			}
+			p := filepath.Join(b.TempDir(), "f.dbdf")
+			if err := WriteFrame(p, &Frame{Rows: uint64(bc.rows), Columns: cols}, nil); err != nil {
+				b.Fatal(err)
+			}
+			f, err := Open(p, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			size := f.hdr.ColumnTypes[0].Size()
+			dst := make([]byte, bc.rows*size)
+			b.SetBytes(int64(bc.rows * bc.cols * size))
+			for b.Loop() {
+				for c := range bc.cols {
+					if err := f.ReadArray(c, dst, 0, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 }

@@ -70,9 +70,13 @@
 // DAPHNE never pads, so dense values at byte 45 and CSR arrays at 53+8k sit
 // at offsets ≡ 5 (mod 8): only 1-byte types (si8, ui8) can alias the
 // mapping (View fails for the others, naming Read). Reads of other types
-// copy with one bulk memmove per contiguous range, at memory speed. ReadDenseRange and ReadFrameRange map only the
-// bytes of the requested rows, so huge files can be streamed in bounded
-// memory.
+// copy with one bulk memmove per contiguous range, at memory speed.
+// ReadDenseRange and ReadFrameRange map only the bytes of the requested
+// rows, so huge files can be streamed in bounded memory. Ranges under
+// 64 KiB are read with pread rather than mapped, and so is a frame column
+// whose rows are that wide (a frame of many thousand columns), value by
+// value; the last range mapped, up to 4 MiB, stays mapped for the reads
+// inside it (the next column over the same rows) until Close.
 //
 // # What is unsafe
 //

@@ -50,6 +50,9 @@ type File struct {
 	mu      sync.Mutex
 	payload *mmapfile.Region // dense payload mapping for views and SetElement
 	closed  bool
+
+	winMu  sync.RWMutex
+	window *mmapfile.Region // the last range withRange mapped, kept for the reads inside it
 }
 
 // Open opens a .dbdf file read-only and reads "<path>.meta" beside it if
@@ -270,6 +273,9 @@ func (f *File) Close() error {
 	}
 	f.closed = true
 	f.payload = nil
+	f.winMu.Lock()
+	f.window = nil // unmapped with the file
+	f.winMu.Unlock()
 	if f.mf != nil {
 		return f.mf.Close()
 	}

@@ -190,6 +190,17 @@ func (f *File) readColumn(c int, dst []byte, first int64) error {
 	}
 	s := int64(f.hdr.ColumnTypes[c].Size())
 	n := int64(len(dst)) / s
+	if f.rowSize >= smallRead {
+		// Rows so wide (a frame of many thousand columns) that each
+		// value of the column is a page of its own: read value by value.
+		for r := int64(0); r < n; r++ {
+			off := f.hdr.DataOffset + (first+r)*f.rowSize + f.colOff[c]
+			if err := f.readAt(dst[r*s:(r+1)*s], off); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	step := max(1, frameChunk/f.rowSize)
 	for r := int64(0); r < n; r += step {
 		k := min(step, n-r)

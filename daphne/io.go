@@ -3,17 +3,29 @@ package daphne
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
+// smallRead is the size below which a range of a mapped file is read with
+// pread rather than mapped: a mapping costs an mmap, an unmap (which
+// flushes the TLB of every core the process ran on) and a fault per page,
+// tens of microseconds, where a pread of a few KiB costs one. A frame of
+// a million narrow columns is read a column at a time.
+const smallRead = 64 << 10
+
+// smallBufs holds the buffers of withRange's small reads.
+var smallBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // withRange hands fn the file bytes [off, off+n): a temporary mapping,
-// unmapped afterwards, for mapped files (faults become errors), or a
-// buffer filled with ReadAt otherwise. Only those bytes are mapped or
-// read.
+// unmapped afterwards, for large ranges of mapped files (faults become
+// errors), or a buffer filled with ReadAt otherwise. Only those bytes
+// are mapped or read. fn must not keep src.
 func (f *File) withRange(off, n int64, fn func(src []byte)) error {
 	if n == 0 {
 		fn(nil)
@@ -23,16 +35,21 @@ func (f *File) withRange(off, n int64, fn func(src []byte)) error {
 	if !ok || end > f.size {
 		return f.errf(off, mmapfile.ErrTruncated, "%d bytes at offset %d beyond the file's %d", n, off, f.size)
 	}
-	if f.mf != nil {
-		r, err := f.mf.Map(off, n)
-		if err != nil {
-			return f.errf(off, err, "map: %v", err)
+	if n < smallRead {
+		bp := smallBufs.Get().(*[]byte)
+		defer smallBufs.Put(bp)
+		if int64(cap(*bp)) < n {
+			*bp = make([]byte, smallRead)
 		}
-		defer r.Unmap()
-		if err := r.Guard(func() { fn(r.Bytes()) }); err != nil {
-			return f.errf(off, err, "%v", err)
+		buf := (*bp)[:n]
+		if err := f.readAt(buf, off); err != nil {
+			return err
 		}
+		fn(buf)
 		return nil
+	}
+	if f.mf != nil {
+		return f.withWindow(off, n, fn)
 	}
 	buf := make([]byte, n)
 	if err := f.readAt(buf, off); err != nil {
@@ -40,6 +57,50 @@ func (f *File) withRange(off, n int64, fn func(src []byte)) error {
 	}
 	fn(buf)
 	return nil
+}
+
+// withWindow is withRange for a mapped file: the range is read through
+// the window, the last range mapped, kept mapped for the reads after it
+// that fall inside it (a frame's columns are read one after another over
+// the same rows) and replaced by a mapping of [off, off+n) otherwise. A
+// range over frameChunk is mapped for this read only, so that what stays
+// mapped between reads is bounded.
+func (f *File) withWindow(off, n int64, fn func(src []byte)) error {
+	use := func(w *mmapfile.Region) error {
+		lo := off - w.Offset()
+		err := w.Guard(func() { fn(w.Bytes()[lo : lo+n]) })
+		if err == nil {
+			// A truncation inside the last page reads as zeros, not a
+			// fault.
+			err = w.InFile(lo, n)
+		}
+		if err != nil {
+			return f.errf(off, err, "%v", err)
+		}
+		return nil
+	}
+	f.winMu.RLock()
+	if w := f.window; w != nil && off >= w.Offset() && off+n <= w.Offset()+int64(w.Len()) {
+		defer f.winMu.RUnlock()
+		return use(w)
+	}
+	f.winMu.RUnlock()
+	f.winMu.Lock()
+	defer f.winMu.Unlock()
+	if f.window != nil {
+		f.window.Unmap()
+		f.window = nil
+	}
+	w, err := f.mf.Map(off, n)
+	if err != nil {
+		return f.errf(off, err, "map: %v", err)
+	}
+	if n > frameChunk {
+		defer w.Unmap()
+	} else {
+		f.window = w
+	}
+	return use(w)
 }
 
 // copyBytes fills dst with the file bytes at off: one bulk memmove out of a
@@ -52,7 +113,7 @@ func (f *File) copyBytes(dst []byte, off int64) error {
 	if !ok || end > f.size {
 		return f.errf(off, mmapfile.ErrTruncated, "%d bytes at offset %d beyond the file's %d", len(dst), off, f.size)
 	}
-	if f.mf != nil {
+	if f.mf != nil && len(dst) >= smallRead {
 		r, err := f.mf.Map(off, int64(len(dst)))
 		if err != nil {
 			return f.errf(off, err, "map: %v", err)
@@ -70,6 +131,12 @@ func (f *File) readAt(dst []byte, off int64) error {
 	n, err := f.ra.ReadAt(dst, off)
 	if n == len(dst) {
 		return nil
+	}
+	if f.mf != nil && (err == nil || errors.Is(err, io.EOF)) {
+		// The file was cut under the open file, whose size was checked
+		// when it was opened: the error a read through its mapping gives.
+		end := off + int64(n)
+		return f.errf(end, fmt.Errorf("the file now ends at %d: %w", end, mmapfile.ErrFault), "read: the file now ends at %d", end)
 	}
 	if err == nil || errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF

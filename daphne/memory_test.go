@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,4 +102,85 @@ func TestFrameLabelsFromFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"col_0", "col_1"}, f.Labels())
 	require.NoError(t, f.Close())
+}
+
+// TestFrameColumnsOneAtATime reads every column of a frame, one after
+// another, through each path a column read takes: rows of 64 KiB or more
+// (a frame of thousands of columns) value by value with pread, narrower
+// rows through a mapped window kept for the next column over the same
+// rows (each column of a million-column frame was a mapping of its own,
+// and cat of such a frame took 75 s), and ranges under 64 KiB by pread.
+// A file cut under the open File is an error wrapping ErrFault on each
+// path, never zeros.
+func TestFrameColumnsOneAtATime(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		rows, cols int
+	}{
+		{"wide rows, by pread", 3, 18000},    // rows of 6000·(1+8+4) bytes
+		{"narrow rows, one window", 9000, 3}, // 117 KB of rows: one window
+		{"small, by pread", 100, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cols := make([]any, tc.cols)
+			want := func(c, r int) float64 { return float64(c*1000 + r) }
+			for c := range cols {
+				switch c % 3 {
+				case 0:
+					v := make([]int8, tc.rows)
+					for r := range v {
+						v[r] = int8(want(c, r))
+					}
+					cols[c] = v
+				case 1:
+					v := make([]float64, tc.rows)
+					for r := range v {
+						v[r] = want(c, r)
+					}
+					cols[c] = v
+				case 2:
+					v := make([]int32, tc.rows)
+					for r := range v {
+						v[r] = int32(want(c, r))
+					}
+					cols[c] = v
+				}
+			}
+			p := filepath.Join(t.TempDir(), "f.dbdf")
+			require.NoError(t, WriteFrame(p, &Frame{Rows: uint64(tc.rows), Columns: cols}, nil))
+			f, err := Open(p, nil)
+			require.NoError(t, err)
+			defer f.Close()
+			for c := range cols {
+				var got any
+				label := f.label(c)
+				switch c % 3 {
+				case 0:
+					got, err = Read[int8](f, label)
+				case 1:
+					got, err = Read[float64](f, label)
+				case 2:
+					got, err = Read[int32](f, label)
+				}
+				require.NoError(t, err, label)
+				require.Equal(t, cols[c], got, label)
+			}
+			// Cut the file inside the last row: the last column's last
+			// value is gone.
+			fi, err := os.Stat(p)
+			require.NoError(t, err)
+			require.NoError(t, os.Truncate(p, fi.Size()-4))
+			last := tc.cols - 1
+			var rerr error
+			switch last % 3 {
+			case 0:
+				_, rerr = Read[int8](f, f.label(last))
+			case 1:
+				_, rerr = Read[float64](f, f.label(last))
+			case 2:
+				_, rerr = Read[int32](f, f.label(last))
+			}
+			require.ErrorIs(t, rerr, mmapfile.ErrFault)
+		})
+	}
 }
