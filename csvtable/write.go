@@ -16,25 +16,40 @@ import (
 // equal-length 1-D arrays; see format.ScanTable. Null cells are empty
 // fields.
 func Encode(w io.Writer, src format.Source) error {
-	cols := format.TableColumns(src)
-	for i := range cols {
-		if cols[i].Type.IsComplex() {
-			return format.Unrepresentable(&cols[i], "CSV holds no complex numbers")
+	// The columns one at a time: a table may have millions.
+	err := format.EachTableColumn(src, func(r *format.Record) error {
+		if r.Type.IsComplex() {
+			return format.Unrepresentable(r, "CSV holds no complex numbers")
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
-	for i := range cols {
-		if i > 0 {
+	first := true
+	err = format.EachTableColumn(src, func(r *format.Record) error {
+		if !first {
 			line = append(line, ',')
 		}
-		line = AppendField(line, cols[i].Name)
+		first = false
+		line = AppendField(line, r.Name)
+		if len(line) >= 64<<10 {
+			_, err := bw.Write(line)
+			line = line[:0]
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	line = append(line, '\n')
 	if _, err := bw.Write(line); err != nil {
 		return err
 	}
-	err := format.ScanTable(src, 1<<14, func(first int64, batch []format.Column) error {
+	err = format.ScanTable(src, 1<<14, func(first int64, batch []format.Column) error {
 		n := 0
 		if len(batch) > 0 {
 			n = batch[0].Len()

@@ -1,7 +1,10 @@
 package format
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/layout"
@@ -57,4 +60,94 @@ func TestEachRecord(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNoRecord)
 	}
 	assert.Positive(t, lazy.calls)
+}
+
+// countingLister is a lister that counts the reads of each record.
+type countingLister struct {
+	lister
+	reads map[int]int
+}
+
+func (c *countingLister) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	c.reads[i]++
+	return c.lister.ReadArray(i, dst, first, order, bo)
+}
+
+// A table is scanned, and its columns described, one record at a time: a
+// RecordLister's list is never built (lister panics if it is), nulls are
+// folded as from a list, a batch holds at most 8 MiB of a wide table's
+// rows, and a selection reads its own columns only.
+func TestScanTableRecordByRecord(t *testing.T) {
+	const cols, rows = 2000, 1200 // rows of 17,000 bytes, nulls included: 493 to a batch
+	src := &countingLister{reads: map[int]int{}}
+	for c := range cols {
+		v := make([]byte, 8*rows)
+		for r := range rows {
+			binary.LittleEndian.PutUint64(v[8*r:], uint64(c*rows+r))
+		}
+		name := fmt.Sprint("c", c)
+		src.recs = append(src.recs, Record{Array: layout.Array{Name: name, Type: layout.U64, Shape: []int64{rows}, Size: 8 * rows}})
+		src.data = append(src.data, v)
+		if c%2 == 1 { // every other column nullable, the last one too
+			reason := bytes.Repeat([]byte{0xff}, rows)
+			reason[c%rows] = 3
+			src.recs = append(src.recs, Record{Array: layout.Array{Name: name + ".reason", Type: layout.I8, Shape: []int64{rows}, Size: rows}})
+			src.data = append(src.data, reason)
+		}
+	}
+	require.True(t, IsTable(src))
+	var names []string
+	require.NoError(t, EachTableColumn(src, func(r *Record) error {
+		assert.Equal(t, len(names)%2 == 1, r.Nullable, r.Name)
+		names = append(names, r.Name)
+		return nil
+	}))
+	require.Len(t, names, cols)
+	assert.Equal(t, "c1999", names[cols-1])
+	assert.Len(t, TableColumns(src), cols)
+
+	var batches []int
+	require.NoError(t, ScanTable(src, 1<<14, func(first int64, cs []Column) error {
+		require.Len(t, cs, cols)
+		n := len(cs[0].Values.([]uint64))
+		batches = append(batches, n)
+		for c, col := range cs {
+			v := col.Values.([]uint64)
+			require.Len(t, v, n)
+			assert.Equal(t, uint64(c*rows+int(first)), v[0])
+			assert.Equal(t, uint64(c*rows+int(first)+n-1), v[n-1])
+			if c%2 == 1 {
+				require.Len(t, col.Reason, n)
+				for k, x := range col.Reason {
+					want := int8(-1)
+					if int(first)+k == c%rows {
+						want = 3
+					}
+					require.Equal(t, want, x, "column %d row %d", c, int(first)+k)
+				}
+			} else {
+				assert.Nil(t, col.Reason)
+			}
+		}
+		return nil
+	}))
+	assert.Equal(t, []int{493, 493, 214}, batches)
+
+	// A selection of two columns reads those two records and no other (the
+	// nulls of c7, a record of their own, are not selected).
+	sel, err := Select(src, "c7", "c2")
+	require.NoError(t, err)
+	clear(src.reads)
+	var got [][]uint64
+	require.NoError(t, ScanTable(sel, 1<<14, func(first int64, cs []Column) error {
+		for _, col := range cs {
+			got = append(got, append([]uint64(nil), col.Values.([]uint64)...))
+		}
+		return nil
+	}))
+	require.Len(t, got, 2)
+	assert.Equal(t, uint64(7*rows), got[0][0])
+	assert.Equal(t, uint64(2*rows+rows-1), got[1][rows-1])
+	c7, c2 := 7+3, 2+1 // records: c0 c1 c1.reason c2 c3 c3.reason …
+	assert.Equal(t, map[int]int{c7: 1, c2: 1}, src.reads)
 }

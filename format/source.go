@@ -179,24 +179,36 @@ func (v *view) ScanTableText(batch int, text []bool, fn func(first int64, cols [
 }
 
 // scan is ScanTable, or ScanTableText with text (by the view's columns).
+// Over a source that scans its own table, the view's columns are picked
+// from the batches of all of them; over any other, only the view's
+// columns are read.
 func (v *view) scan(batch int, text []bool, fn func(first int64, cols []Column) error) error {
-	all := v.src.Records()
-	pick := make([]int, 0, len(v.index))
-	// Columns of the underlying table, by their position among its
-	// columns.
-	colPos := map[int]int{}
-	for i, k := 0, 0; i < len(all); i++ {
-		if all[i].Kind == KindColumn {
-			colPos[i] = k
-			k++
-		}
+	if _, ok := v.src.(TableScanner); text == nil && (!ok || !hasColumns(v.src)) {
+		return scanRecords(v, batch, fn)
 	}
-	for _, i := range v.index {
-		k, ok := colPos[i]
-		if !ok {
-			return fmt.Errorf("record %q is not a table column", all[i].Name)
+	// Each view column's position among the underlying table's columns.
+	want := make(map[int][]int, len(v.index))
+	for j, i := range v.index {
+		want[i] = append(want[i], j)
+	}
+	pick := make([]int, len(v.index))
+	for j := range pick {
+		pick[j] = -1
+	}
+	ncols := 0
+	EachRecord(v.src, func(i int, r *Record) error {
+		if r.Kind == KindColumn {
+			for _, j := range want[i] {
+				pick[j] = ncols
+			}
+			ncols++
 		}
-		pick = append(pick, k)
+		return nil
+	})
+	for j, k := range pick {
+		if k < 0 {
+			return fmt.Errorf("record %q is not a table column", RecordAt(v.src, v.index[j]).Name)
+		}
 	}
 	out := make([]Column, len(pick))
 	pass := func(first int64, cols []Column) error {
@@ -208,7 +220,7 @@ func (v *view) scan(batch int, text []bool, fn func(first int64, cols []Column) 
 	if text == nil {
 		return ScanTable(v.src, batch, pass)
 	}
-	under := make([]bool, len(colPos))
+	under := make([]bool, ncols)
 	for j, k := range pick {
 		under[k] = under[k] || text[j]
 	}
@@ -233,17 +245,21 @@ func (v *view) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, valu
 // take as columns). A table's nulls may travel through array formats as
 // an i8 array named "<column>.reason" after its column (see ScanTable).
 func IsTable(src Source) bool {
-	recs := src.Records()
-	if len(recs) == 0 {
+	if NumRecords(src) == 0 {
 		return false
 	}
-	for _, r := range recs {
-		if (r.Kind != KindColumn && r.Kind != KindArray) || len(r.Shape) != 1 || r.Shape[0] != recs[0].Shape[0] {
-			return false
+	rows := int64(-1)
+	return EachRecord(src, func(_ int, r *Record) error {
+		if (r.Kind != KindColumn && r.Kind != KindArray) || len(r.Shape) != 1 || (rows >= 0 && r.Shape[0] != rows) {
+			return errNotTable
 		}
-	}
-	return true
+		rows = r.Shape[0]
+		return nil
+	}) == nil
 }
+
+// errNotTable stops IsTable's walk at the first record that is no column.
+var errNotTable = errors.New("not a table")
 
 // ScanTable calls fn with batches of at most batch rows of src's table:
 // through the file's own TableScanner where it has one, else by reading
@@ -258,53 +274,72 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 	if !IsTable(src) {
 		return notATable(src)
 	}
-	recs := src.Records()
+	return scanRecords(src, batch, fn)
+}
+
+// scanBytes bounds the values of one batch of scanRecords: a table of a
+// million columns is read a few rows at a time.
+const scanBytes = 8 << 20
+
+// scanRecords is ScanTable by ReadArray of each column's record.
+func scanRecords(src Source, batch int, fn func(first int64, cols []Column) error) error {
 	// Which records are columns and which carry another's nulls.
 	type col struct {
-		rec    int
-		reason int // record of its nulls, or -1
+		rec, reason int // reason: the record of its nulls, or -1
+		typ         layout.Type
 	}
 	var cols []col
-	for i := 0; i < len(recs); i++ {
-		r := recs[i]
+	rows := int64(-1)
+	rowBytes := int64(0)
+	err := eachColumn(src, func(rec, reason int, r *Record) error {
 		if !r.Type.Valid() {
 			return fmt.Errorf("record %q: type %s cannot be read as values: %w", r.Name, r.TypeString(), errors.ErrUnsupported)
 		}
-		c := col{rec: i, reason: -1}
-		if i+1 < len(recs) && recs[i+1].Type == layout.I8 && recs[i+1].Name == r.Name+".reason" {
-			c.reason = i + 1
-			i++
+		if rows < 0 {
+			rows = r.Shape[0]
 		}
-		cols = append(cols, c)
+		cols = append(cols, col{rec: rec, reason: reason, typ: r.Type})
+		rowBytes += int64(r.Type.Size())
+		if reason >= 0 {
+			rowBytes++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	rows := recs[0].Shape[0]
 	if batch <= 0 {
 		batch = 1 << 16
 	}
+	batch = int(max(1, min(int64(batch), scanBytes/max(1, rowBytes))))
+	// One buffer for the batch, each column's part 8-byte aligned.
+	part := func(n int64) int64 { return (n + 7) &^ 7 }
+	var total int64
+	for _, c := range cols {
+		total += part(int64(batch) * int64(c.typ.Size()))
+		if c.reason >= 0 {
+			total += part(int64(batch))
+		}
+	}
+	buf := alignedBytes(total)
 	out := make([]Column, len(cols))
-	bufs := make([][]byte, len(cols))
-	rbufs := make([][]byte, len(cols))
 	host := mmapfile.HostOrder()
-	for first := int64(0); first < rows || (first == 0 && rows == 0); first += int64(batch) {
-		k := min(int64(batch), rows-first)
+	for first := int64(0); first < rows || (first == 0 && rows <= 0); first += int64(batch) {
+		k := max(0, min(int64(batch), rows-first))
+		at := int64(0)
 		for j, c := range cols {
-			t := recs[c.rec].Type
-			need := k * int64(t.Size())
-			if int64(cap(bufs[j])) < need {
-				bufs[j] = alignedBytes(need)
-			}
-			b := bufs[j][:need]
+			n := k * int64(c.typ.Size())
+			b := buf[at : at+n]
+			at += part(int64(batch) * int64(c.typ.Size()))
 			if k > 0 {
 				if err := src.ReadArray(c.rec, b, first, layout.RowMajor, host); err != nil {
 					return err
 				}
 			}
-			out[j] = Column{Values: layout.SliceOf(t, b)}
+			out[j] = Column{Values: layout.SliceOf(c.typ, b)}
 			if c.reason >= 0 {
-				if int64(cap(rbufs[j])) < k {
-					rbufs[j] = alignedBytes(k)
-				}
-				rb := rbufs[j][:k]
+				rb := buf[at : at+k]
+				at += part(int64(batch))
 				if k > 0 {
 					if err := src.ReadArray(c.reason, rb, first, layout.RowMajor, host); err != nil {
 						return err
@@ -316,7 +351,7 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 		if err := fn(first, out); err != nil {
 			return err
 		}
-		if rows == 0 {
+		if rows <= 0 {
 			break
 		}
 	}
@@ -356,28 +391,58 @@ func ScanTableText(src Source, batch int, text []bool, fn func(first int64, cols
 
 // TableColumns describes the columns ScanTable gives for src: the records
 // of its columns, a nullable column's "<name>.reason" record folded into
-// it.
+// it. EachTableColumn gives them one at a time.
 func TableColumns(src Source) []Record {
-	recs := src.Records()
+	var out []Record
+	EachTableColumn(src, func(r *Record) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out
+}
+
+// EachTableColumn calls fn with each column TableColumns lists, in order,
+// without holding the list where src is a RecordLister (a frame of a
+// million columns), stopping at the first error fn returns, which it
+// returns. *r must not be kept after fn returns.
+func EachTableColumn(src Source, fn func(r *Record) error) error {
+	return eachColumn(src, func(_, _ int, r *Record) error { return fn(r) })
+}
+
+// eachColumn calls fn with each column of src's table: the index of its
+// values' record, that of its nulls' record (-1 for none) and its record
+// (Nullable where the nulls are a record of their own).
+func eachColumn(src Source, fn func(rec, reason int, r *Record) error) error {
 	if _, ok := src.(TableScanner); ok && hasColumns(src) {
-		var out []Record
-		for _, r := range recs {
-			if r.Kind == KindColumn {
-				out = append(out, r)
+		return EachRecord(src, func(i int, r *Record) error {
+			if r.Kind != KindColumn {
+				return nil
+			}
+			return fn(i, -1, r)
+		})
+	}
+	// A record is held until the next shows whether it carries its nulls.
+	var held Record
+	at := -1
+	err := EachRecord(src, func(i int, r *Record) error {
+		if at >= 0 {
+			k := at
+			at = -1
+			if r.Type == layout.I8 && r.Name == held.Name+".reason" {
+				held.Nullable = true
+				return fn(k, i, &held)
+			}
+			if err := fn(k, -1, &held); err != nil {
+				return err
 			}
 		}
-		return out
+		held, at = *r, i
+		return nil
+	})
+	if err == nil && at >= 0 {
+		err = fn(at, -1, &held)
 	}
-	var out []Record
-	for i := 0; i < len(recs); i++ {
-		r := recs[i]
-		if i+1 < len(recs) && recs[i+1].Type == layout.I8 && recs[i+1].Name == r.Name+".reason" {
-			r.Nullable = true
-			i++
-		}
-		out = append(out, r)
-	}
-	return out
+	return err
 }
 
 // notATable names the first record that keeps src from being a table.
@@ -404,8 +469,7 @@ func notATable(src Source) error {
 
 // hasColumns reports whether src's records are table columns.
 func hasColumns(src Source) bool {
-	recs := src.Records()
-	return len(recs) > 0 && recs[0].Kind == KindColumn
+	return NumRecords(src) > 0 && RecordAt(src, 0).Kind == KindColumn
 }
 
 // Describe names a record for error messages: `record "x" (f64[2][3])`.

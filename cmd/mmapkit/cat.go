@@ -86,13 +86,16 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
 	for k := first; k < end; {
 		r := format.RecordAt(f, k)
 		if r.Kind == format.KindColumn {
-			names := []string{r.Name}
-			for k++; k < end; k++ {
-				c := format.RecordAt(f, k)
-				if c.Kind != format.KindColumn {
-					break
+			k0 := k
+			k++
+			for k < end && format.RecordAt(f, k).Kind == format.KindColumn {
+				k++
+			}
+			var names []string // nil for the whole file: no selection to build
+			if k0 > 0 || k < format.NumRecords(f) {
+				for i := k0; i < k; i++ {
+					names = append(names, format.RecordAt(f, i).Name)
 				}
-				names = append(names, c.Name)
 			}
 			if err := catTable(w, f, names); err != nil {
 				return err
@@ -107,16 +110,19 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
 	return nil
 }
 
-// catTable prints columns of f as CSV, with the registered CSV format's
-// encoder.
+// catTable prints the named columns of f, or all of f where names is nil,
+// as CSV, with the registered CSV format's encoder.
 func catTable(w io.Writer, f format.File, names []string) error {
 	csv, ok := format.Lookup("csv")
 	if !ok || csv.Encode == nil {
 		return errors.New("printing tables needs the csv format, which is not in this build")
 	}
-	src, err := format.Select(f, names...)
-	if err != nil {
-		return err
+	var src format.Source = f
+	if names != nil {
+		var err error
+		if src, err = format.Select(f, names...); err != nil {
+			return err
+		}
 	}
 	return csv.Encode(w, src, nil)
 }
