@@ -416,11 +416,11 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	if err != nil {
 		return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
 	}
-	recs := src.Records()
-	for i := range recs {
-		if err := representable(&recs[i], version); err != nil {
-			return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
-		}
+	// The records are taken one at a time, here and below: a source of a
+	// million scalars is never listed.
+	err = format.EachRecord(src, func(_ int, r *format.Record) error { return representable(r, version) })
+	if err != nil {
+		return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
 	}
 	var perm = atomicfile.DefaultPerm
 	if o != nil && o.Perm != 0 {
@@ -445,11 +445,9 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	// Writeback: the disk writes the file while the rest is written.
 	c := &combiner{w: atomicfile.WritebackAt(w.mf, w.mf.OSFile())}
 	w.wr = c
-	for i := range recs {
-		if err := writeRecord(w, src, i, &recs[i], bits); err != nil {
-			w.Close()
-			return err
-		}
+	if err := format.EachRecord(src, func(i int, r *format.Record) error { return writeRecord(w, src, i, r, bits) }); err != nil {
+		w.Close()
+		return err
 	}
 	if err := c.flush(); err != nil {
 		w.Close()

@@ -276,17 +276,22 @@ func Write(path string, src Source, o *Options) error {
 // root array "/" keeps its name, and so does every record if dropping
 // would make two names equal.
 func rootRelative(src Source) Source {
+	// Most sources have no such name: find that out without the list.
+	if EachRecord(src, func(_ int, r *Record) error {
+		if len(r.Name) > 1 && r.Name[0] == '/' {
+			return errStop
+		}
+		return nil
+	}) == nil {
+		return src
+	}
 	recs := src.Records()
 	names := make([]string, len(recs))
-	changed := false
 	for i, r := range recs {
 		names[i] = r.Name
 		if len(r.Name) > 1 && r.Name[0] == '/' {
-			names[i], changed = r.Name[1:], true
+			names[i] = r.Name[1:]
 		}
-	}
-	if !changed {
-		return src
 	}
 	renamed, err := Rename(src, names)
 	if err != nil {

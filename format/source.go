@@ -447,12 +447,11 @@ func eachColumn(src Source, fn func(rec, reason int, r *Record) error) error {
 
 // notATable names the first record that keeps src from being a table.
 func notATable(src Source) error {
-	recs := src.Records()
-	if len(recs) == 0 {
+	if NumRecords(src) == 0 {
 		return fmt.Errorf("%w: there are no records to make a table of", ErrNotRepresentable)
 	}
-	for i := range recs {
-		r := &recs[i]
+	first := RecordAt(src, 0)
+	return EachRecord(src, func(_ int, r *Record) error {
 		switch {
 		case r.Kind != KindColumn && r.Kind != KindArray:
 			return Unrepresentable(r, "a table holds arrays and columns only")
@@ -460,11 +459,11 @@ func notATable(src Source) error {
 			return Unrepresentable(r, "a scalar (a 0-d array) cannot be a table column, which is 1-D")
 		case len(r.Shape) != 1:
 			return Unrepresentable(r, "a table's columns are 1-D")
-		case r.Shape[0] != recs[0].Shape[0]:
-			return Unrepresentable(r, fmt.Sprintf("a table's columns have one length, and %s has %d", Describe(&recs[0]), recs[0].Shape[0]))
+		case r.Shape[0] != first.Shape[0]:
+			return Unrepresentable(r, fmt.Sprintf("a table's columns have one length, and %s has %d", Describe(&first), first.Shape[0]))
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // hasColumns reports whether src's records are table columns.
@@ -491,20 +490,23 @@ func Unrepresentable(r *Record, why string) error {
 // layout lacks (text) is an error wrapping ErrNotRepresentable. Sources
 // without such columns are returned as they are.
 func Arrays(src Source) (Source, error) {
-	recs := src.Records()
 	need := false
-	for i := range recs {
-		r := &recs[i]
+	err := EachRecord(src, func(_ int, r *Record) error {
 		if r.Kind == KindColumn && !r.Type.Valid() {
-			return nil, Unrepresentable(r, "the type "+r.TypeString()+" has no array equivalent")
+			return Unrepresentable(r, "the type "+r.TypeString()+" has no array equivalent")
 		}
 		if r.Kind == KindColumn && r.Nullable {
 			need = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !need {
 		return src, nil
 	}
+	recs := src.Records()
 	a := &withReasons{src: src}
 	for i, r := range recs {
 		a.recs = append(a.recs, r)

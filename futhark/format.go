@@ -273,19 +273,21 @@ func writable(src format.Source) (format.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs := src.Records()
-	for i := range recs {
-		r := &recs[i]
+	err = format.EachRecord(src, func(_ int, r *format.Record) error {
 		switch {
 		case r.Kind == format.KindString:
-			return nil, format.Unrepresentable(r, "Futhark values have no strings")
+			return format.Unrepresentable(r, "Futhark values have no strings")
 		case r.Kind == format.KindOpaque:
-			return nil, format.Unrepresentable(r, "Futhark cannot hold a value only its own format can read")
+			return format.Unrepresentable(r, "Futhark cannot hold a value only its own format can read")
 		case !IsPrimType(r.Type):
-			return nil, format.Unrepresentable(r, "Futhark has no element type "+r.TypeString())
+			return format.Unrepresentable(r, "Futhark has no element type "+r.TypeString())
 		case len(r.Shape) > MaxRank:
-			return nil, format.Unrepresentable(r, fmt.Sprintf("Futhark values have at most %d dimensions", MaxRank))
+			return format.Unrepresentable(r, fmt.Sprintf("Futhark values have at most %d dimensions", MaxRank))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return src, nil
 }
@@ -330,7 +332,8 @@ func encodeFormat(w io.Writer, src format.Source, o *format.Options) error {
 func encodeAll(w io.Writer, src format.Source, o Options, text bool) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	e := NewWriter(bw, 0, &o)
-	for i, r := range src.Records() {
+	// One record at a time: a file of a million scalars is never listed.
+	err := format.EachRecord(src, func(i int, r *format.Record) error {
 		var err error
 		if text {
 			err = e.BeginText(r.Type, r.Shape)
@@ -341,8 +344,12 @@ func encodeAll(w io.Writer, src format.Source, o Options, text bool) error {
 			err = format.Stream(src, i, layout.RowMajor, binary.LittleEndian, e.WriteElems)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", format.Describe(&r), err)
+			return fmt.Errorf("%s: %w", format.Describe(r), err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := e.finish(); err != nil {
 		return err
