@@ -11,8 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // zarray is a v2 .zarray for an f8 array.
@@ -338,4 +341,28 @@ func TestTruncatedEverywhere(t *testing.T) {
 			t.Fatalf("zarr.json cut at %d: %v", n, err)
 		}
 	}
+}
+
+// A store of more chunk directories than are kept open reads whole, and
+// through a view of each chunk, with at most maxOpenDirs of them open at
+// once.
+func TestChunkDirectoriesKeptOpenAreBounded(t *testing.T) {
+	const rows = 3 * maxOpenDirs // chunk keys c/<row>/0: one directory a row
+	p := filepath.Join(t.TempDir(), "d.zarr")
+	want := ramp(layout.F64, 2*rows, 0)
+	require.NoError(t, Write(p, (&memSource{}).add("/", layout.F64, []int64{rows, 2}, layout.RowMajor, false, want), &Options{Chunks: []int64{1, 2}}))
+	s, err := Open(p, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := Read[float64](s.Arrays()[0])
+	require.NoError(t, err)
+	assert.Equal(t, want, unsafeslice.Bytes(got))
+	a := s.Arrays()[0]
+	for i := range rows {
+		v, err := ViewChunk[float64](a, int64(i), 0)
+		require.NoError(t, err)
+		require.Equal(t, []float64{float64(2 * i), float64(2*i + 1)}, v)
+		assert.LessOrEqual(t, len(s.dirs), maxOpenDirs)
+	}
+	assert.NotEmpty(t, s.dirs)
 }

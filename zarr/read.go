@@ -355,20 +355,26 @@ func (s *Store) openInside(key string, flag int) (*os.File, error) {
 		return s.root.OpenFile(key, flag, 0)
 	}
 	dir = strings.TrimSuffix(dir, "/")
+	// Held through the open: a directory may be closed to make room.
 	s.dirMu.Lock()
+	defer s.dirMu.Unlock()
 	r, ok := s.dirs[dir]
 	if !ok {
 		var err error
 		if r, err = s.root.OpenRoot(dir); err != nil {
-			s.dirMu.Unlock()
 			return nil, err
+		}
+		if len(s.dirs) >= maxOpenDirs { // each holds a descriptor
+			for _, d := range s.dirs {
+				d.Close()
+			}
+			clear(s.dirs)
 		}
 		if s.dirs == nil {
 			s.dirs = map[string]*os.Root{}
 		}
 		s.dirs[dir] = r
 	}
-	s.dirMu.Unlock()
 	f, err := r.OpenFile(base, flag, 0)
 	if err != nil {
 		// Named as the store names it, not by the directory's root.
@@ -378,6 +384,11 @@ func (s *Store) openInside(key string, flag int) (*os.File, error) {
 	}
 	return f, err
 }
+
+// maxOpenDirs bounds the directories openInside keeps open: a store of
+// many chunk directories (v3's c/i/j keys of a large grid) reads them a
+// few at a time, and each costs a file descriptor.
+const maxOpenDirs = 64
 
 // closeDirs closes the directories openInside kept.
 func (s *Store) closeDirs() {
