@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -241,7 +243,7 @@ func TestScanTableText(t *testing.T) {
 	f, err := Open(writeCSV(t, "z,u,b\n007,9223372036854775808,true\n12,,false\n"), nil)
 	require.NoError(t, err)
 	defer f.Close()
-	assert.Equal(t, []layout.Type{layout.I64, layout.F64, layout.Bool}, []layout.Type{f.recs[0].Type, f.recs[1].Type, f.recs[2].Type})
+	assert.Equal(t, []layout.Type{layout.I64, layout.F64, layout.Bool}, f.types)
 	require.True(t, format.HasText(f))
 	var got []format.Column
 	require.NoError(t, format.ScanTableText(f, 0, []bool{true, true, false}, func(first int64, cols []format.Column) error {
@@ -270,4 +272,59 @@ func TestScanTableText(t *testing.T) {
 		return nil
 	}))
 	assert.Error(t, f.ScanTableText(0, []bool{true}, func(int64, []format.Column) error { return nil }))
+}
+
+// A CSV of very many columns opens into a compact index (its Records are
+// built on demand: a column costs its name and two bytes, where a Record
+// was over a hundred), and its scan reads at most 8 MiB of rows at once:
+// 200,000 i64 columns of 10 rows come in batches of 5 rows.
+func TestWideCSV(t *testing.T) {
+	const cols, rows = 200_000, 10
+	var b strings.Builder
+	for r := -1; r < rows; r++ {
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			if r < 0 {
+				fmt.Fprintf(&b, "c%d", c)
+			} else {
+				fmt.Fprint(&b, c*rows+r)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(t.TempDir(), "wide.csv")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept := int64(after.HeapAlloc-before.HeapAlloc) / cols
+	t.Logf("%d bytes kept per column", kept)
+	assert.LessOrEqual(t, kept, int64(48))
+
+	require.Equal(t, cols, f.NumRecords())
+	last := f.Record(cols - 1)
+	assert.Equal(t, "c199999", last.Name)
+	assert.Equal(t, layout.I64, last.Type)
+	assert.Equal(t, []int64{rows}, last.Shape)
+	assert.Equal(t, last, f.Records()[cols-1])
+
+	var batches []int
+	require.NoError(t, f.ScanTable(1<<14, func(first int64, cs []format.Column) error {
+		require.Len(t, cs, cols)
+		v := cs[cols-1].Values.([]int64)
+		batches = append(batches, len(v))
+		for k := range v {
+			require.Equal(t, int64((cols-1)*rows)+first+int64(k), v[k])
+		}
+		return nil
+	}))
+	assert.Equal(t, []int{5, 5}, batches)
 }

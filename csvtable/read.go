@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -62,9 +63,15 @@ type File struct {
 	region *mmapfile.Region // nil for NewReader
 	data   []byte
 	rows   []int64 // offset of each data row (the header excluded)
-	recs   []format.Record
-	damage error
-	closed atomic.Bool
+	// The columns, a few dozen bytes each (a CSV may have a million):
+	// their Records are built on demand.
+	names    []string
+	types    []layout.Type // layout.Invalid: text
+	nullable []bool
+	listOnce sync.Once
+	list     []format.Record // Records, built on first use
+	damage   error
+	closed   atomic.Bool
 }
 
 // field is one field of a row: its bytes, whether it was quoted, and
@@ -441,19 +448,30 @@ func (f *File) index(salvage bool) error {
 		f.rows = append(f.rows, int64(at))
 		line += 1 + breaks
 	}
-	shape := []int64{int64(len(f.rows))}
-	f.recs = make([]format.Record, len(names))
-	for i, name := range names {
-		t, tn := inf[i].typ()
-		size := int64(-1)
-		f.recs[i] = format.Record{
-			Array:    layout.Array{Name: name, Type: t, Shape: shape, Offset: -1, Size: size},
-			Kind:     format.KindColumn,
-			TypeName: tn,
-			Nullable: inf[i].nullable,
-		}
+	f.names = names
+	f.types = make([]layout.Type, len(names))
+	f.nullable = make([]bool, len(names))
+	for i := range names {
+		f.types[i], _ = inf[i].typ()
+		f.nullable[i] = inf[i].nullable
 	}
 	return nil
+}
+
+// NumRecords returns the number of columns.
+func (f *File) NumRecords() int { return len(f.names) }
+
+// Record describes column i.
+func (f *File) Record(i int) format.Record {
+	r := format.Record{
+		Array:    layout.Array{Name: f.names[i], Type: f.types[i], Shape: []int64{int64(len(f.rows))}, Offset: -1, Size: -1},
+		Kind:     format.KindColumn,
+		Nullable: f.nullable[i],
+	}
+	if !r.Type.Valid() {
+		r.TypeName = "string"
+	}
+	return r
 }
 
 // rowError is the error of parseRow in the row starting at at, which
@@ -474,7 +492,15 @@ func (f *File) Format() string { return "csv" }
 func (f *File) Version() string { return "" }
 
 // Records returns one column record per column.
-func (f *File) Records() []format.Record { return f.recs }
+func (f *File) Records() []format.Record {
+	f.listOnce.Do(func() {
+		f.list = make([]format.Record, len(f.names))
+		for i := range f.list {
+			f.list[i] = f.Record(i)
+		}
+	})
+	return f.list
+}
 
 // Len returns the number of data rows.
 func (f *File) Len() int64 { return int64(len(f.rows)) }
@@ -500,7 +526,7 @@ func (f *File) scan(r0, r1 int64, fn func(row int64, fields []field) error) erro
 		for r := r0; r < r1; r++ {
 			var err error
 			fields, _, _, err = parseRow(f.data, int(f.rows[r]), fields)
-			if err == nil && len(fields) != len(f.recs) {
+			if err == nil && len(fields) != len(f.names) {
 				err = errors.New("the row changed since the file was opened")
 			}
 			if err != nil {
@@ -533,13 +559,13 @@ func (f *File) value(dst []byte, t layout.Type, fl field, row int64, col int) er
 	case layout.I64:
 		v, ok := parseInt(b)
 		if !ok {
-			return f.errAt(0, fl.start, "row %d, column %q: %q is not an i64", row, f.recs[col].Name, b)
+			return f.errAt(0, fl.start, "row %d, column %q: %q is not an i64", row, f.names[col], b)
 		}
 		host.PutUint64(dst, uint64(v))
 	case layout.F64:
 		v, err := strconv.ParseFloat(string(b), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return f.errAt(0, fl.start, "row %d, column %q: %q is not an f64", row, f.recs[col].Name, b)
+			return f.errAt(0, fl.start, "row %d, column %q: %q is not an f64", row, f.names[col], b)
 		}
 		host.PutUint64(dst, math.Float64bits(v))
 	case layout.Bool:
@@ -554,15 +580,14 @@ func (f *File) value(dst []byte, t layout.Type, fl field, row int64, col int) er
 // ReadArray copies cells [first, first+n) of column i (a column of i64,
 // f64 or bool; null cells read as zero).
 func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	rec := &f.recs[i]
-	t := rec.Type
+	t := f.types[i]
 	if !t.Valid() {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q holds text, not numbers: read it with ScanTable", rec.Name), Err: errors.ErrUnsupported}
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q holds text, not numbers: read it with ScanTable", f.names[i]), Err: errors.ErrUnsupported}
 	}
 	size := int64(t.Size())
 	n := int64(len(dst)) / size
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > int64(len(f.rows)) {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q: rows [%d, +%d) outside [0, %d)", rec.Name, first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q: rows [%d, +%d) outside [0, %d)", f.names[i], first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}
 	}
 	err := f.scan(first, first+n, func(r int64, fields []field) error {
 		k := r - first
@@ -588,28 +613,36 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 // "007" for a writer that wants text, 9223372036854775808 (inferred f64)
 // stays exact for one that wants uint64.
 func (f *File) ScanTableText(batch int, text []bool, fn func(first int64, cols []format.Column) error) error {
-	if len(text) != len(f.recs) {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("%d text flags for %d columns", len(text), len(f.recs))}
+	if len(text) != len(f.names) {
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("%d text flags for %d columns", len(text), len(f.names))}
 	}
 	return f.scanTable(batch, text, fn)
 }
 
 // scanTable is ScanTable, with the columns text marks given as text.
 func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []format.Column) error) error {
-	asText := func(j int) bool { return !f.recs[j].Type.Valid() || text != nil && text[j] }
+	asText := func(j int) bool { return !f.types[j].Valid() || text != nil && text[j] }
 	if batch <= 0 {
 		batch = 1 << 14
 	}
+	var rowBytes int64
+	for j, t := range f.types {
+		if !asText(j) {
+			rowBytes += int64(t.Size())
+		} else {
+			rowBytes += 16 // a string header, its text aside
+		}
+	}
+	batch = format.BatchRows(batch, rowBytes)
 	nrows := int64(len(f.rows))
-	cols := make([]format.Column, len(f.recs))
-	bufs := make([][]byte, len(f.recs))
-	texts := make([][]string, len(f.recs))
+	cols := make([]format.Column, len(f.names))
+	bufs := make([][]byte, len(f.names))
+	texts := make([][]string, len(f.names))
 	for first := int64(0); first < nrows || first == 0; first += int64(batch) {
 		k := min(int64(batch), nrows-first)
-		for j := range f.recs {
-			r := &f.recs[j]
+		for j, t := range f.types {
 			if !asText(j) {
-				need := k * int64(r.Type.Size())
+				need := k * int64(t.Size())
 				if int64(cap(bufs[j])) < need {
 					bufs[j] = unsafeslice.Bytes(make([]uint64, (need+7)/8))
 				}
@@ -618,14 +651,13 @@ func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []for
 				texts[j] = texts[j][:0]
 			}
 			cols[j].Reason = nil
-			if r.Nullable {
+			if f.nullable[j] {
 				cols[j].Reason = make([]int8, k)
 			}
 		}
 		err := f.scan(first, first+k, func(row int64, fields []field) error {
 			at := row - first
 			for j, fl := range fields {
-				r := &f.recs[j]
 				if cols[j].Reason != nil {
 					cols[j].Reason[at] = -1
 					if fl.null() {
@@ -640,8 +672,9 @@ func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []for
 					texts[j] = append(texts[j], s)
 					continue
 				}
-				size := int64(r.Type.Size())
-				if err := f.value(bufs[j][at*size:(at+1)*size], r.Type, fl, row, j); err != nil {
+				t := f.types[j]
+				size := int64(t.Size())
+				if err := f.value(bufs[j][at*size:(at+1)*size], t, fl, row, j); err != nil {
 					return err
 				}
 			}
@@ -650,9 +683,9 @@ func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []for
 		if err != nil {
 			return err
 		}
-		for j := range f.recs {
+		for j, t := range f.types {
 			if !asText(j) {
-				cols[j].Values = layout.SliceOf(f.recs[j].Type, bufs[j])
+				cols[j].Values = layout.SliceOf(t, bufs[j])
 			} else {
 				cols[j].Values = texts[j]
 			}

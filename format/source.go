@@ -277,9 +277,12 @@ func ScanTable(src Source, batch int, fn func(first int64, cols []Column) error)
 	return scanRecords(src, batch, fn)
 }
 
-// scanBytes bounds the values of one batch of scanRecords: a table of a
-// million columns is read a few rows at a time.
-const scanBytes = 8 << 20
+// BatchRows bounds a batch of batch table rows of rowBytes bytes each to
+// 8 MiB (one row at least), for the table scans: a table of a million
+// columns is read a few rows at a time.
+func BatchRows(batch int, rowBytes int64) int {
+	return int(max(1, min(int64(batch), (8<<20)/max(1, rowBytes))))
+}
 
 // scanRecords is ScanTable by ReadArray of each column's record.
 func scanRecords(src Source, batch int, fn func(first int64, cols []Column) error) error {
@@ -311,7 +314,7 @@ func scanRecords(src Source, batch int, fn func(first int64, cols []Column) erro
 	if batch <= 0 {
 		batch = 1 << 16
 	}
-	batch = int(max(1, min(int64(batch), scanBytes/max(1, rowBytes))))
+	batch = BatchRows(batch, rowBytes)
 	// One buffer for the batch, each column's part 8-byte aligned.
 	part := func(n int64) int64 { return (n + 7) &^ 7 }
 	var total int64

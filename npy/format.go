@@ -401,7 +401,7 @@ func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Co
 	rows := a.h.Shape[0]
 	item := int64(a.h.DType.ItemSize)
 	s.f.mu.RUnlock()
-	batch = int(max(1, min(int64(batch), (8<<20)/item)))
+	batch = format.BatchRows(batch, item)
 	raw := make([]byte, int64(batch)*item)
 	out := make([]format.Column, len(cols))
 	bufs := make([][]byte, len(cols))
