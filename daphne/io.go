@@ -22,10 +22,10 @@ const smallRead = 64 << 10
 // smallBufs holds the buffers of withRange's small reads.
 var smallBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// withRange hands fn the file bytes [off, off+n): a temporary mapping,
-// unmapped afterwards, for large ranges of mapped files (faults become
-// errors), or a buffer filled with ReadAt otherwise. Only those bytes
-// are mapped or read. fn must not keep src.
+// withRange hands fn the file bytes [off, off+n): a mapping for ranges of
+// 64 KiB or more of mapped files (see withWindow; faults become errors),
+// or a buffer filled with ReadAt otherwise. Only those bytes are mapped or
+// read. fn must not keep src.
 func (f *File) withRange(off, n int64, fn func(src []byte)) error {
 	if n == 0 {
 		fn(nil)
