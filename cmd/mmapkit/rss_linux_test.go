@@ -163,7 +163,7 @@ func TestManyRecordsInBoundedMemory(t *testing.T) {
 	}
 	// convert holds the index of the file it reads and that of the file
 	// it writes, and takes the records one at a time (Futhark to ABF and
-	// back: 320 and 327 MiB, when the records were listed).
+	// back: 312 and 319 MiB, when the records were listed).
 	abfPath := filepath.Join(t.TempDir(), "m.abf")
 	back := filepath.Join(t.TempDir(), "m.in")
 	for _, args := range [][]string{{"convert", p, abfPath}, {"convert", abfPath, back}} {
@@ -183,9 +183,9 @@ func TestManyRecordsInBoundedMemory(t *testing.T) {
 
 // A table of very many columns prints one batch of rows at a time without
 // a list of its columns: cat of a DAPHNE frame of 250,000 columns (1 MB of
-// values, a 9 MB .meta) stays under 100 MiB resident (152 MiB before, when
+// values, a 9 MB .meta) stays under 100 MiB resident (157 MiB before, when
 // cat selected the columns by name and the CSV encoder listed them; a frame
-// of a million columns took 75 s and 564 MiB, mapping its rows once for
+// of a million columns took 75 s and 580 MiB, mapping its rows once for
 // each column).
 func TestWideTableInBoundedMemory(t *testing.T) {
 	if testing.Short() {
