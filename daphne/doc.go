@@ -19,13 +19,13 @@
 // The document numbers value types differently (1–10: u8 u16 u32 u64 i8
 // i16 i32 i64 f32 f64, 16-bit types included), lets every block carry its
 // own value type and gives frames blocks with their own headers. DAPHNE
-// neither writes nor reads that layout; Options.DocumentLayout and
-// WriteOptions.DocumentLayout (the format parameter daphne-layout=document)
-// read and write it. Read without them, a file whose codes mean other
-// types in the document and that fits the document's layout where it does
-// not fit the code's — or whose .meta names the document's types — is an
-// error (ErrDocumentLayout) naming both readings, in lenient mode too:
-// never a silent misread.
+// neither writes nor reads that layout; Options.DocumentLayout (the format
+// parameter daphne-layout=document) reads it and
+// WriteOptions.DocumentLayout (out-daphne-layout=document) writes it. Read
+// without them, a file whose codes mean other types in the document and
+// that fits the document's layout where it does not fit the code's — or
+// whose .meta names the document's types — is an error (ErrDocumentLayout)
+// naming both readings, in lenient mode too: never a silent misread.
 //
 //	f, err := daphne.Open("X.dbdf", nil) // reads X.dbdf.meta if present
 //	v, aliased, err := daphne.DenseValues[float64](f)

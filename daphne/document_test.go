@@ -164,18 +164,20 @@ func TestDocumentLayout(t *testing.T) {
 	assert.ErrorContains(t, err, "16-bit")
 }
 
-// TestDocumentLayoutRegistry: the parameter daphne-layout=document reads
-// and writes the document's layout through the registry.
+// TestDocumentLayoutRegistry: the parameters daphne-layout=document and
+// out-daphne-layout=document read and write the document's layout through
+// the registry, each on its own side of a conversion.
 func TestDocumentLayoutRegistry(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "u.dbdf")
 	require.NoError(t, os.WriteFile(p, docHeader(1, 2, 2).u8(6).block(0, 0, 2, 2, 1, 6).u8(1, 0, 2, 0, 3, 0, 0xff, 0xff).b, 0o644))
 	docParams := &format.Options{Params: map[string]string{"daphne-layout": "document"}}
+	docWrite := &format.Options{Params: map[string]string{"out-daphne-layout": "document"}}
 	f, err := format.Open(p, docParams)
 	require.NoError(t, err)
 	assert.Equal(t, layout.I16, f.Records()[0].Type)
 	q := filepath.Join(dir, "v.dbdf")
-	require.NoError(t, format.Write(q, f, docParams))
+	require.NoError(t, format.Write(q, f, docWrite))
 	require.NoError(t, f.Close())
 	assert.Equal(t, mustRead(t, p), mustRead(t, q))
 	assert.Equal(t, `{"numCols":2,"numRows":2,"valueType":"si16"}`, string(mustRead(t, q+".meta")))
@@ -192,7 +194,23 @@ func TestDocumentLayoutRegistry(t *testing.T) {
 	a, ab := arrayOf("a", []int16{1, -2, 3}, 3)
 	b, bb := arrayOf("b", []float32{0.5, 1, 2}, 3)
 	r := filepath.Join(dir, "fr.dbdf")
-	require.NoError(t, format.Write(r, source(a, ab, b, bb), docParams))
+	require.NoError(t, format.Write(r, source(a, ab, b, bb), docWrite))
+
+	// From one layout to the other in one conversion: a matrix of a type
+	// both layouts have.
+	c := filepath.Join(dir, "c.dbdf")
+	require.NoError(t, WriteDense(c, 2, 1, []float64{1.5, -2}, nil))
+	d := filepath.Join(dir, "d.dbdf")
+	require.NoError(t, format.Convert(c, d, nil, docWrite))
+	dd, err := Open(d, &Options{DocumentLayout: true})
+	require.NoError(t, err)
+	got64, err := Read[float64](dd, "matrix")
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1.5, -2}, got64)
+	require.NoError(t, dd.Close())
+	e := filepath.Join(dir, "e.dbdf")
+	require.NoError(t, format.Convert(d, e, docParams, nil))
+	assert.Equal(t, mustRead(t, c), mustRead(t, e), "back in DAPHNE's layout, byte for byte")
 	fr, err := Open(r, &Options{DocumentLayout: true})
 	require.NoError(t, err)
 	got, err := ReadFrame(fr)
@@ -202,6 +220,8 @@ func TestDocumentLayoutRegistry(t *testing.T) {
 
 	_, err = format.Open(p, &format.Options{Params: map[string]string{"daphne-layout": "draft"}})
 	assert.ErrorContains(t, err, "daphne-layout")
+	err = format.Write(filepath.Join(dir, "x.dbdf"), source(a, ab), &format.Options{Params: map[string]string{"out-daphne-layout": "draft"}})
+	assert.ErrorContains(t, err, "out-daphne-layout")
 }
 
 // TestDocumentLayoutNeverSilent: read with DAPHNE's code's numbering, a

@@ -29,12 +29,14 @@ func init() {
 		},
 		Write: Write,
 		CheckParams: func(p map[string]string, write bool) error {
-			_, err := documentParam("", &format.Options{Params: p})
+			_, err := documentParam("", &format.Options{Params: p}, write)
 			return err
 		},
+		// Separate for reading and writing, so that one conversion goes
+		// from one layout to the other.
 		Params: []format.Param{
 			{Name: "daphne-layout", Usage: "code (the default: DAPHNE's implementation, value types 0–7) or document (the layout of DAPHNE's doc/BinaryFormat.md, value types 1–10) of the file read"},
-			{Name: "daphne-layout", Write: true, Usage: "code or document: the layout of the file written"},
+			{Name: "out-daphne-layout", Write: true, Usage: "code (the default) or document: the layout of the file written"},
 		},
 	})
 }
@@ -43,7 +45,7 @@ func init() {
 // Salvage is refused (errors.ErrUnsupported), never ignored: this package
 // does not read a damaged DAPHNE file as a smaller matrix or frame.
 func optionsFrom(path string, o *format.Options) (*Options, error) {
-	doc, err := documentParam(path, o)
+	doc, err := documentParam(path, o, false)
 	if err != nil || o == nil {
 		return nil, err
 	}
@@ -354,7 +356,7 @@ func (f *File) checkSet(rec *format.Record, idx []int64) error {
 // Both files are written to temporaries, synced and renamed into place,
 // data first; a failed write leaves both as they were.
 func Write(path string, src format.Source, o *format.Options) error {
-	doc, err := documentParam(path, o)
+	doc, err := documentParam(path, o, true)
 	if err != nil {
 		return err
 	}
@@ -406,16 +408,20 @@ func Write(path string, src format.Source, o *format.Options) error {
 	return writeFrameFrom(path, src, doc)
 }
 
-// documentParam reads the parameter daphne-layout: "code" (the default) or
-// "document".
-func documentParam(path string, o *format.Options) (bool, error) {
-	switch v := o.Param("daphne-layout"); v {
+// documentParam reads the parameter daphne-layout, or out-daphne-layout
+// for writing: "code" (the default) or "document".
+func documentParam(path string, o *format.Options, write bool) (bool, error) {
+	name := "daphne-layout"
+	if write {
+		name = "out-daphne-layout"
+	}
+	switch v := o.Param(name); v {
 	case "", "code":
 		return false, nil
 	case "document":
 		return true, nil
 	default:
-		return false, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("daphne-layout %q: want code or document", v), Err: errors.ErrUnsupported}
+		return false, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%s %q: want code or document", name, v), Err: errors.ErrUnsupported}
 	}
 }
 

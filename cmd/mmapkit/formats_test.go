@@ -450,3 +450,30 @@ func TestDaphneSetAndRoundTrips(t *testing.T) {
 		assert.False(t, strings.Contains(e.Name(), ".tmp-"), e.Name())
 	}
 }
+
+// A conversion reads one DAPHNE layout and writes the other in one step:
+// --daphne-layout names the input's, --out-daphne-layout the output's
+// (one flag set both before, so going between them took two conversions
+// and a file in between).
+func TestDaphneLayoutsInOneConversion(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "t.csv")
+	const table = "a,b\n1,0.5\n-2,1.25\n"
+	require.NoError(t, os.WriteFile(csvPath, []byte(table), 0o644))
+	doc := filepath.Join(dir, "doc.dbdf")
+	code := filepath.Join(dir, "code.dbdf")
+	direct := filepath.Join(dir, "direct.dbdf")
+	mustMk(t, "convert", "--out-daphne-layout=document", csvPath, doc)
+	mustMk(t, "convert", "--daphne-layout=document", doc, code)
+	mustMk(t, "convert", csvPath, direct)
+	assert.Equal(t, table, mustMk(t, "cat", "--daphne-layout=document", doc))
+	assert.Equal(t, table, mustMk(t, "cat", code))
+	want, err := os.ReadFile(direct)
+	require.NoError(t, err)
+	got, err := os.ReadFile(code)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "DAPHNE's layout, byte for byte")
+	docBytes, err := os.ReadFile(doc)
+	require.NoError(t, err)
+	assert.NotEqual(t, want, docBytes, "the document's layout differs")
+}
