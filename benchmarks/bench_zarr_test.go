@@ -142,3 +142,70 @@ func BenchmarkZarrViewScan(b *testing.B) {
 	b.ReportMetric(nBest, "npy-GB/s")
 	b.ReportMetric(ratios[len(ratios)/2], "ratio")
 }
+
+// BenchmarkZarrChunkOverhead is what zarr_view_scan pays beyond the scan:
+// per operation, the store of BenchmarkZarrViewScan (chunks of 8 MiB) is
+// opened, each chunk viewed and its first element read, and the store
+// closed ("views"); "raw" opens, maps (mmap-go), reads and unmaps the same
+// chunk files, with no store around them. Profile "views" with
+// -cpuprofile to see where its time goes.
+func BenchmarkZarrChunkOverhead(b *testing.B) {
+	size := benchSize(b)
+	shape := zarrShape(size / 8)
+	src := make([]float64, shape[0]*shape[1])
+	fillF64(src, 0)
+	store := filepath.Join(b.TempDir(), "data.zarr")
+	if err := zarr.Write(store, newMemSource("x", asBytes(src), shape, layout.RowMajor), zarrOptions(shape, "")); err != nil {
+		b.Fatal(err)
+	}
+	src = nil
+	if err := settle(store); err != nil {
+		b.Fatal(err)
+	}
+	var chunks []string
+	err := filepath.WalkDir(store, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name()[0] != '.' {
+			chunks = append(chunks, p)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("views", func(b *testing.B) {
+		for b.Loop() {
+			st, err := zarr.Open(store, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a := st.Arrays()[0]
+			n := 0
+			for i := range a.Grid()[0] {
+				xs, err := zarr.ViewChunk[float64](a, i, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = xs[0]
+				n++
+			}
+			if err := st.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if n != len(chunks) {
+				b.Fatalf("%d chunks viewed, %d files", n, len(chunks))
+			}
+		}
+		b.ReportMetric(float64(len(chunks)), "chunks")
+	})
+	b.Run("raw", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range chunks {
+				_, _, err := rawMapping(p, func(m []byte) (float64, int) { return float64(m[0]), 1 })
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(chunks)), "chunks")
+	})
+}
