@@ -315,8 +315,12 @@ func scanRecords(src Source, batch int, fn func(first int64, cols []Column) erro
 		batch = 1 << 16
 	}
 	batch = BatchRows(batch, rowBytes)
-	// One buffer for the batch, each column's part 8-byte aligned.
-	part := func(n int64) int64 { return (n + 7) &^ 7 }
+	// One buffer for the batch, each column's part 8-byte aligned (a part
+	// is at most 8 MiB: BatchRows).
+	part := func(n int64) int64 {
+		p, _ := layout.AlignUp(n, 8)
+		return p
+	}
 	var total int64
 	for _, c := range cols {
 		total += part(int64(batch) * int64(c.typ.Size()))
