@@ -12,9 +12,10 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Payload reads an array stored as one contiguous run of bytes, in its
-// storage order and byte order, in whatever order and byte order the
-// caller asks for. It is the ReadArray of every format whose arrays are
+// Payload is an array stored as one contiguous run of bytes: what a
+// Payloader hands out, and what View, Set and ReadArray use. It reads the
+// array, in its storage order and byte order, in whatever order and byte
+// order the caller asks for. It is the ReadArray of every format whose arrays are
 // contiguous; formats that store arrays otherwise (chunks, sparse blocks,
 // strided fields) implement ReadArray themselves.
 //
@@ -37,6 +38,14 @@ type Payload struct {
 	// Wrap, if set, turns an error about file offset off into the
 	// format's own error (naming the file).
 	Wrap func(off int64, err error) error
+	// NoView, if set, is why the payload's bytes cannot be aliased
+	// although they can be read (a compressed member, a text value): the
+	// format's error, naming the copying call. View and Set return it.
+	NoView error
+	// Writing, if set, is called before the payload's bytes may change:
+	// a view of a writable file handed out, an element set (an .npz
+	// member's checksum is then rewritten at Close).
+	Writing func() error
 
 	mu       sync.Mutex
 	band     []byte // rows [bandRow, bandRow+bandRows) in target order

@@ -1,0 +1,268 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// Payloader is implemented by files that hand out a record's values as one
+// contiguous run of bytes: the Payload whose Data is the mapped region
+// for a file that is mapped. View and Set work on such records;
+// Read and ReadAt work on every file.
+type Payloader interface {
+	// Payload returns the reader of record i's values, or an error for
+	// records whose values are not one run of bytes (strided fields,
+	// chunked or sparse arrays, text), for a closed file and for i out of
+	// range. The Payload is shared: its fields must not be changed.
+	Payload(i int) (*Payload, error)
+}
+
+// payloadsKept is how many records' payload readers a Payloads keeps: a
+// reader keeps the band of a transposed read that printing reads in
+// pieces, so the records read last should keep theirs.
+const payloadsKept = 8
+
+// Payloads is the payload cache of a file: the readers of the records
+// read last, so that a record read in pieces (a printer's transposed
+// reads, a view taken again) builds its reader once. A file embeds one
+// and calls Get from its Payload method; Reset forgets every reader (at
+// Close, or when the file's mapping changes). The zero value is ready;
+// it may be used from several goroutines.
+type Payloads struct {
+	mu   sync.Mutex
+	kept [payloadsKept]keptPayload
+	next int
+}
+
+type keptPayload struct {
+	i int
+	p *Payload
+}
+
+// Get returns the reader of record i, calling build for one it does not
+// keep. Errors are not kept.
+func (c *Payloads) Get(i int, build func() (*Payload, error)) (*Payload, error) {
+	c.mu.Lock()
+	for _, k := range c.kept {
+		if k.p != nil && k.i == i {
+			c.mu.Unlock()
+			return k.p, nil
+		}
+	}
+	c.mu.Unlock()
+	p, err := build()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.kept {
+		if k.p != nil && k.i == i {
+			// Another goroutine built it meanwhile: share one reader.
+			return k.p, nil
+		}
+	}
+	c.kept[c.next] = keptPayload{i, p}
+	c.next = (c.next + 1) % payloadsKept
+	return p, nil
+}
+
+// Reset forgets every reader.
+func (c *Payloads) Reset() {
+	c.mu.Lock()
+	c.kept = [payloadsKept]keptPayload{}
+	c.next = 0
+	c.mu.Unlock()
+}
+
+// copyingCall is what a view that cannot alias tells its caller to use.
+const copyingCall = "use Read, which copies"
+
+// payloadOf returns the payload of record i of f after checking that T
+// is its element type; uint8 also views a bool array's raw bytes.
+func payloadOf[T layout.Elem](f File, i int) (*Payload, error) {
+	pf, ok := f.(Payloader)
+	if !ok {
+		return nil, fmt.Errorf("%s file: record %d: %w: the format hands out no payloads; %s", f.Format(), i, errors.ErrUnsupported, copyingCall)
+	}
+	p, err := pf.Payload(i)
+	if err != nil {
+		return nil, err
+	}
+	if t := layout.TypeOf[T](); t != p.Array.Type && !(t == layout.U8 && p.Array.Type == layout.Bool) {
+		var z T
+		return nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q holds %s, not %T: %w", p.Array.Name, p.Array.Type, z, mmapfile.ErrTypeMismatch))
+	}
+	return p, nil
+}
+
+// region returns the mapping a payload's bytes are in, or an error that
+// names the copying call.
+func (p *Payload) region() (*mmapfile.Region, error) {
+	if p.NoView != nil {
+		return nil, p.NoView
+	}
+	reg, ok := p.Data.(*mmapfile.Region)
+	if !ok {
+		return nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q is not mapped (%w); %s", p.Array.Name, errors.ErrUnsupported, copyingCall))
+	}
+	return reg, nil
+}
+
+// count is the number of elements of the payload as an int.
+func (p *Payload) count() (int, error) {
+	n, err := layout.Count(p.Array.Shape)
+	if err == nil && n > math.MaxInt {
+		err = mmapfile.ErrTooLarge
+	}
+	if err != nil {
+		return 0, p.wrap(p.Array.Offset, fmt.Errorf("record %q: %w", p.Array.Name, err))
+	}
+	return int(n), nil
+}
+
+// View returns the values of record i of f as a slice that aliases the
+// file's mapping, in the record's storage order: no copy is made. T must
+// be the record's element type (uint8 also views a bool array's bytes).
+// Where the bytes cannot be aliased — not in the host's byte order
+// (mmapfile.ErrByteOrder), not aligned for T (mmapfile.ErrMisaligned), a
+// bool byte other than 0 and 1, compressed or not one run in the file, a
+// file read from an io.ReaderAt — the error says to use Read, which
+// copies. An empty array gives an empty, non-nil slice.
+//
+// In a file opened read-write, writing to the slice changes the file
+// (durable after the file's Sync or Close); in a read-only file it
+// crashes the process. The slice is valid until the file is closed or, for
+// formats that say so, changed in size.
+func View[T layout.Elem](f File, i int) ([]T, error) {
+	p, err := payloadOf[T](f, i)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := p.region()
+	if err != nil {
+		return nil, err
+	}
+	n, err := p.count()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return []T{}, nil
+	}
+	bo := p.Array.ByteOrder()
+	if layout.TypeOf[T]() == layout.U8 {
+		bo = mmapfile.HostOrder() // a bool array's raw bytes: no order, no check
+	}
+	v, err := mmapfile.View[T](reg, p.Off, n, bo)
+	if err != nil {
+		off := p.Array.Offset
+		var me *mmapfile.Error
+		if errors.As(err, &me) {
+			if me.Offset >= 0 {
+				off = me.Offset
+			}
+			err = me.Err
+		}
+		return nil, p.wrap(off, fmt.Errorf("record %q cannot be aliased: %w; %s", p.Array.Name, err, copyingCall))
+	}
+	if reg.Writable() && p.Writing != nil {
+		if err := p.Writing(); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Read returns a copy of the values of record i of f in the record's
+// storage order (its Order), in the host's byte order. T must be the
+// record's element type. It works on every File: through the file's
+// ReadArray, which inflates, gathers and swaps as the format needs.
+func Read[T layout.Elem](f File, i int) ([]T, error) {
+	rec, n, err := typedRecord[T](f, i)
+	if err != nil {
+		return nil, err
+	}
+	if n > math.MaxInt {
+		return nil, fmt.Errorf("%s file: record %q: %d elements: %w", f.Format(), rec.Name, n, mmapfile.ErrTooLarge)
+	}
+	dst := make([]T, n)
+	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, rec.Order, mmapfile.HostOrder()); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// ReadAt copies len(dst) values of record i of f, from element start in
+// the record's storage order, into dst in the host's byte order: part of
+// a large record in bounded memory. It fills dst or returns an error.
+func ReadAt[T layout.Elem](f File, i int, start int64, dst []T) error {
+	rec, _, err := typedRecord[T](f, i)
+	if err != nil {
+		return err
+	}
+	return f.ReadArray(i, unsafeslice.Bytes(dst), start, rec.Order, mmapfile.HostOrder())
+}
+
+// typedRecord returns record i of f and its element count after checking
+// that T is its element type.
+func typedRecord[T layout.Elem](f File, i int) (Record, int64, error) {
+	if i < 0 || i >= NumRecords(f) {
+		return Record{}, 0, fmt.Errorf("%s file: record %d of %d: %w", f.Format(), i, NumRecords(f), mmapfile.ErrOutOfRange)
+	}
+	rec := RecordAt(f, i)
+	if t := layout.TypeOf[T](); rec.Type != t {
+		var z T
+		return rec, 0, fmt.Errorf("%s file: record %q holds %s, not %T: %w", f.Format(), rec.Name, rec.TypeString(), z, mmapfile.ErrTypeMismatch)
+	}
+	n, err := layout.Count(rec.Shape)
+	if err != nil {
+		return rec, 0, fmt.Errorf("%s file: record %q: %w", f.Format(), rec.Name, err)
+	}
+	return rec, n, nil
+}
+
+// Set changes the element of record i of f at the 0-based logical index
+// idx (one index per dimension, in the record's shape) to v, in place
+// through the file's read-write mapping, in the file's byte order. T must
+// be the record's element type. The change is visible to every reader of
+// the file at once and durable after the file's Sync or Close.
+func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
+	p, err := payloadOf[T](f, i)
+	if err != nil {
+		return err
+	}
+	a := &p.Array
+	reg, ok := p.Data.(*mmapfile.Region)
+	switch {
+	case !ok || p.NoView != nil:
+		return p.wrap(a.Offset, fmt.Errorf("record %q is not one mapped run of bytes and cannot be changed in place: %w", a.Name, errors.ErrUnsupported))
+	case !reg.Writable():
+		return p.wrap(a.Offset, fmt.Errorf("record %q: %w (open it read-write)", a.Name, mmapfile.ErrNotWritable))
+	}
+	linear, err := layout.Index(a.Shape, a.Order, idx...)
+	if err != nil {
+		return p.wrap(a.Offset, fmt.Errorf("record %q: %w: %w", a.Name, mmapfile.ErrOutOfRange, err))
+	}
+	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
+	if a.Type == layout.Bool && b[0] > 1 {
+		return p.wrap(a.Offset, fmt.Errorf("record %q: bool byte 0x%02x: %w", a.Name, b[0], mmapfile.ErrInvalidBool))
+	}
+	mmapfile.SwapOrder(b, a.Type, mmapfile.HostOrder(), a.ByteOrder())
+	if p.Writing != nil {
+		if err := p.Writing(); err != nil {
+			return err
+		}
+	}
+	at := linear * int64(len(b))
+	if _, err := reg.WriteAt(b, p.Off+at); err != nil {
+		return p.wrapAt(a.Offset+at, err)
+	}
+	return nil
+}
