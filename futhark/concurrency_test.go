@@ -29,7 +29,7 @@ func readAll(f *File) error {
 	if _, err := f.Value(2); err != nil {
 		return err
 	}
-	if _, err := f.Payload(1); err != nil {
+	if _, err := f.PayloadBytes(1); err != nil {
 		return err
 	}
 	if err := f.ReadArray(1, make([]byte, 16), 0, layout.ColMajor, binary.BigEndian); err != nil {

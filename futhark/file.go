@@ -549,11 +549,11 @@ func (f *File) Sync() error {
 	return nil
 }
 
-// Payload returns the raw payload bytes of binary value i (little-endian
+// PayloadBytes returns the raw payload bytes of binary value i (little-endian
 // elements, bool bytes as stored), aliasing the mapping with no alignment
 // requirement. Like a View it dies at Close or an append. Text values have
 // no payload (ErrTextValue), nor do Files made by NewReader.
-func (f *File) Payload(i int) ([]byte, error) {
+func (f *File) PayloadBytes(i int) ([]byte, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	e, err := f.entry(i)
