@@ -182,7 +182,7 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 
 // Read returns a copy of the values of record i of f in the record's
 // storage order (its Order), in the host's byte order. T must be the
-// record's element type. It works on every File: through the file's
+// record's element type (uint8 also reads bool arrays). It works on every File: through the file's
 // ReadArray, which inflates, gathers and swaps as the format needs.
 func Read[T layout.Elem](f File, i int) ([]T, error) {
 	rec, n, err := typedRecord[T](f, i)
@@ -217,7 +217,7 @@ func typedRecord[T layout.Elem](f File, i int) (Record, int64, error) {
 		return Record{}, 0, fmt.Errorf("%s file: record %d of %d: %w", f.Format(), i, NumRecords(f), mmapfile.ErrOutOfRange)
 	}
 	rec := RecordAt(f, i)
-	if t := layout.TypeOf[T](); rec.Type != t {
+	if t := layout.TypeOf[T](); rec.Type != t && !(t == layout.U8 && rec.Type == layout.Bool) {
 		var z T
 		return rec, 0, fmt.Errorf("%s file: record %q holds %s, not %T: %w", f.Format(), rec.Name, rec.TypeString(), z, mmapfile.ErrTypeMismatch)
 	}
@@ -231,8 +231,11 @@ func typedRecord[T layout.Elem](f File, i int) (Record, int64, error) {
 // Set changes the element of record i of f at the 0-based logical index
 // idx (one index per dimension, in the record's shape) to v, in place
 // through the file's read-write mapping, in the file's byte order. T must
-// be the record's element type. The change is visible to every reader of
-// the file at once and durable after the file's Sync or Close.
+// be the record's element type. A record that is not one mapped run of
+// bytes (compressed, strided, read from an io.ReaderAt) cannot be changed
+// so: the error wraps mmapfile.ErrNotWritable and errors.ErrUnsupported.
+// The change is visible to every reader of the file at once and durable
+// after the file's Sync or Close.
 func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
 	p, err := payloadOf[T](f, i)
 	if err != nil {
@@ -242,7 +245,7 @@ func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
 	reg, ok := p.Data.(*mmapfile.Region)
 	switch {
 	case !ok || p.NoView != nil:
-		return p.wrap(a.Offset, fmt.Errorf("record %q is not one mapped run of bytes and cannot be changed in place: %w", a.Name, errors.ErrUnsupported))
+		return p.wrap(a.Offset, fmt.Errorf("record %q is not one mapped run of bytes: %w: %w", a.Name, mmapfile.ErrNotWritable, errors.ErrUnsupported))
 	case !reg.Writable():
 		return p.wrap(a.Offset, fmt.Errorf("record %q: %w (open it read-write)", a.Name, mmapfile.ErrNotWritable))
 	}

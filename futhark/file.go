@@ -2,13 +2,12 @@ package futhark
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 
-	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -384,35 +383,19 @@ func checkElem[T layout.Elem](f *File, i int, e *entry, allowBool bool) error {
 // NewReader has no mapping to view. The slice dies at Close and at an
 // append; see the package documentation.
 func View[T layout.Elem](f *File, i int) ([]T, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	e, err := typed[T](f, i, false)
-	if err != nil {
+	if err := checkTyped[T](f, i, false); err != nil {
 		return nil, err
 	}
-	if !e.bin {
-		return nil, f.err(e.start, ErrTextValue, "value %d is text: decode it with Read", i)
-	}
-	if f.region == nil {
-		return nil, f.err(e.start, errors.ErrUnsupported, "value %d: only a mapped file (Open) can be viewed: copy it with Read", i)
-	}
-	data, size := e.data(), int64(e.typ.Size())
-	if size > 1 && data%size != 0 {
-		return nil, f.err(data, mmapfile.ErrMisaligned, "payload of %s at offset %d is not a multiple of %d: copy it with Read",
-			TypeString(e.typ, f.idx.shape(e)), data, size)
-	}
-	if size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian) {
-		return nil, f.err(data, mmapfile.ErrByteOrder, "payloads are little-endian, this machine is not: copy it with Read")
-	}
-	n := f.count(e)
-	if n == 0 {
-		return []T{}, nil
-	}
-	v, err := mmapfile.View[T](f.region, data, int(n), binary.LittleEndian)
-	if err != nil {
-		return nil, f.ioErr(data, fmt.Sprintf("viewing value %d", i), err)
-	}
-	return v, nil
+	return format.View[T](f, i)
+}
+
+// checkTyped checks that value i exists and that T may stand for its
+// elements.
+func checkTyped[T layout.Elem](f *File, i int, allowBool bool) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	_, err := typed[T](f, i, allowBool)
+	return err
 }
 
 // Read returns a copy of value i's elements as a []T: one bulk copy of a
@@ -420,21 +403,10 @@ func View[T layout.Elem](f *File, i int) ([]T, error) {
 // (layout.Float16 for f16; bool or uint8 for bool, where []bool maps
 // nonzero bytes to true).
 func Read[T layout.Elem](f *File, i int) ([]T, error) {
-	f.mu.RLock()
-	e, err := typed[T](f, i, true)
-	var n int64
-	if err == nil {
-		n = f.count(e)
-	}
-	f.mu.RUnlock()
-	if err != nil {
+	if err := checkTyped[T](f, i, true); err != nil {
 		return nil, err
 	}
-	out := make([]T, n)
-	if err := ReadAt(f, i, 0, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return format.Read[T](f, i)
 }
 
 // ReadAt copies elements [start, start+len(dst)) of value i, in row-major
@@ -443,35 +415,10 @@ func Read[T layout.Elem](f *File, i int) ([]T, error) {
 // the mapping, so a huge value can be read piece by piece in bounded
 // memory; text values are decoded once and cached.
 func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	e, err := typed[T](f, i, true)
-	if err != nil {
+	if err := checkTyped[T](f, i, true); err != nil {
 		return err
 	}
-	n, k := f.count(e), int64(len(dst))
-	if end, ok := layout.Add(start, k); start < 0 || !ok || end > n {
-		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: elements [%d, %d+%d) outside [0, %d)", i, start, start, k, n)
-	}
-	if k == 0 {
-		return nil
-	}
-	size := int64(e.typ.Size())
-	b := unsafeslice.Bytes(dst)
-	if e.bin {
-		if err := f.readBytes(b, e.data()+start*size); err != nil {
-			return err
-		}
-	} else {
-		p, err := f.textPayload(i, e)
-		if err != nil {
-			return err
-		}
-		copy(b, p[start*size:])
-	}
-	mmapfile.SwapOrder(b, e.typ, binary.LittleEndian, mmapfile.HostOrder())
-	mmapfile.CheckBools(b, e.typ, true)
-	return nil
+	return format.ReadAt(f, i, start, dst)
 }
 
 // Set changes the element of binary value i at the row-major index idx
@@ -481,18 +428,15 @@ func ReadAt[T layout.Elem](f *File, i int, start int64, dst []T) error {
 // to every reader of the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, i int, idx []int64, v T) error {
 	f.mu.RLock()
-	defer f.mu.RUnlock()
 	e, err := typed[T](f, i, true)
+	if err == nil && !e.bin {
+		err = f.err(e.start, errTextInPlace, "value %d is text: it cannot be changed in place", i)
+	}
+	f.mu.RUnlock()
 	if err != nil {
 		return err
 	}
-	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
-	if err != nil {
-		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: index %v: %v", i, idx, err)
-	}
-	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	mmapfile.SwapOrder(b, e.typ, mmapfile.HostOrder(), binary.LittleEndian)
-	return f.setElement(i, e, linear, b)
+	return format.Set(f, i, idx, v)
 }
 
 // SetElement overwrites element linear (row-major) of binary value i with

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -54,22 +53,18 @@ var (
 )
 
 // fmtState is what a File keeps for the format-neutral interface: its
-// records, built on first use, and the payload reader of the record read
-// last (whose band cache serves transposed reads in pieces).
+// records, built on first use, and its payload readers (whose band cache
+// serves transposed reads in pieces).
 type fmtState struct {
-	recs   []format.Record
-	payMu  sync.Mutex
-	pay    *format.Payload
-	payIdx int
+	recs []format.Record
+	pays format.Payloads
 }
 
-// resetFormat drops the records and payload reader after Close or an
+// resetFormat drops the records and payload readers after Close or an
 // append; f.mu is held exclusively.
 func (f *File) resetFormat() {
 	f.recs = nil
-	f.payMu.Lock()
-	f.pay = nil
-	f.payMu.Unlock()
+	f.pays.Reset()
 }
 
 func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
@@ -187,37 +182,46 @@ func (f *File) buildRecords() []format.Record {
 func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	e, err := f.entry(i)
+	p, err := f.payload(i)
 	if err != nil {
 		return err
 	}
-	shape := f.idx.shape(e)
-	a := layout.Array{Name: strconv.Itoa(i), Type: e.typ, Shape: shape, Order: layout.RowMajor, Offset: e.data()}
-	a.Size, _ = layout.ByteSize(e.typ, shape)
-	if !e.bin {
-		p, err := f.textPayload(i, e)
-		if err != nil {
-			return err
-		}
-		pl := format.Payload{Array: a, Data: bytes.NewReader(p), Wrap: f.wrapAt}
-		return pl.ReadArray(dst, first, order, bo)
-	}
-	return f.payload(i, a).ReadArray(dst, first, order, bo)
+	return p.ReadArray(dst, first, order, bo)
 }
 
-// payload returns the payload reader of binary value i, reusing the last
-// one; f.mu is held.
-func (f *File) payload(i int, a layout.Array) *format.Payload {
-	f.payMu.Lock()
-	defer f.payMu.Unlock()
-	if f.pay == nil || f.payIdx != i {
-		f.pay = &format.Payload{Array: a, Data: f.src, Off: a.Offset, Lenient: true, Wrap: f.wrapAt}
-		if f.region != nil {
-			f.pay.Data = f.region
-		}
-		f.payIdx = i
+// Payload returns the reader of value i's elements (format.Payloader): a
+// binary value's payload in the mapping, or a text value decoded, which
+// cannot be viewed (ErrTextValue).
+func (f *File) Payload(i int) (*format.Payload, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.payload(i)
+}
+
+// payload is Payload; f.mu is held.
+func (f *File) payload(i int) (*format.Payload, error) {
+	e, err := f.entry(i)
+	if err != nil {
+		return nil, err
 	}
-	return f.pay
+	return f.pays.Get(i, func() (*format.Payload, error) {
+		shape := f.idx.shape(e)
+		a := layout.Array{Name: strconv.Itoa(i), Type: e.typ, Shape: shape, Order: layout.RowMajor, Offset: e.data()}
+		a.Size, _ = layout.ByteSize(e.typ, shape)
+		p := &format.Payload{Array: a, Data: f.src, Off: a.Offset, Lenient: true, Wrap: f.wrapAt}
+		switch {
+		case !e.bin:
+			b, err := f.textPayload(i, e)
+			if err != nil {
+				return nil, err
+			}
+			p.Data, p.Off = bytes.NewReader(b), 0
+			p.NoView = f.err(e.start, ErrTextValue, "value %d is text: decode it with Read", i)
+		case f.region != nil:
+			p.Data = f.region
+		}
+		return p, nil
+	})
 }
 
 func (f *File) wrapAt(off int64, err error) error {
