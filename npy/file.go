@@ -87,6 +87,8 @@ type File struct {
 	reg    atomic.Pointer[mmapfile.Region] // the newest mapping of the whole file
 	closed bool
 	damage error
+
+	face // the records package format sees (format.go)
 }
 
 // Open opens a .npy file or an .npz archive for reading. Its data are
@@ -134,6 +136,7 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 	if err := f.parse(); err != nil {
 		return nil, err
 	}
+	f.buildFace()
 	return f, nil
 }
 
@@ -152,6 +155,7 @@ func (f *File) open() error {
 	if err := f.parse(); err != nil {
 		return err
 	}
+	f.buildFace()
 	if f.writable {
 		if err := f.repair(); err != nil {
 			return err
@@ -586,6 +590,7 @@ func (f *File) Close() error {
 		return f.errf(-1, mmapfile.ErrClosed, "close")
 	}
 	f.closed = true
+	f.pays.Reset()
 	if f.mf == nil {
 		return nil
 	}

@@ -58,28 +58,37 @@ func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File
 	if o != nil {
 		opts = Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage}
 	}
-	f, err := OpenFile(path, mode, &opts)
-	if err != nil {
-		return nil, err
-	}
-	s := newSource(f)
-	if s.table {
-		return &tableSource{s}, nil
-	}
-	return s, nil
+	return OpenFile(path, mode, &opts)
 }
 
-// source is a File as the format package sees it: records, copies in any
-// order, in-place edits.
-type source struct {
-	f     *File
+var (
+	_ format.File         = (*File)(nil)
+	_ format.Payloader    = (*File)(nil)
+	_ format.Setter       = (*File)(nil)
+	_ format.Damaged      = (*File)(nil)
+	_ format.TableScanner = (*File)(nil)
+	_ format.TextReader   = (*File)(nil)
+)
+
+// face is what a File keeps for package format: its records (arrays,
+// fields, columns, other members), what each is, and their payload
+// readers. It is built when the headers are read and again after an
+// append; f.mu guards it.
+type face struct {
 	recs  []format.Record
 	refs  []recRef
-	table bool // a .npy whose array is 1-D structured or 1-D text: its records are columns
+	index map[recKey]int // the record of each array and field
+	table bool           // a .npy whose array is 1-D structured or 1-D text: its records are columns
 
-	mu       sync.Mutex
-	payloads map[int]*format.Payload
-	inflated map[int][]byte
+	pays     format.Payloads
+	inflMu   sync.Mutex
+	inflated map[int]*format.Payload // deflated members read in another order, whole in memory
+}
+
+// recKey names an array or one of its fields.
+type recKey struct {
+	a     *array
+	field *Field
 }
 
 // recRef is what a record is: a target (array or field), and for a
@@ -89,12 +98,12 @@ type recRef struct {
 	mask *Field
 }
 
-func newSource(f *File) *source {
-	s := &source{f: f, payloads: map[int]*format.Payload{}, inflated: map[int][]byte{}}
-	f.mu.RLock()
-	defer f.mu.RUnlock()
+// buildFace describes the arrays and members as records; f.mu is held
+// (or the File not yet shared).
+func (f *File) buildFace() {
+	f.face = face{index: map[recKey]int{}, inflated: map[int]*format.Payload{}}
 	for _, a := range f.arrays {
-		s.addArray(a)
+		f.addArray(a)
 	}
 	for _, m := range f.others {
 		rec := format.Record{Array: layout.Array{Name: m.name, Shape: []int64{m.usize}, Offset: -1, Size: m.usize}, Kind: format.KindOpaque, TypeName: "bytes",
@@ -102,18 +111,17 @@ func newSource(f *File) *source {
 		if m.stored() {
 			rec.Offset = m.data
 		}
-		s.recs = append(s.recs, rec)
-		s.refs = append(s.refs, recRef{})
+		f.recs = append(f.recs, rec)
+		f.refs = append(f.refs, recRef{})
 	}
-	return s
 }
 
-func (s *source) addArray(a *array) {
+func (f *File) addArray(a *array) {
 	h := a.h
 	dt := h.DType
-	oneD := !s.f.isZip && len(h.Shape) == 1
+	oneD := !f.isZip && len(h.Shape) == 1
 	base := format.Record{Array: layout.Array{Order: h.Order(), Offset: -1}, Extra: map[string]any{}}
-	if s.f.isZip {
+	if f.isZip {
 		base.Extra["version"] = h.version()
 		base.Extra["member"] = a.m.name
 		if a.deflated() {
@@ -122,8 +130,9 @@ func (s *source) addArray(a *array) {
 		}
 	}
 	add := func(r format.Record, ref recRef) {
-		s.recs = append(s.recs, r)
-		s.refs = append(s.refs, ref)
+		f.index[recKey{ref.t.a, ref.t.field}] = len(f.recs)
+		f.recs = append(f.recs, r)
+		f.refs = append(f.refs, ref)
 	}
 	describe := func(r *format.Record, d DType, shape []int64) {
 		r.Type, r.TypeName = d.Type(), d.TypeName()
@@ -157,13 +166,13 @@ func (s *source) addArray(a *array) {
 			r.Offset = a.data
 		}
 		if r.Kind == format.KindColumn {
-			s.table = true
+			f.table = true
 		}
 		add(r, recRef{t: target{name: a.key, a: a}})
 		return
 	}
 	if oneD {
-		s.table = true
+		f.table = true
 	}
 	fields := dt.Fields
 	for i := 0; i < len(fields); i++ {
@@ -174,7 +183,7 @@ func (s *source) addArray(a *array) {
 			r.Extra[k] = v
 		}
 		r.Name = fl.Name
-		if s.f.isZip {
+		if f.isZip {
 			r.Name = a.key + "/" + fl.Name
 		}
 		describe(&r, fl.DType, append(append([]int64{}, h.Shape...), fl.Shape...))
@@ -190,83 +199,142 @@ func (s *source) addArray(a *array) {
 	}
 }
 
-func (s *source) Records() []format.Record { return s.recs }
-func (s *source) Format() string           { return "npy" }
-func (s *source) Version() string          { return s.f.Version() }
-func (s *source) Close() error             { return s.f.Close() }
-func (s *source) Damage() error            { return s.f.Damage() }
-func (s *source) Sync() error              { return s.f.Sync() }
+// Records lists the file's arrays as records: an array, or each field of
+// a structured array ("key/field" in an .npz), and the .npz members that
+// are not arrays, as opaque bytes. A .npy of one 1-D structured or text
+// array is a table: its fields are columns, and a bool field "x.mask"
+// after "x" holds that column's nulls. The slice must not be changed; an
+// append builds a new one.
+func (f *File) Records() []format.Record {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.recs
+}
 
-// File returns the npy.File behind a source that openFormat made.
-func (s *source) File() *File { return s.f }
+// Format returns "npy".
+func (f *File) Format() string { return "npy" }
 
-// tableSource is a source whose records are the columns of a table.
-type tableSource struct{ *source }
-
-func (s *source) bad(i int, err error, format string, args ...any) error {
-	return errAt(s.f.name, s.recs[i].Offset, err, "record %q: "+format, append([]any{s.recs[i].Name}, args...)...)
+func (f *File) bad(i int, err error, format string, args ...any) error {
+	return errAt(f.name, f.recs[i].Offset, err, "record %q: "+format, append([]any{f.recs[i].Name}, args...)...)
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) of record i, in
 // order and byte order bo.
-func (s *source) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	rec := &s.recs[i]
-	ref := &s.refs[i]
-	if rec.Kind == format.KindOpaque || !rec.Type.Valid() {
-		return s.bad(i, errors.ErrUnsupported, "%s values cannot be read as an array", rec.TypeString())
+func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if err := f.readable(i); err != nil {
+		return err
 	}
-	s.f.mu.RLock()
-	defer s.f.mu.RUnlock()
-	if s.f.closed {
-		return s.bad(i, mmapfile.ErrClosed, "read")
+	if f.refs[i].t.field != nil {
+		return f.readField(i, dst, first, order, bo)
 	}
-	if ref.t.field != nil {
-		return s.readField(i, dst, first, order, bo)
+	rec := &f.recs[i]
+	p, err := f.payload(i)
+	if err == nil && f.refs[i].t.a.deflated() && order != rec.Order && !layout.Trivial(rec.Shape) {
+		p, err = f.inflatedPayload(i, p, order)
 	}
-	p, err := s.payload(i, order)
 	if err != nil {
 		return err
 	}
 	return p.ReadArray(dst, first, order, bo)
 }
 
-// payload returns the format.Payload that reads record i (a whole array)
-// for a read in order.
-func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.refs[i].t.a
-	rec := &s.recs[i]
-	sameOrder := order == rec.Order || layout.Trivial(rec.Shape)
-	if p := s.payloads[i]; p != nil && (!a.deflated() || sameOrder == (p.Data == inflated{a})) {
-		return p, nil
+// readable checks that record i holds values ReadArray can copy; f.mu is
+// held.
+func (f *File) readable(i int) error {
+	if i < 0 || i >= len(f.recs) {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(f.recs))
 	}
-	p := &format.Payload{Array: rec.Array, Lenient: s.f.opts.Lenient}
-	p.Array.Offset = a.data
-	p.Wrap = func(off int64, err error) error { return mapErr(s.f.name, off, err, "record %q", rec.Name) }
-	switch {
-	case !a.deflated():
-		p.Data, p.Off = s.f.source(a)
-	case sameOrder:
+	if rec := &f.recs[i]; rec.Kind == format.KindOpaque || !rec.Type.Valid() {
+		return f.bad(i, errors.ErrUnsupported, "%s values cannot be read as an array", rec.TypeString())
+	}
+	if f.closed {
+		return f.bad(i, mmapfile.ErrClosed, "read")
+	}
+	return nil
+}
+
+// Payload returns the reader of record i, a whole array (format.Payloader):
+// its bytes in the mapping, or a deflated member inflated as a stream,
+// which cannot be viewed. Fields of structured arrays are strided and
+// have none.
+func (f *File) Payload(i int) (*format.Payload, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if err := f.readable(i); err != nil {
+		return nil, err
+	}
+	if f.refs[i].t.field != nil {
+		return nil, f.bad(i, errors.ErrUnsupported, "a field of a structured array, whose values are strided; use Read")
+	}
+	return f.payload(i)
+}
+
+// payload is Payload for a whole array; f.mu is held.
+func (f *File) payload(i int) (*format.Payload, error) {
+	return f.pays.Get(i, func() (*format.Payload, error) {
+		a := f.refs[i].t.a
+		rec := &f.recs[i]
+		p := &format.Payload{Array: rec.Array, Lenient: f.opts.Lenient}
+		p.Array.Offset = a.data
+		p.Wrap = func(off int64, err error) error { return mapErr(f.name, off, err, "record %q", rec.Name) }
+		if !a.deflated() {
+			p.Data, p.Off = f.source(a)
+			if f.mf != nil {
+				// A mapping that reaches the data's end: appends grow it.
+				reg, err := f.regionFor(a.data + a.h.dataSize)
+				if err != nil {
+					return nil, err
+				}
+				p.Data = reg
+			}
+			if m := a.m; m != nil && f.writable {
+				p.Writing = func() error { return f.viewing(m) }
+			}
+			return p, nil
+		}
 		// Reads in the member's own order inflate it as a stream.
 		p.Data, p.Off = inflated{a}, a.h.dataOff()
-	default:
-		// A transposing read needs the whole member in memory.
-		b := s.inflated[i]
-		if b == nil {
-			if a.h.dataSize > s.f.opts.maxInflate() {
-				return nil, s.bad(i, ErrInflateLimit, "a read in %s order inflates all %d bytes of the member, more than %d", order, a.h.dataSize, s.f.opts.maxInflate())
-			}
-			b = make([]byte, a.h.dataSize)
-			if err := readFull(a.inf, b, a.h.dataOff()); err != nil {
-				return nil, err
-			}
-			s.inflated[i] = b
-		}
-		p.Data, p.Off = bytes.NewReader(b), 0
+		p.NoView = f.errf(a.m.data, errors.ErrUnsupported, "%q is a deflated member; use Read, which inflates it", rec.Name)
+		return p, nil
+	})
+}
+
+// viewing marks member m as handed out in a writable view: its CRC-32 is
+// rewritten at Close.
+func (f *File) viewing(m *member) error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if err := f.mark(m); err != nil {
+		return err
 	}
-	s.payloads[i] = p
-	return p, nil
+	m.viewed = true
+	return nil
+}
+
+// inflatedPayload returns the reader of deflated record i, whose streaming
+// reader is p, for a read in another order, which needs the whole member
+// in memory; f.mu is held.
+func (f *File) inflatedPayload(i int, p *format.Payload, order layout.Order) (*format.Payload, error) {
+	f.inflMu.Lock()
+	defer f.inflMu.Unlock()
+	if q := f.inflated[i]; q != nil {
+		return q, nil
+	}
+	a := f.refs[i].t.a
+	if a.h.dataSize > f.opts.maxInflate() {
+		return nil, f.bad(i, ErrInflateLimit, "a read in %s order inflates all %d bytes of the member, more than %d", order, a.h.dataSize, f.opts.maxInflate())
+	}
+	b := make([]byte, a.h.dataSize)
+	if err := readFull(a.inf, b, a.h.dataOff()); err != nil {
+		return nil, err
+	}
+	q := &format.Payload{Array: p.Array, Lenient: p.Lenient, Wrap: p.Wrap, NoView: p.NoView, Data: bytes.NewReader(b)}
+	f.inflated[i] = q
+	return q, nil
 }
 
 // inflated reads a deflated member's inflated bytes and, where a read
@@ -282,26 +350,26 @@ func (r inflated) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // readField copies elements of a field of a structured array in order.
-func (s *source) readField(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	t := &s.refs[i].t
-	rec := &s.recs[i]
+func (f *File) readField(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	t := &f.refs[i].t
+	rec := &f.recs[i]
 	size := int64(rec.Type.Size())
 	n := int64(len(dst)) / size
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > t.count() || int64(len(dst))%size != 0 {
-		return s.bad(i, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", first, first, n, t.count())
+		return f.bad(i, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", first, first, n, t.count())
 	}
 	shape := t.shape()
 	storage := order == rec.Order && (len(t.field.Shape) == 0 || order == layout.RowMajor)
 	if storage || layout.Trivial(shape) {
-		if err := s.f.readRaw(t, first, dst); err != nil {
+		if err := f.readRaw(t, first, dst); err != nil {
 			return err
 		}
-	} else if err := s.f.gather(t, dst, first, order); err != nil {
+	} else if err := f.gather(t, dst, first, order); err != nil {
 		return err
 	}
 	mmapfile.SwapOrder(dst, rec.Type, rec.ByteOrder(), bo)
-	if bad := mmapfile.CheckBools(dst, rec.Type, s.f.opts.Lenient); bad >= 0 {
-		return s.bad(i, mmapfile.ErrInvalidBool, "element %d (%s order): byte 0x%02x", first+int64(bad), order, dst[bad])
+	if bad := mmapfile.CheckBools(dst, rec.Type, f.opts.Lenient); bad >= 0 {
+		return f.bad(i, mmapfile.ErrInvalidBool, "element %d (%s order): byte 0x%02x", first+int64(bad), order, dst[bad])
 	}
 	return nil
 }
@@ -386,9 +454,9 @@ func (w *window) at(pos, size int64) ([]byte, error) {
 }
 
 // ScanTable reads the table's columns in batches of rows.
-func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
 	var cols []int
-	for i, r := range s.recs {
+	for i, r := range f.recs {
 		if r.Kind == format.KindColumn {
 			cols = append(cols, i)
 		}
@@ -396,11 +464,11 @@ func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Co
 	if batch <= 0 {
 		batch = 1 << 16
 	}
-	s.f.mu.RLock()
-	a := s.refs[cols[0]].t.a
+	f.mu.RLock()
+	a := f.refs[cols[0]].t.a
 	rows := a.h.Shape[0]
 	item := int64(a.h.DType.ItemSize)
-	s.f.mu.RUnlock()
+	f.mu.RUnlock()
 	batch = format.BatchRows(batch, item)
 	raw := make([]byte, int64(batch)*item)
 	out := make([]format.Column, len(cols))
@@ -410,22 +478,22 @@ func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Co
 	for first := int64(0); first < rows || first == 0; first += int64(batch) {
 		k := min(int64(batch), rows-first)
 		chunk := raw[:k*item]
-		s.f.mu.RLock()
+		f.mu.RLock()
 		err := error(nil)
-		if s.f.closed {
-			err = s.f.errf(-1, mmapfile.ErrClosed, "scan")
+		if f.closed {
+			err = f.errf(-1, mmapfile.ErrClosed, "scan")
 		} else if k > 0 {
-			err = s.f.readRaw(&whole, first, chunk)
+			err = f.readRaw(&whole, first, chunk)
 		}
-		s.f.mu.RUnlock()
+		f.mu.RUnlock()
 		if err != nil {
 			return err
 		}
 		for j, i := range cols {
-			ref := &s.refs[i]
+			ref := &f.refs[i]
 			var v any
 			var err error
-			v, bufs[j], err = s.column(i, ref, chunk, k, item, bufs[j])
+			v, bufs[j], err = f.column(i, ref, chunk, k, item, bufs[j])
 			if err != nil {
 				return err
 			}
@@ -455,8 +523,8 @@ func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Co
 }
 
 // column takes record i's values out of k whole records in chunk.
-func (s *source) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
-	rec := &s.recs[i]
+func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
+	rec := &f.recs[i]
 	off, dt := int64(0), ref.t.a.h.DType
 	if ref.t.field != nil {
 		off, dt = int64(ref.t.field.Offset), ref.t.field.DType
@@ -484,8 +552,8 @@ func (s *source) column(i int, ref *recRef, chunk []byte, k, item int64, buf []b
 		copy(b[row*size:], chunk[p:p+size])
 	}
 	mmapfile.SwapOrder(b, rec.Type, dt.byteOrder(), mmapfile.HostOrder())
-	if bad := mmapfile.CheckBools(b, rec.Type, s.f.opts.Lenient); bad >= 0 {
-		return nil, buf, s.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
+	if bad := mmapfile.CheckBools(b, rec.Type, f.opts.Lenient); bad >= 0 {
+		return nil, buf, f.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
 	}
 	return layout.SliceOf(rec.Type, b), buf, nil
 }
@@ -498,17 +566,17 @@ func alignedBytes(n int64) []byte {
 // ReadText calls fn with the elements of record i, an array or field of
 // bytes, str or void elements, in logical (C) order; see
 // format.TextReader. A Fortran-order array is read an element at a time.
-func (s *source) ReadText(i int, fn func(batch []string) error) error {
-	ref := &s.refs[i]
+func (f *File) ReadText(i int, fn func(batch []string) error) error {
+	ref := &f.refs[i]
 	if !ref.isText() {
-		return s.bad(i, errors.ErrUnsupported, "%s is not text", s.recs[i].TypeString())
+		return f.bad(i, errors.ErrUnsupported, "%s is not text", f.recs[i].TypeString())
 	}
 	t := ref.t
 	dt := t.dtype()
-	s.f.mu.RLock()
-	defer s.f.mu.RUnlock()
-	if s.f.closed {
-		return s.bad(i, mmapfile.ErrClosed, "read")
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return f.bad(i, mmapfile.ErrClosed, "read")
 	}
 	text := func(b []byte) string {
 		if dt.Kind == 'V' {
@@ -530,7 +598,7 @@ func (s *source) ReadText(i int, fn func(batch []string) error) error {
 		m := min(n-k, batch)
 		out = out[:0]
 		if !fortran {
-			if err := s.f.readRaw(&t, k, buf[:m*size]); err != nil {
+			if err := f.readRaw(&t, k, buf[:m*size]); err != nil {
 				return err
 			}
 			for j := range m {
@@ -551,7 +619,7 @@ func (s *source) ReadText(i int, fn func(batch []string) error) error {
 					stored += (rest / stride) * colStride(shape, d)
 					rest %= stride
 				}
-				if err := s.f.readRaw(&t, stored*sub+inner, buf[:size]); err != nil {
+				if err := f.readRaw(&t, stored*sub+inner, buf[:size]); err != nil {
 					return err
 				}
 				out = append(out, text(buf[:size]))
@@ -590,38 +658,38 @@ func colStride(shape []int64, d int) int64 {
 // complex numbers), bools true or false, datetimes their integer (or
 // NaT), text and bytes fields their text (void: 0x… hex). For a nullable
 // column, "null" sets its mask and any value clears it.
-func (s *source) SetText(i int, idx []int64, value string) error {
-	ref := &s.refs[i]
-	rec := &s.recs[i]
+func (f *File) SetText(i int, idx []int64, value string) error {
+	ref := &f.refs[i]
+	rec := &f.recs[i]
 	if rec.Kind == format.KindOpaque && !ref.isText() {
-		return s.bad(i, errors.ErrUnsupported, "%s values cannot be set", rec.TypeString())
+		return f.bad(i, errors.ErrUnsupported, "%s values cannot be set", rec.TypeString())
 	}
-	s.f.wmu.Lock()
-	defer s.f.wmu.Unlock()
-	s.f.mu.RLock()
-	defer s.f.mu.RUnlock()
-	if s.f.closed {
-		return s.bad(i, mmapfile.ErrClosed, "set")
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return f.bad(i, mmapfile.ErrClosed, "set")
 	}
 	if ref.mask != nil {
 		m := target{name: ref.t.name + MaskSuffix, a: ref.t.a, field: ref.mask}
 		if value == "null" {
-			return s.f.setRaw(&m, idx, []byte{1})
+			return f.setRaw(&m, idx, []byte{1})
 		}
 		b, err := parseValue(ref.t.dtype(), value)
 		if err != nil {
-			return s.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+			return f.bad(i, mmapfile.ErrOutOfRange, "%v", err)
 		}
-		if err := s.f.setRaw(&ref.t, idx, b); err != nil {
+		if err := f.setRaw(&ref.t, idx, b); err != nil {
 			return err
 		}
-		return s.f.setRaw(&m, idx, []byte{0})
+		return f.setRaw(&m, idx, []byte{0})
 	}
 	b, err := parseValue(ref.t.dtype(), value)
 	if err != nil {
-		return s.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+		return f.bad(i, mmapfile.ErrOutOfRange, "%v", err)
 	}
-	return s.f.setRaw(&ref.t, idx, b)
+	return f.setRaw(&ref.t, idx, b)
 }
 
 // parseValue parses a literal for one element of dt and returns its
@@ -699,10 +767,8 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 // made, unwrapped.
 func ownFile(src format.Source) *File {
 	switch s := src.(type) {
-	case *source:
-		return s.f
-	case *tableSource:
-		return s.f
+	case *File:
+		return s
 	}
 	return nil
 }

@@ -238,7 +238,7 @@ func TestGoldenFiles(t *testing.T) {
 			defer f.Close()
 			arrays := f.Arrays()
 			require.Len(t, arrays, len(g.Arrays))
-			src := newSource(f)
+			src := f
 			for _, key := range sortedNames(g.Arrays) {
 				ga := g.Arrays[key]
 				a, ok := f.Lookup(key)

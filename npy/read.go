@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -133,55 +134,27 @@ func (d DType) simpleDescrOr() string {
 // in an .npz, the member's CRC-32 is rewritten at Close. The slice is
 // valid until Close.
 func View[T layout.Elem](f *File, name string) ([]T, error) {
-	f.wmu.Lock()
-	defer f.wmu.Unlock()
+	i, err := f.recordOf(name, layout.TypeOf[T]())
+	if err != nil {
+		return nil, err
+	}
+	return format.View[T](f, i)
+}
+
+// recordOf returns the record of the array or field name after checking
+// that lt is its element type.
+func (f *File) recordOf(name string, lt layout.Type) (int, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	t, err := f.resolve(name)
+	t, err := f.typed(name, lt)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	a := t.a
-	switch {
-	case t.field != nil:
-		return nil, f.errf(a.data, errors.ErrUnsupported, "%q is a field of a structured array, whose values are strided; use Read", name)
-	case f.mf == nil:
-		return nil, f.errf(-1, errors.ErrUnsupported, "%q: a file read through NewReader is not mapped; use Read", name)
-	case a.deflated():
-		return nil, f.errf(a.m.data, errors.ErrUnsupported, "%q is a deflated member; use Read, which inflates it", name)
+	i, ok := f.index[recKey{t.a, t.field}]
+	if !ok {
+		return 0, f.errf(t.a.data, errors.ErrUnsupported, "%q is not a record of its own; use Read", name)
 	}
-	if err := f.typeCheck(&t, layout.TypeOf[T]()); err != nil {
-		return nil, err
-	}
-	dt := a.h.DType
-	if dt.BigEndian {
-		return nil, f.errf(a.data, mmapfile.ErrByteOrder, "%q is big-endian (%s); use Read, which swaps", name, dt.simpleDescr())
-	}
-	n := a.h.count
-	if n > math.MaxInt {
-		return nil, f.errf(a.data, mmapfile.ErrTooLarge, "%q: %d elements", name, n)
-	}
-	if n == 0 {
-		return []T{}, nil
-	}
-	reg, err := f.regionFor(a.data + a.h.dataSize)
-	if err != nil {
-		return nil, err
-	}
-	v, err := mmapfile.View[T](reg, a.data, int(n), mmapfile.HostOrder())
-	if errors.Is(err, mmapfile.ErrMisaligned) {
-		return nil, f.errf(a.data, mmapfile.ErrMisaligned, "%q: its data at offset %d are not aligned for %s (np.savez does not align members); use Read", name, a.data, layout.TypeOf[T]())
-	}
-	if err != nil {
-		return nil, mapErr(f.name, a.data, err, "%q: view", name)
-	}
-	if f.writable && a.m != nil {
-		if err := f.mark(a.m); err != nil {
-			return nil, err
-		}
-		a.m.viewed = true
-	}
-	return v, nil
+	return i, nil
 }
 
 // regionFor returns a mapping of the file that reaches end (it grows with

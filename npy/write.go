@@ -178,6 +178,7 @@ func (f *File) append(lt layout.Type, b []byte) error {
 	h.dataSize = size
 	h.shapeEnd = h.shapePos + len(shapeRepr(shape))
 	f.size = end + int64(len(b))
+	f.buildFace()
 	return nil
 }
 
