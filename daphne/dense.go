@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -42,27 +43,6 @@ func (f *File) elems(rows, cols uint64) (int, error) {
 	return int(lo), nil
 }
 
-// viewDense returns the values of a dense matrix (checkDense passed),
-// row-major, aliasing the mapping: View's work.
-func viewDense[T layout.Elem](f *File) ([]T, error) {
-	if f.mf == nil || !f.contiguous() {
-		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "record %q: values are not one mapped run; use Read or DenseValues, which copy", MatrixName)
-	}
-	n, err := f.elems(f.hdr.Rows, f.hdr.Cols)
-	if err != nil {
-		return nil, err
-	}
-	r, err := f.payloadRegion()
-	if err != nil {
-		return nil, err
-	}
-	v, err := mmapfile.View[T](r, 0, n, binary.LittleEndian)
-	if err != nil {
-		return nil, f.errf(f.hdr.DataOffset, err, "record %q: cannot alias the values: %v; use Read or DenseValues, which copy", MatrixName, errors.Unwrap(err))
-	}
-	return v, nil
-}
-
 func (f *File) payloadRegion() (*mmapfile.Region, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -89,7 +69,7 @@ func DenseValues[T layout.Elem](f *File) (v []T, aliased bool, err error) {
 		return nil, false, err
 	}
 	if f.mf != nil && f.contiguous() {
-		if v, err := viewDense[T](f); err == nil {
+		if v, err := format.View[T](f, 0); err == nil {
 			return v, true, nil
 		} else if !errors.Is(err, mmapfile.ErrMisaligned) {
 			return nil, false, err

@@ -273,6 +273,7 @@ func (f *File) Close() error {
 	}
 	f.closed = true
 	f.payload = nil
+	f.pays.Reset()
 	f.winMu.Lock()
 	f.window = nil // unmapped with the file
 	f.winMu.Unlock()

@@ -164,24 +164,45 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	return nil
 }
 
+// Payload returns the reader of record i's values (format.Payloader):
+// only a dense matrix stored as one block has one; its values are the
+// mapping's, or the ReaderAt's bytes for NewReader (which cannot be
+// viewed). Frames, CSR matrices and matrices of several blocks give an
+// error wrapping ErrNotMapped.
+func (f *File) Payload(i int) (*format.Payload, error) {
+	rec, err := f.record(i)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case f.hdr.Kind == KindFrame:
+		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "frame column %q: values are interleaved row by row; copy with Read", rec.Name)
+	case f.hdr.Kind == KindCSR:
+		return nil, f.errf(1, ErrNotMapped, "record %q is a CSR matrix, not dense values; copy with Read (dense) or CSRValues", rec.Name)
+	case !f.contiguous():
+		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "record %q: values are not one mapped run; use Read or DenseValues, which copy", MatrixName)
+	}
+	return f.densePayload()
+}
+
 // densePayload returns the Payload of a dense matrix's values: the mapped
 // values for a file from Open, the ReaderAt's bytes for NewReader.
 func (f *File) densePayload() (*format.Payload, error) {
-	f.payloadOnce.Do(func() {
+	return f.pays.Get(0, func() (*format.Payload, error) {
 		a := f.arrays()[0]
 		p := &format.Payload{Array: a, Data: f.ra, Off: a.Offset,
 			Wrap: func(off int64, err error) error { return f.errf(off, err, "%v", err) }}
-		if f.mf != nil {
-			r, err := f.payloadRegion()
-			if err != nil {
-				f.payloadErr = err
-				return
-			}
-			p.Data, p.Off = r, 0
+		if f.mf == nil {
+			p.NoView = f.errf(f.hdr.DataOffset, ErrNotMapped, "record %q: a File from NewReader is not mapped; use Read or DenseValues, which copy", MatrixName)
+			return p, nil
 		}
-		f.dense = p
+		r, err := f.payloadRegion()
+		if err != nil {
+			return nil, err
+		}
+		p.Data, p.Off = r, 0
+		return p, nil
 	})
-	return f.dense, f.payloadErr
 }
 
 // readColumn gathers elements [first, first+n) of frame column c into dst
@@ -613,9 +634,7 @@ func writeFrameFrom(path string, src format.Source, doc bool) error {
 
 // formatState is the File's format-neutral state, built on first use.
 type formatState struct {
-	recsOnce    sync.Once
-	recs        []format.Record
-	payloadOnce sync.Once
-	dense       *format.Payload
-	payloadErr  error
+	recsOnce sync.Once
+	recs     []format.Record
+	pays     format.Payloads
 }

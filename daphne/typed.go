@@ -56,17 +56,11 @@ func typedRecord[T layout.Elem](f *File, name string) (int, *format.Record, erro
 // blocks and a File from NewReader are not one mapped run (ErrNotMapped).
 // The slice is valid until Close.
 func View[T layout.Elem](f *File, name string) ([]T, error) {
-	_, rec, err := typedRecord[T](f, name)
+	i, _, err := typedRecord[T](f, name)
 	if err != nil {
 		return nil, err
 	}
-	switch f.hdr.Kind {
-	case KindFrame:
-		return nil, f.errf(f.hdr.DataOffset, ErrNotMapped, "frame column %q: values are interleaved row by row; copy with Read", rec.Name)
-	case KindCSR:
-		return nil, f.errf(1, ErrNotMapped, "record %q is a CSR matrix, not dense values; copy with Read (dense) or CSRValues", rec.Name)
-	}
-	return viewDense[T](f)
+	return format.View[T](f, i)
 }
 
 // Read returns a copy of the record name's values: a matrix's values
