@@ -1,6 +1,7 @@
 package scidb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -116,6 +117,37 @@ func (m *File) Records() []format.Record {
 		}
 	})
 	return m.recs
+}
+
+// Payload returns the reader of attribute i's values (format.Payloader):
+// only a file whose cells are one non-nullable attribute of a layout type
+// (int64 for datetime) holds them as one run; any other attribute is strided through its
+// cells (errors.ErrUnsupported). A File from NewReader is not mapped: its
+// values can be read, not viewed.
+func (m *File) Payload(i int) (*format.Payload, error) {
+	if err := m.use(); err != nil {
+		return nil, err
+	}
+	recs := m.Records()
+	if i < 0 || i >= len(recs) {
+		return nil, fileError(m.path, -1, format.ErrNoRecord, "record %d of %d", i, len(recs))
+	}
+	c := m.f.Columns[m.f.Attrs[i]]
+	lt, ok := LayoutType(c.Type)
+	if len(m.f.Columns) != 1 || c.Nullable || !ok || c.Width > 0 {
+		return nil, fileError(m.path, -1, errors.ErrUnsupported, "attribute %d (%s) is strided through cells of format %s, not one run of values; copy with Read", i, m.f.name(i), m.f)
+	}
+	p := &format.Payload{Array: recs[i].Array, Data: bytes.NewReader(m.data),
+		Wrap: func(off int64, err error) error { return fileError(m.path, off, err, "%v", err) }}
+	// The values as their layout type (int64 for datetime seconds), from
+	// the file's first byte.
+	p.Array.Type, p.Array.Offset = lt, 0
+	if m.region == nil {
+		p.NoView = fileError(m.path, -1, errors.ErrUnsupported, "a File from NewReader is not mapped; copy with Read")
+	} else {
+		p.Data = m.region
+	}
+	return p, nil
 }
 
 // formatState is the File's format-neutral state, built on first use.

@@ -2,8 +2,8 @@ package scidb
 
 import (
 	"encoding/binary"
-	"errors"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -42,26 +42,10 @@ func typedAttr[T layout.Elem](m *File, attr int) (int, error) {
 // NewReader, and where the mapping is not aligned for T. The slice dies
 // at Close.
 func View[T layout.Elem](m *File, attr int) ([]T, error) {
-	ci, err := typedAttr[T](m, attr)
-	if err != nil {
+	if _, err := typedAttr[T](m, attr); err != nil {
 		return nil, err
 	}
-	if c := m.f.Columns[ci]; len(m.f.Columns) != 1 || c.Nullable {
-		return nil, fileError(m.path, -1, errors.ErrUnsupported, "attribute %d (%s) is strided through cells of format %s, not one run of values; copy with Read", attr, m.f.name(attr), m.f)
-	}
-	if m.region == nil {
-		return nil, fileError(m.path, -1, errors.ErrUnsupported, "a File from NewReader is not mapped; copy with Read")
-	}
-	v, err := mmapfile.View[T](m.region, 0, int(m.n), binary.LittleEndian)
-	if err != nil {
-		var me *mmapfile.Error
-		off := int64(-1)
-		if errors.As(err, &me) {
-			off = me.Offset
-		}
-		return nil, fileError(m.path, off, err, "cannot alias the cells: %v; copy with Read", errors.Unwrap(err))
-	}
-	return v, nil
+	return format.View[T](m, attr)
 }
 
 // Read returns a copy of the values of attribute attr, one per cell, in
