@@ -18,6 +18,7 @@ import (
 type Array struct {
 	s *Store
 	m *meta
+	i int // its record in the store
 }
 
 // Name is the array's name as zarr-python names it: "/" for a store whose

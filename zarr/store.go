@@ -361,7 +361,7 @@ func (s *Store) addV2(p, key string, doc []byte, attrs map[string]any) error {
 func (s *Store) add(m *meta, p, key string) error {
 	m.path, m.metaKey = p, key
 	m.name = "/" + p
-	s.arrays = append(s.arrays, &Array{s: s, m: m})
+	s.arrays = append(s.arrays, &Array{s: s, m: m, i: len(s.arrays)})
 	s.recs = append(s.recs, record(m))
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -65,13 +66,7 @@ func View[T layout.Elem](a *Array) ([]T, error) {
 	if err := checkType[T](a); err != nil {
 		return nil, err
 	}
-	m := a.m
-	for i := range m.shape {
-		if m.unit[i] != m.shape[i] {
-			return nil, a.s.errf(m.metaKey, -1, ErrUnsupported, "array %q of shape %v is stored in chunks of %v, not one run of bytes: view a chunk with ViewChunk, or copy with Read", m.name, m.shape, m.unit)
-		}
-	}
-	return ViewChunk[T](a, make([]int64, len(m.shape))...)
+	return format.View[T](a.s, a.i)
 }
 
 // ViewChunk returns chunk idx of the array as a slice that aliases the
@@ -102,23 +97,56 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 	if err := a.checkChunk(idx); err != nil {
 		return nil, err
 	}
-	key, _ := m.locate(idx)
-	if len(m.chain) > 0 {
-		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunk %v is compressed (%v): use Read or ReadRegion, which decompress", m.name, idx, a.Codecs())
-	}
-	if !m.rowMajor() && !m.colMajor() {
-		return nil, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
-	}
-	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
-		return nil, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
-	}
-	loc, err := a.locateView(idx)
+	mp, loc, err := a.viewable(idx)
 	if err != nil {
 		return nil, err
 	}
+	s.viewing(mp)
+	n := m.unitBytes() / int64(m.dt.typ.Size())
+	v, err := mmapfile.View[T](mp.r, loc.off, int(n), m.byteOrder())
+	if err != nil {
+		var me *mmapfile.Error
+		off := loc.off
+		if errors.As(err, &me) {
+			off = me.Offset
+		}
+		return nil, s.errf(loc.key, off, err, "array %q: chunk %v cannot be viewed: use Read or ReadRegion", m.name, idx)
+	}
+	return v, nil
+}
+
+// viewing marks a mapping handed out in a writable view.
+func (s *Store) viewing(mp *mapping) {
+	if s.writable {
+		s.mu.Lock()
+		mp.viewed = true
+		s.mu.Unlock()
+	}
+}
+
+// viewable returns the mapping of chunk idx (checked) and where the chunk
+// is in it, after checking that its bytes can be viewed as the array's
+// elements: stored raw, in row- or column-major order, in the host's byte
+// order. A missing chunk is created in a store open read-write.
+func (a *Array) viewable(idx []int64) (*mapping, where, error) {
+	s, m := a.s, a.m
+	key, _ := m.locate(idx)
+	if len(m.chain) > 0 {
+		return nil, where{}, s.errf(key, -1, ErrUnsupported, "array %q: chunk %v is compressed (%v): use Read or ReadRegion, which decompress", m.name, idx, a.Codecs())
+	}
+	if !m.rowMajor() && !m.colMajor() {
+		return nil, where{}, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
+	}
+	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
+		return nil, where{}, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
+	}
+	loc, err := a.locateView(idx)
+	if err != nil {
+		return nil, where{}, err
+	}
 	if loc.missing {
 		if !s.writable {
-			return nil, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
+			return nil, where{}, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
 		}
 		s.wmu.Lock()
 		if loc, err = a.locateUnit(idx); err == nil && loc.missing {
@@ -133,33 +161,64 @@ func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
 		}
 		s.wmu.Unlock()
 		if err != nil {
-			return nil, err
+			return nil, where{}, err
 		}
 	}
-	ub := m.unitBytes()
-	if loc.n != ub {
-		return nil, a.sizeErr(loc, ub)
+	if ub := m.unitBytes(); loc.n != ub {
+		return nil, where{}, a.sizeErr(loc, ub)
 	}
 	mp, err := s.mapped(loc.key)
 	if err != nil {
+		return nil, where{}, err
+	}
+	return mp, loc, nil
+}
+
+// Payload returns the reader of array i's elements (format.Payloader):
+// only an array stored as one raw chunk of exactly its shape is one run
+// of bytes, its chunk file's mapping. Other arrays, and chunks that
+// ViewChunk cannot alias, give the error ViewChunk gives, naming the
+// copying call.
+func (s *Store) Payload(i int) (*format.Payload, error) {
+	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	if s.writable {
-		s.mu.Lock()
-		mp.viewed = true
-		s.mu.Unlock()
+	if i < 0 || i >= len(s.arrays) {
+		return nil, s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
-	n := ub / int64(m.dt.typ.Size())
-	v, err := mmapfile.View[T](mp.r, loc.off, int(n), m.byteOrder())
+	a := s.arrays[i]
+	m := a.m
+	if err := a.oneChunk(); err != nil {
+		return nil, err
+	}
+	zero := make([]int64, len(m.shape))
+	mp, loc, err := a.viewable(zero)
 	if err != nil {
-		var me *mmapfile.Error
-		off := loc.off
-		if errors.As(err, &me) {
-			off = me.Offset
-		}
-		return nil, s.errf(loc.key, off, err, "array %q: chunk %v cannot be viewed: use Read or ReadRegion", m.name, idx)
+		return nil, err
 	}
-	return v, nil
+	p := &format.Payload{Array: s.recs[i].Array, Data: mp.r, Off: loc.off, Lenient: s.opts.Lenient,
+		Wrap: func(off int64, err error) error {
+			return s.errf(loc.key, off, err, "array %q", m.name)
+		}}
+	p.Array.Type, p.Array.Shape, p.Array.BigEndian = m.dt.typ, m.shape, m.dt.big
+	p.Array.Order = layout.RowMajor
+	if !m.rowMajor() {
+		p.Array.Order = layout.ColMajor
+	}
+	p.Array.Offset, p.Array.Size = loc.off, m.unitBytes()
+	p.Writing = func() error { s.viewing(mp); return nil }
+	return p, nil
+}
+
+// oneChunk checks that the array is stored as one chunk of its shape.
+func (a *Array) oneChunk() error {
+	m := a.m
+	for i := range m.shape {
+		if m.unit[i] != m.shape[i] {
+			return a.s.errf(m.metaKey, -1, ErrUnsupported, "array %q of shape %v is stored in chunks of %v, not one run of bytes: view a chunk with ViewChunk, or copy with Read", m.name, m.shape, m.unit)
+		}
+	}
+	return nil
 }
 
 // locateView is locateUnit for a view: a chunk file of its own is mapped
