@@ -87,24 +87,15 @@ type formatFile struct {
 	recsOnce sync.Once
 	recs     []format.Record
 
-	mu   sync.Mutex
-	pays [payloadCache]cachedPayload // the readers of the records read last
-	next int
-}
-
-// payloadCache is how many records' readers a formatFile keeps: a reader
-// keeps the band of a transposed read that printing reads in pieces.
-const payloadCache = 8
-
-type cachedPayload struct {
-	i int
-	p *format.Payload
+	pays format.Payloads
 }
 
 var (
 	_ format.File    = (*formatFile)(nil)
 	_ format.Setter  = (*formatFile)(nil)
 	_ format.Damaged = (*formatFile)(nil)
+
+	_ format.Payloader = (*formatFile)(nil)
 
 	_ format.RecordLister = (*formatFile)(nil)
 )
@@ -197,7 +188,7 @@ func (ff *formatFile) Sync() error     { return ff.f.Sync() }
 
 // ReadArray copies elements of record i; see format.Source.
 func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	p, err := ff.payload(i)
+	p, err := ff.Payload(i)
 	if err != nil {
 		return err
 	}
@@ -217,20 +208,23 @@ func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Ord
 	return nil
 }
 
-// payload returns the reader of record i's values.
-func (ff *formatFile) payload(i int) (*format.Payload, error) {
+// Payload returns the reader of record i's values (format.Payloader): an
+// array's bytes in the mapping; a BitArray's bits unpacked to one byte
+// each, which cannot be viewed; a String's bytes.
+func (ff *formatFile) Payload(i int) (*format.Payload, error) {
 	f := ff.f
 	if i < 0 || i >= ff.n {
 		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, ff.n)
 	}
-	ff.mu.Lock()
-	for _, c := range ff.pays {
-		if c.p != nil && c.i == i {
-			ff.mu.Unlock()
-			return c.p, f.checkOpen()
-		}
+	if err := f.checkOpen(); err != nil {
+		return nil, err
 	}
-	ff.mu.Unlock()
+	return ff.pays.Get(i, func() (*format.Payload, error) { return ff.payload(i) })
+}
+
+// payload builds the reader of record i's values.
+func (ff *formatFile) payload(i int) (*format.Payload, error) {
+	f := ff.f
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
@@ -256,6 +250,7 @@ func (ff *formatFile) payload(i int) (*format.Payload, error) {
 		p.Wrap = func(off int64, err error) error {
 			return f.readErr(key, data, n, data+8*((off-data)/64), err)
 		}
+		p.NoView = f.errf(e.start, errors.ErrUnsupported, "record %q is a BitArray, whose bits are packed: use Read[bool], which unpacks them, or ViewBits", rec.Name)
 	case e.dataLen == 0:
 		p.Data = bytes.NewReader(nil)
 	case f.mf == nil:
@@ -267,10 +262,6 @@ func (ff *formatFile) payload(i int) (*format.Payload, error) {
 		}
 		p.Data, p.Off = r, e.data-r.Offset()
 	}
-	ff.mu.Lock()
-	ff.pays[ff.next] = cachedPayload{i, p}
-	ff.next = (ff.next + 1) % payloadCache
-	ff.mu.Unlock()
 	return p, nil
 }
 

@@ -145,16 +145,16 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := p.region()
-	if err != nil {
-		return nil, err
-	}
 	n, err := p.count()
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		return []T{}, nil
+	}
+	reg, err := p.region()
+	if err != nil {
+		return nil, err
 	}
 	bo := p.Array.ByteOrder()
 	if layout.TypeOf[T]() == layout.U8 {
