@@ -79,7 +79,7 @@ func TestBoolArrayAndBitArray(t *testing.T) {
 		must(f.WriteBits("b", b))
 	})
 	f, _ := openBytes(t, data, "r")
-	recs := f.Records()
+	recs := f.Entries()
 	assert.Equal(t, "Array{Bool,1}", recs[0].TypeString)
 	assert.Equal(t, "BitArray{1}", recs[1].TypeString)
 	for _, k := range []string{"a", "b"} {
@@ -166,9 +166,9 @@ func TestArrays(t *testing.T) {
 	assert.NoError(t, recs[2].Check(480))
 	assert.Equal(t, layout.Bool, recs[3].Type)
 	assert.Equal(t, "bits", recs[3].TypeName)
-	assert.Equal(t, "bits", f.Records()[3].TypeName())
-	assert.Equal(t, "string", f.Records()[4].TypeName())
-	assert.Equal(t, "char", f.Records()[1].TypeName())
+	assert.Equal(t, "bits", f.Entries()[3].TypeName())
+	assert.Equal(t, "string", f.Entries()[4].TypeName())
+	assert.Equal(t, "char", f.Entries()[1].TypeName())
 }
 
 func TestAppendsKeepViewsAndLock(t *testing.T) {
@@ -211,7 +211,7 @@ func TestConcurrentUse(t *testing.T) {
 				v, err := View[float64](f, "base")
 				assert.NoError(t, err)
 				assert.Equal(t, 2.0, v[1])
-				for _, r := range f.Records() {
+				for _, r := range f.Entries() {
 					if r.Elem == layout.I32 {
 						x, err := Read[int32](f, r.Key)
 						assert.NoError(t, err)
@@ -222,11 +222,11 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assert.Len(t, f.Records(), 101)
+	assert.Len(t, f.Entries(), 101)
 	require.NoError(t, f.Close())
 	g, err := Open(p, nil)
 	require.NoError(t, err)
-	assert.Len(t, g.Records(), 101)
+	assert.Len(t, g.Entries(), 101)
 	g.Close()
 }
 
@@ -277,7 +277,7 @@ func TestOpenFileModes(t *testing.T) {
 			continue
 		}
 		require.NoError(t, err, tc.name)
-		assert.Len(t, f.Records(), tc.records, tc.name)
+		assert.Len(t, f.Entries(), tc.records, tc.name)
 		_, err = Read[float64](f, "x")
 		assert.Equal(t, tc.readable && tc.records > 0, err == nil, "%s: %v", tc.name, err)
 		require.NoError(t, f.Close(), tc.name)

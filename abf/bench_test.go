@@ -73,7 +73,7 @@ func BenchmarkOpen10000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(g.Records()) != n {
+		if len(g.Entries()) != n {
 			b.Fatal("wrong record count")
 		}
 		g.Close()

@@ -45,8 +45,8 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Println("format", f.Format())
-	for _, r := range f.Records() {
+	fmt.Println("format", f.Version())
+	for _, r := range f.Entries() {
 		fmt.Printf("%s %s %v offset %d, %d bytes\n", r.Key, r.TypeName(), r.Dims, r.DataOffset, r.DataLen)
 	}
 	// Output:
@@ -129,8 +129,8 @@ func Example_append() {
 
 	f, _ := abf.Open(path, nil)
 	defer f.Close()
-	for _, r := range f.Records() {
-		fmt.Println(f.Format(), r.Key, r.TypeString, r.DataOffset)
+	for _, r := range f.Entries() {
+		fmt.Println(f.Version(), r.Key, r.TypeString, r.DataOffset)
 	}
 	// Output:
 	// true
@@ -233,8 +233,8 @@ func Example_convert() {
 	}
 	f, _ := abf.Open(c, nil)
 	defer f.Close()
-	for _, r := range f.Records() {
-		fmt.Println(f.Format(), r.Key, r.TypeString, r.DataOffset)
+	for _, r := range f.Entries() {
+		fmt.Println(f.Version(), r.Key, r.TypeString, r.DataOffset)
 	}
 	// Output:
 	// C x Array{Float64,1} 48

@@ -318,8 +318,12 @@ func (f *File) errf(off int64, err error, format string, args ...any) error {
 	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
-// Format returns the file's format.
-func (f *File) Format() Format {
+// Version returns the letter of the file's format version: "A", "B" or
+// "C" (see Format).
+func (f *File) Version() string { return f.version().String() }
+
+// version returns the file's format version.
+func (f *File) version() Format {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	return f.format
@@ -328,12 +332,12 @@ func (f *File) Format() Format {
 // Name returns the name the file was opened with ("" for NewReader).
 func (f *File) Name() string { return f.name }
 
-// Records returns a description of every record, in file order. The
-// records are built for the call: the File keeps its records compactly.
-func (f *File) Records() []Record {
+// Entries returns a description of every record, in file order. The
+// entries are built for the call: the File keeps its records compactly.
+func (f *File) Entries() []Entry {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	out := make([]Record, f.tab.len())
+	out := make([]Entry, f.tab.len())
 	f.tab.each(len(out), func(e *entry, key string) {
 		out[e.i] = e.record(key)
 	})
@@ -348,12 +352,12 @@ func (f *File) Len() int {
 }
 
 // Lookup returns the record with the given key.
-func (f *File) Lookup(key string) (Record, bool) {
+func (f *File) Lookup(key string) (Entry, bool) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	i := f.tab.find(key)
 	if i < 0 {
-		return Record{}, false
+		return Entry{}, false
 	}
 	e := f.tab.at(i)
 	return e.record(key), true

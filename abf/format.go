@@ -181,7 +181,7 @@ func (ff *formatFile) Record(i int) format.Record {
 }
 
 func (ff *formatFile) Format() string  { return "abf" }
-func (ff *formatFile) Version() string { return ff.f.Format().String() }
+func (ff *formatFile) Version() string { return ff.f.Version() }
 func (ff *formatFile) Close() error    { return ff.f.Close() }
 func (ff *formatFile) Damage() error   { return ff.f.Damage() }
 func (ff *formatFile) Sync() error     { return ff.f.Sync() }

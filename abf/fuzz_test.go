@@ -14,16 +14,16 @@ import (
 // A or C, little-endian, canonical type strings, zero padding, nothing
 // the writer cannot write, and no trailing bytes.
 func canonical(t testing.TB, f *File, data []byte) bool {
-	if f.Format() == FormatB || f.TrailingBytes() != 0 || f.Format() == FormatA && data[0] == 0 {
+	if f.version() == FormatB || f.TrailingBytes() != 0 || f.version() == FormatA && data[0] == 0 {
 		return false
 	}
 	for i := range f.tab.len() {
 		te := f.tab.at(i)
 		e := te.record(string(te.key))
-		if e.BigEndian || e.Unpadded || !rewritable(t, f, e, f.Format()) {
+		if e.BigEndian || e.Unpadded || !rewritable(t, f, e, f.version()) {
 			return false
 		}
-		if f.Format() == FormatC && e.TypeString != canonicalType(e.Kind, e.Elem, len(e.Dims)) {
+		if f.version() == FormatC && e.TypeString != canonicalType(e.Kind, e.Elem, len(e.Dims)) {
 			return false
 		}
 		if e.Kind == KindArray || e.Kind == KindBitArray {
@@ -55,19 +55,19 @@ func FuzzOpen(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := rewrite(t, src, src.Format())
+		out := rewrite(t, src, src.version())
 		if canonical(t, src, data) {
 			require.Equal(t, data, out, "canonical input re-written differently")
 		}
 		back, err := NewReader(bytes.NewReader(out), int64(len(out)), nil)
 		require.NoError(t, err)
-		var want []Record
-		for _, r := range src.Records() {
-			if rewritable(t, src, r, back.Format()) {
+		var want []Entry
+		for _, r := range src.Entries() {
+			if rewritable(t, src, r, back.version()) {
 				want = append(want, r)
 			}
 		}
-		got := back.Records()
+		got := back.Entries()
 		require.Len(t, got, len(want))
 		for i, r := range want {
 			g := got[i]
@@ -77,7 +77,7 @@ func FuzzOpen(f *testing.F) {
 			require.Equal(t, r.Dims, g.Dims)
 			require.Equal(t, lePayload(t, src, r), lePayload(t, back, g), "record %q", r.Key)
 		}
-		require.Equal(t, out, rewrite(t, back, back.Format()), "re-writing is not idempotent")
+		require.Equal(t, out, rewrite(t, back, back.version()), "re-writing is not idempotent")
 	})
 }
 
@@ -99,10 +99,10 @@ func FuzzFormat(f *testing.F) {
 		}
 		defer src.Close()
 		all := true
-		for _, r := range src.Records() {
-			all = all && rewritable(t, src, r, src.Format())
+		for _, r := range src.Entries() {
+			all = all && rewritable(t, src, r, src.version())
 		}
-		version := map[Format]string{FormatA: "A", FormatB: "C", FormatC: "C"}[src.Format()]
+		version := map[Format]string{FormatA: "A", FormatB: "C", FormatC: "C"}[src.version()]
 		err = format.Convert(in, out, nil, &format.Options{Params: map[string]string{"abf-version": version}})
 		if !all {
 			require.Error(t, err)
@@ -111,6 +111,6 @@ func FuzzFormat(f *testing.F) {
 		require.NoError(t, err)
 		got, err := os.ReadFile(out)
 		require.NoError(t, err)
-		require.Equal(t, rewrite(t, src, src.Format()), got)
+		require.Equal(t, rewrite(t, src, src.version()), got)
 	})
 }

@@ -95,8 +95,8 @@ func TestGoldenFiles(t *testing.T) {
 		// the same bytes.
 		f, err := NewReader(bytes.NewReader(got), int64(len(got)), nil)
 		require.NoError(t, err, name)
-		if f.Format() != FormatB && !strings.HasPrefix(name, "bigendian") && !strings.HasPrefix(name, "serialized") {
-			assert.Equal(t, got, rewrite(t, f, f.Format()), name)
+		if f.version() != FormatB && !strings.HasPrefix(name, "bigendian") && !strings.HasPrefix(name, "serialized") {
+			assert.Equal(t, got, rewrite(t, f, f.version()), name)
 		}
 	}
 }
@@ -125,7 +125,7 @@ func exercise(t testing.TB, r io.ReaderAt, size int64) (*File, error) {
 		return nil, err
 	}
 	prevEnd := int64(0)
-	for _, r := range f.Records() {
+	for _, r := range f.Entries() {
 		if r.Start < prevEnd || r.DataOffset < r.Start || r.End < r.DataOffset+r.DataLen && !r.Unpadded {
 			t.Fatalf("record %q out of order: %+v (previous end %d)", r.Key, r, prevEnd)
 		}
@@ -147,7 +147,7 @@ func exercise(t testing.TB, r io.ReaderAt, size int64) (*File, error) {
 	return f, nil
 }
 
-func readAny(f *File, r Record) {
+func readAny(f *File, r Entry) {
 	switch r.Elem {
 	case layout.I8:
 		_, _ = Read[int8](f, r.Key)
@@ -183,7 +183,7 @@ func readAny(f *File, r Record) {
 }
 
 // lePayload returns a record's payload in little-endian byte order.
-func lePayload(t testing.TB, f *File, r Record) []byte {
+func lePayload(t testing.TB, f *File, r Entry) []byte {
 	b, err := f.ReadBytes(r.Key)
 	require.NoError(t, err)
 	if r.BigEndian {
@@ -198,7 +198,7 @@ func lePayload(t testing.TB, f *File, r Record) []byte {
 }
 
 // rewritable reports whether the writer can reproduce the record.
-func rewritable(t testing.TB, f *File, r Record, format Format) bool {
+func rewritable(t testing.TB, f *File, r Entry, format Format) bool {
 	if !utf8Valid(r.Key) || r.Kind == KindDataType || r.Kind == KindSerialized {
 		return false
 	}
@@ -222,7 +222,7 @@ func rewrite(t testing.TB, f *File, format Format) []byte {
 	p := filepath.Join(t.TempDir(), "rewrite.abf")
 	w, err := openMode(p, "w", &Options{Format: format})
 	require.NoError(t, err)
-	for _, r := range f.Records() {
+	for _, r := range f.Entries() {
 		if !rewritable(t, f, r, format) {
 			continue
 		}
@@ -271,8 +271,8 @@ type field struct {
 // also returns the end of the first record's type (B/C detection needs it).
 func fieldsOf(t *testing.T, f *File) (fields []field, typeEnd int64) {
 	t.Helper()
-	format := f.Format()
-	for i, r := range f.Records() {
+	format := f.version()
+	for i, r := range f.Entries() {
 		off := r.Start
 		add := func(n int64, first bool) {
 			if n > 0 {
@@ -339,11 +339,11 @@ func fieldsOf(t *testing.T, f *File) (fields []field, typeEnd int64) {
 // payload's offset for a cut in a payload or its padding), except where
 // the cut leaves too little to tell the format.
 func cutAt(f *File, fields []field, typeEnd int64, size int64) (int64, bool) {
-	format := f.Format()
+	format := f.version()
 	switch {
 	case size == 0:
 		return -1, false // an empty file is an empty Format C file
-	case format == FormatA && size < 14 && f.Records()[0].BigEndian == false:
+	case format == FormatA && size < 14 && f.Entries()[0].BigEndian == false:
 		return 0, false // no "LITTLE": not an ABF file
 	case format == FormatA && size < 9:
 		return 1, true // 00…06 is read as a C flag and a key length cut short
@@ -396,7 +396,7 @@ func TestTruncatedGoldenFiles(t *testing.T) {
 				g, err := open()
 				if want < 0 {
 					require.NoError(t, err, "%s cut to %d", name, size)
-					for _, r := range g.Records() {
+					for _, r := range g.Entries() {
 						_, err := g.ReadBytes(r.Key)
 						require.NoError(t, err, "%s cut to %d: %q", name, size, r.Key)
 					}
@@ -426,16 +426,16 @@ func TestBitFlips(t *testing.T) {
 		data := g[name]
 		f, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
 		require.NoError(t, err)
-		recs := f.Records()
+		recs := f.Entries()
 		for i := range data {
 			// The record (or Format A header field) byte i is in.
 			from, exact := int64(0), false
 			for _, r := range recs {
 				if r.Start <= int64(i) {
-					from, exact = r.Start, r.Start == int64(i) && f.Format() != FormatA
+					from, exact = r.Start, r.Start == int64(i) && f.version() != FormatA
 				}
 			}
-			if f.Format() == FormatA && i < 22 {
+			if f.version() == FormatA && i < 22 {
 				from, exact = 0, i < 14
 				if i >= 14 {
 					from = 14

@@ -89,7 +89,7 @@ func TestDetectBothWays(t *testing.T) {
 	require.True(t, headerWorks(&input{size: int64(len(w.b)), mem: w.b}, FormatB, false))
 	f, err := NewReader(bytesReader(w.b), int64(len(w.b)), nil)
 	require.NoError(t, err)
-	assert.Equal(t, FormatC, f.Format())
+	assert.Equal(t, FormatC, f.version())
 	x, err := Read[float64](f, "abcdefgh")
 	require.NoError(t, err)
 	assert.Equal(t, []float64{1, 2, 3, 4, 5}, x)
@@ -115,7 +115,7 @@ func TestLongKeysThroughReader(t *testing.T) {
 	})
 	f, err := NewReader(bytesReader(data), int64(len(data)), nil)
 	require.NoError(t, err)
-	recs := f.Records()
+	recs := f.Entries()
 	require.Len(t, recs, 2)
 	assert.Equal(t, key, recs[0].Key)
 	assert.Equal(t, int64(30000), recs[0].Dims[0])
@@ -123,7 +123,7 @@ func TestLongKeysThroughReader(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, val, s)
 	g, _ := openBytes(t, data, "r")
-	assert.Equal(t, recs, g.Records())
+	assert.Equal(t, recs, g.Entries())
 }
 
 func TestSalvageFormatA(t *testing.T) {
@@ -136,7 +136,7 @@ func TestSalvageFormatA(t *testing.T) {
 	require.NoError(t, err)
 	fe := requireFormatErr(t, f.Damage(), 96, mmapfile.ErrTruncated)
 	assert.Contains(t, fe.Msg, "cut 34 bytes after the last complete record (offset 129: ")
-	require.Len(t, f.Records(), 1)
+	require.Len(t, f.Entries(), 1)
 	after, _ := os.ReadFile(p)
 	assert.Equal(t, append(append([]byte{}, full[:14]...), append([]byte{1, 0, 0, 0, 0, 0, 0, 0}, full[22:96]...)...), after)
 	b, _ := PackBits([]int64{3}, []bool{true, false, true})

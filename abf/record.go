@@ -41,7 +41,7 @@ func (f Format) String() string {
 type Kind uint8
 
 const (
-	KindArray      Kind = iota // Array{T,N}: Record.Elem says T
+	KindArray      Kind = iota // Array{T,N}: Entry.Elem says T
 	KindBitArray               // BitArray{N}: packed bits in 64-bit words
 	KindString                 // String: UTF-8 text
 	KindDataType               // DataType: opaque Serialization output
@@ -72,8 +72,8 @@ type ElemType = layout.Type
 // Elem is the set of Go element types of arrays: layout's.
 type Elem = layout.Elem
 
-// Record describes one record of a file.
-type Record struct {
+// Entry describes one record of a file.
+type Entry struct {
 	Key        string   // the stored key bytes
 	Kind       Kind     // what the record holds
 	Elem       ElemType // element type; KindArray only (layout.Invalid otherwise)
@@ -90,12 +90,12 @@ type Record struct {
 
 // Order returns the storage order of the record's elements: always
 // column-major, as in Julia.
-func (r *Record) Order() layout.Order { return layout.ColMajor }
+func (r *Entry) Order() layout.Order { return layout.ColMajor }
 
 // Len returns the number of elements: prod(Dims) for arrays and BitArrays
 // (1 for 0-d), the character count for Strings, the byte count for
 // serialized records.
-func (r *Record) Len() int64 {
+func (r *Entry) Len() int64 {
 	switch r.Kind {
 	case KindArray, KindBitArray:
 		n, err := layout.Count(r.Dims)
@@ -111,7 +111,7 @@ func (r *Record) Len() int64 {
 
 // Index returns the linear (column-major) position of the 0-based index
 // idx, checking each component: Julia's x[i,j] is Index(i-1, j-1).
-func (r *Record) Index(idx ...int64) (int64, error) {
+func (r *Entry) Index(idx ...int64) (int64, error) {
 	if r.Kind != KindArray && r.Kind != KindBitArray {
 		return 0, fmt.Errorf("abf: record %q is a %v, not an array", r.Key, r.Kind)
 	}
@@ -124,7 +124,7 @@ func (r *Record) Index(idx ...int64) (int64, error) {
 
 // TypeName names the record's type in one word: the element type's name
 // for arrays ("f64", "char", …), else the Kind's ("bits", "string", …).
-func (r *Record) TypeName() string {
+func (r *Entry) TypeName() string {
 	if r.Kind == KindArray {
 		return r.Elem.String()
 	}

@@ -229,7 +229,7 @@ func TestWriteStreamFailures(t *testing.T) {
 				fe := requireFormatErr(t, err, wantStart(tc.name, len(before)), tc.err)
 				assert.Contains(t, fe.Error(), tc.msg, tc.name)
 				assert.Equal(t, p, fe.File)
-				assert.Len(t, f.Records(), 2, tc.name)
+				assert.Len(t, f.Entries(), 2, tc.name)
 				require.NoError(t, f.Close())
 				got, _ := os.ReadFile(p)
 				assert.Equal(t, before, got, "%s, %s, %s", tc.name, mode, tv)

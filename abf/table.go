@@ -107,13 +107,13 @@ func (e *entry) typeString() string {
 }
 
 // record describes e with copies the caller owns; key is its key.
-func (e *entry) record(key string) Record {
+func (e *entry) record(key string) Entry {
 	var dims []int64
 	switch e.kind {
 	case KindArray, KindBitArray, KindString:
 		dims = e.dimsSlice()
 	}
-	return Record{Key: key, Kind: e.kind, Elem: e.elem, Dims: dims, TypeString: e.typeString(),
+	return Entry{Key: key, Kind: e.kind, Elem: e.elem, Dims: dims, TypeString: e.typeString(),
 		BigEndian: e.bigEndian(), Start: e.start, DataOffset: e.data, DataLen: e.dataLen, End: e.end(),
 		Unpadded: e.unpadded()}
 }

@@ -22,7 +22,7 @@ func TestTV15Truncation(t *testing.T) {
 		f, err := Open(p, nil)
 		if want < 0 {
 			require.NoError(t, err, "size %d", size)
-			assert.Len(t, f.Records(), map[int]int{0: 0, 64: 1, 112: 2}[size])
+			assert.Len(t, f.Entries(), map[int]int{0: 0, 64: 1, 112: 2}[size])
 			f.Close()
 			continue
 		}
@@ -72,7 +72,7 @@ func TestSalvage(t *testing.T) {
 	p := tempFile(t, full[:100])
 	f, err := openMode(p, "r", &Options{Salvage: true})
 	require.NoError(t, err)
-	assert.Len(t, f.Records(), 1)
+	assert.Len(t, f.Entries(), 1)
 	requireFormatErr(t, f.Damage(), 93, mmapfile.ErrTruncated)
 	assert.Equal(t, int64(36), f.TrailingBytes())
 	require.NoError(t, f.Close())
@@ -161,7 +161,7 @@ func TestTV17Rollback(t *testing.T) {
 			require.ErrorIs(t, err, errInjected)
 			after, _ := os.ReadFile(p)
 			require.Equal(t, before, after, "format %v, fault %d", format, failAt)
-			assert.Len(t, f.Records(), 1)
+			assert.Len(t, f.Entries(), 1)
 			_, ok := f.Lookup("y")
 			assert.False(t, ok)
 			// The file stays usable.
@@ -170,7 +170,7 @@ func TestTV17Rollback(t *testing.T) {
 			require.NoError(t, f.Close())
 			g, err := Open(p, nil)
 			require.NoError(t, err)
-			assert.Len(t, g.Records(), 2)
+			assert.Len(t, g.Entries(), 2)
 			g.Close()
 		}
 	}
@@ -219,7 +219,7 @@ func TestTV18BigEndian(t *testing.T) {
 	require.Len(t, a.b, 96)
 	assert.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, 6, 'B', 'I', 'G', ' ', ' ', ' ', 0, 0, 0, 0, 0, 0, 0, 1}, a.b[:22])
 	g, p := openBytes(t, a.b, "r")
-	assert.Equal(t, FormatA, g.Format())
+	assert.Equal(t, FormatA, g.version())
 	rec, _ := g.Lookup("x")
 	assert.Equal(t, int64(80), rec.DataOffset)
 	assert.True(t, rec.BigEndian)
@@ -266,7 +266,7 @@ func TestTV19Serialized(t *testing.T) {
 	data := tv19()
 	require.Len(t, data, 152)
 	f, p := openBytes(t, data, "r")
-	recs := f.Records()
+	recs := f.Entries()
 	require.Len(t, recs, 3)
 	assert.Equal(t, KindDataType, recs[0].Kind)
 	assert.Equal(t, []int64{0, 34, 12, 46}, []int64{recs[0].Start, recs[0].DataOffset, recs[0].DataLen, recs[0].End})
@@ -291,19 +291,19 @@ func TestTV19Serialized(t *testing.T) {
 	assert.Equal(t, data, after[:152])
 	h, err := Open(p, nil)
 	require.NoError(t, err)
-	assert.Len(t, h.Records(), 4)
+	assert.Len(t, h.Entries(), 4)
 	h.Close()
 
 	old := newC().u8(0).str("s").str("Serialized{Foo}").i64(1).raw([]byte{9}).b
 	k, _ := openBytes(t, old, "r")
-	assert.Equal(t, KindSerialized, k.Records()[0].Kind)
-	assert.Equal(t, "serialized", k.Records()[0].TypeName())
+	assert.Equal(t, KindSerialized, k.Entries()[0].Kind)
+	assert.Equal(t, "serialized", k.Entries()[0].TypeName())
 }
 
 func TestTV20DetectionAndModes(t *testing.T) {
 	e, _ := openBytes(t, nil, "r")
-	assert.Equal(t, FormatC, e.Format())
-	assert.Empty(t, e.Records())
+	assert.Equal(t, FormatC, e.version())
+	assert.Empty(t, e.Entries())
 
 	assert.Empty(t, build(t, FormatC, func(*File) {}))
 	assert.Equal(t, []byte{6, 0, 0, 0, 0, 0, 0, 0, 'L', 'I', 'T', 'T', 'L', 'E', 0, 0, 0, 0, 0, 0, 0, 0},
@@ -312,7 +312,7 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	for data, want := range map[string]Format{string(unhex(tv1Hex)): FormatC, string(unhex(tv2Hex)): FormatA, string(tv3()): FormatB} {
 		f, err := NewReader(bytesReader([]byte(data)), int64(len(data)), nil)
 		require.NoError(t, err)
-		assert.Equal(t, want, f.Format())
+		assert.Equal(t, want, f.version())
 	}
 	_, err := NewReader(bytesReader([]byte{1, 2, 3}), 3, nil)
 	fe := requireFormatErr(t, err, 0, nil)
@@ -366,8 +366,8 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	require.NoError(t, h.Close())
 	r, err := Open(p, nil)
 	require.NoError(t, err)
-	require.Len(t, r.Records(), 2)
-	assert.Equal(t, int64(88), r.Records()[1].Start)
+	require.Len(t, r.Entries(), 2)
+	assert.Equal(t, int64(88), r.Entries()[1].Start)
 	assert.Zero(t, r.TrailingBytes())
 	require.NoError(t, r.Close())
 

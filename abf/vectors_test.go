@@ -52,7 +52,7 @@ func tv3() []byte {
 
 func checkTV1Values(t *testing.T, f *File) {
 	t.Helper()
-	recs := f.Records()
+	recs := f.Entries()
 	require.Len(t, recs, 2)
 	x, err := Read[float64](f, "x")
 	require.NoError(t, err)
@@ -71,8 +71,8 @@ func TestTV1FormatC(t *testing.T) {
 	assert.Equal(t, "a8b24da5dac9c4cb185d7abe0b13c0ad13e6fbe520f1166edc4a569276e5ba63", sha(got))
 
 	f, _ := openBytes(t, got, "r")
-	assert.Equal(t, FormatC, f.Format())
-	recs := f.Records()
+	assert.Equal(t, FormatC, f.version())
+	recs := f.Entries()
 	assert.Equal(t, []int64{0, 48, 16, 64}, []int64{recs[0].Start, recs[0].DataOffset, recs[0].DataLen, recs[0].End})
 	assert.Equal(t, []int64{64, 104, 8, 112}, []int64{recs[1].Start, recs[1].DataOffset, recs[1].DataLen, recs[1].End})
 	assert.Equal(t, "Array{Float64,1}", recs[0].TypeString)
@@ -106,8 +106,8 @@ func TestTV2FormatA(t *testing.T) {
 	assert.Equal(t, "fcd1a1973801154a6b309ae76f72f2efc07a9de4bd9d26dda63f65985da93473", sha(got))
 
 	g, _ := openBytes(t, got, "r")
-	assert.Equal(t, FormatA, g.Format())
-	recs := g.Records()
+	assert.Equal(t, FormatA, g.version())
+	recs := g.Entries()
 	assert.Equal(t, int64(80), recs[0].DataOffset)
 	assert.Equal(t, int64(144), recs[1].DataOffset)
 	assert.Equal(t, "Array{Float64,1}", recs[0].TypeString)
@@ -119,8 +119,8 @@ func TestTV3FormatB(t *testing.T) {
 	require.Len(t, data, 128)
 	assert.Equal(t, "8a5425cb441ff8fbdd3bf07495c3a9f929b60bc6e572af668136a83128b454a8", sha(data))
 	f, p := openBytes(t, data, "r")
-	assert.Equal(t, FormatB, f.Format())
-	recs := f.Records()
+	assert.Equal(t, FormatB, f.version())
+	recs := f.Entries()
 	assert.Equal(t, int64(56), recs[0].DataOffset)
 	assert.Equal(t, int64(72), recs[1].Start)
 	assert.Equal(t, int64(120), recs[1].DataOffset)
@@ -167,7 +167,7 @@ func readmeFile1(f *File) {
 
 func payloads(f *File) []int64 {
 	var out []int64
-	for _, r := range f.Records() {
+	for _, r := range f.Entries() {
 		out = append(out, r.DataOffset)
 	}
 	return out
@@ -407,7 +407,7 @@ func TestTV10EmptyArrays(t *testing.T) {
 	w.u8(0).str("x").str("Array{Float64,1}").i64(1).padTo(8).f64s(1)
 	require.Len(t, w.b, 96)
 	r9, _ := openBytes(t, w.b, "r")
-	recs := r9.Records()
+	recs := r9.Entries()
 	require.Len(t, recs, 2)
 	assert.True(t, recs[0].Unpadded)
 	assert.Equal(t, int64(42), recs[0].End)
@@ -465,7 +465,7 @@ func TestTV12Keys(t *testing.T) {
 	})
 	require.Len(t, data, 136)
 	f, _ := openBytes(t, data, "r")
-	recs := f.Records()
+	recs := f.Entries()
 	assert.Equal(t, int64(39), recs[0].DataOffset)
 	assert.Equal(t, uint64(24), binary.LittleEndian.Uint64(data[recs[1].Start+1:]))
 	assert.Equal(t, []byte{0x62, 0x6c, 0x61, 0x68, 0xce, 0xb1, 0xd7, 0xa9}, data[recs[1].Start+9:recs[1].Start+17])

@@ -158,7 +158,7 @@ func openABF(path string, want int) error {
 	if err != nil {
 		return err
 	}
-	if got := len(f.Records()); got != want {
+	if got := len(f.Entries()); got != want {
 		f.Close()
 		return fmt.Errorf("%s: %d records, want %d", path, got, want)
 	}

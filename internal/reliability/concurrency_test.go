@@ -95,7 +95,7 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 					errc <- err
 					return
 				}
-				if len(reader.Records()) != base {
+				if len(reader.Entries()) != base {
 					errc <- errors.New("the reading handle's index changed")
 					return
 				}
@@ -117,7 +117,7 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 			if f.Damage() != nil {
 				tornOpens.Add(1)
 			}
-			for i, rec := range f.Records() {
+			for i, rec := range f.Entries() {
 				if rec.Key != "k"+strconv.Itoa(i) {
 					errc <- fmt.Errorf("record %d is %q", i, rec.Key)
 					break
@@ -164,7 +164,7 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 	f, err := abf.Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	require.Len(t, f.Records(), base+appends)
+	require.Len(t, f.Entries(), base+appends)
 	last, err := abf.Read[float64](f, "k"+strconv.Itoa(base+appends-1))
 	require.NoError(t, err)
 	require.NoError(t, checkSeq(base+appends-1, last))
@@ -245,7 +245,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		fmt.Println("opened", len(f.Records()))
+		fmt.Println("opened", len(f.Entries()))
 		return f.Close()
 	}
 	children["futhark-rw"] = func(path string, _ int64) error {
@@ -398,7 +398,7 @@ func TestConcurrentAppendingProcesses(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	var keys []string
-	for _, rec := range f.Records() {
+	for _, rec := range f.Entries() {
 		keys = append(keys, rec.Key)
 		id, err := strconv.Atoi(strings.TrimPrefix(rec.Key, "p"))
 		require.NoError(t, err)
@@ -410,5 +410,5 @@ func TestConcurrentAppendingProcesses(t *testing.T) {
 	assert.Equal(t, []string{"p0", "p1", "p2", "p3"}, keys)
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
-	assert.Equal(t, f.Records()[procs-1].End, fi.Size())
+	assert.Equal(t, f.Entries()[procs-1].End, fi.Size())
 }

@@ -61,11 +61,11 @@ func abfString(round, i int) string {
 
 // abfKind picks record (round, i)'s kind: float64, int32 or int16 arrays,
 // a BitArray every fifth record, a String (Format C) every fifth other.
-func abfKind(format abf.Format, i int) string {
+func abfKind(version string, i int) string {
 	switch {
 	case i%5 == 4:
 		return "bits"
-	case i%5 == 2 && format == abf.FormatC:
+	case i%5 == 2 && version == abf.FormatC.String():
 		return "string"
 	}
 	return []string{"f64", "i32", "i16"}[i%3]
@@ -74,7 +74,7 @@ func abfKind(format abf.Format, i int) string {
 // writeABFRecord appends record (round, i).
 func writeABFRecord(f *abf.File, round, i int) error {
 	key, n := abfKey(round, i), int64(abfRecordSize(round, i))
-	switch abfKind(f.Format(), i) {
+	switch abfKind(f.Version(), i) {
 	case "bits":
 		b, err := abf.PackBits([]int64{int64(abfBitCount(round, i))}, abfBits(round, i))
 		if err != nil {
@@ -96,7 +96,7 @@ func writeABFRecord(f *abf.File, round, i int) error {
 func checkABFRecord(t *testing.T, f *abf.File, round, i int) {
 	t.Helper()
 	key := abfKey(round, i)
-	switch abfKind(f.Format(), i) {
+	switch abfKind(f.Version(), i) {
 	case "bits":
 		b, err := f.ReadBits(key)
 		require.NoError(t, err, key)
@@ -192,7 +192,7 @@ func TestCrashABFAppend(t *testing.T) {
 
 				s, err := abf.Open(p, &abf.Options{Salvage: true})
 				require.NoError(t, err, "round %d: salvaging open", round)
-				recs := s.Records()
+				recs := s.Entries()
 				keys := make([]string, len(recs))
 				for i, r := range recs {
 					keys[i] = r.Key
@@ -228,7 +228,7 @@ func TestCrashABFAppend(t *testing.T) {
 				f, err := abf.Open(p, nil)
 				if damage == nil && trailing == 0 {
 					require.NoError(t, err, "round %d", round)
-					require.Len(t, f.Records(), len(known))
+					require.Len(t, f.Entries(), len(known))
 					require.NoError(t, f.Close())
 					if c.format == abf.FormatC {
 						require.Equal(t, end, size.Size(), "round %d: bytes after the last record", round)
@@ -245,7 +245,7 @@ func TestCrashABFAppend(t *testing.T) {
 					// Format A: a record written but not yet counted is
 					// invisible; its bytes are trailing.
 					require.NoError(t, err)
-					require.Len(t, f.Records(), len(known))
+					require.Len(t, f.Entries(), len(known))
 					require.NoError(t, f.Close())
 					require.True(t, abfWriterCutsTrailing(t, p, end), "round %d: an appending open keeps %d uncounted bytes", round, trailing)
 				}
@@ -257,7 +257,7 @@ func TestCrashABFAppend(t *testing.T) {
 			f, err := abf.Open(p, nil)
 			require.NoError(t, err)
 			defer f.Close()
-			require.Len(t, f.Records(), len(known))
+			require.Len(t, f.Entries(), len(known))
 			for _, k := range known {
 				checkABFRecord(t, f, where[k].round, where[k].i)
 			}
@@ -301,8 +301,8 @@ func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 
 	r, err := abf.Open(p, nil)
 	require.NoError(t, err)
-	require.Len(t, r.Records(), 1)
-	end := r.Records()[0].End
+	require.Len(t, r.Entries(), 1)
+	end := r.Entries()[0].End
 	require.NoError(t, r.Close())
 
 	w, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
@@ -319,8 +319,8 @@ func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	r, err = abf.Open(p, nil)
 	require.NoError(t, err)
 	defer r.Close()
-	require.Len(t, r.Records(), 2)
-	assert.Equal(t, end, r.Records()[1].Start, "the uncounted record was cut")
+	require.Len(t, r.Entries(), 2)
+	assert.Equal(t, end, r.Entries()[1].Start, "the uncounted record was cut")
 	z, err := abf.Read[int16](r, "z")
 	require.NoError(t, err)
 	assert.Equal(t, []int16{7}, z)
@@ -379,7 +379,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 				f, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: mode, Salvage: true})
 				require.NoError(t, err, "cut at %d", size)
 				require.Error(t, f.Damage(), "cut at %d", size)
-				require.Len(t, f.Records(), 2)
+				require.Len(t, f.Entries(), 2)
 				require.NoError(t, appendLast(f))
 				require.NoError(t, f.Close())
 				requireUnchanged(t, p, snapshot{exists: true, data: whole})

@@ -113,7 +113,7 @@ func TestDiskFullABF(t *testing.T) {
 			require.NoError(t, err)
 			defer r.Close()
 			keys := []string{}
-			for _, rec := range r.Records() {
+			for _, rec := range r.Entries() {
 				keys = append(keys, rec.Key)
 			}
 			assert.Equal(t, []string{"a", "b", "c"}, keys)
