@@ -160,7 +160,7 @@ func TestArrays(t *testing.T) {
 		readmeFile1(f)
 		must(f.WriteString("s", "hi"))
 	}), "r")
-	recs := newFormatFile(f).Records()
+	recs := f.Records()
 	require.Len(t, recs, 5)
 	assert.Equal(t, layout.Array{Name: "ζ!/b", Type: layout.F64, Shape: []int64{3, 5}, Order: layout.ColMajor, Offset: 296, Size: 120}, recs[2].Array)
 	assert.NoError(t, recs[2].Check(480))

@@ -99,6 +99,8 @@ type File struct {
 	// target only when complete, says what a failed write leaves of the
 	// target, which the errors name.
 	discarded string
+
+	face // the records package format sees (format.go)
 }
 
 // Open opens the file at path read-only (mode "r").
@@ -408,6 +410,7 @@ func (f *File) Close() error {
 		return f.errf(-1, mmapfile.ErrClosed, "file already closed")
 	}
 	f.closed = true
+	f.pays.Reset()
 	if f.mf == nil {
 		return nil
 	}

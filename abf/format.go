@@ -70,39 +70,25 @@ func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File
 	if o != nil {
 		opt.Options, opt.Salvage, opt.Lenient = o.Options, o.Salvage, o.Lenient
 	}
-	f, err := OpenFile(path, mode, &opt)
-	if err != nil {
-		return nil, err
-	}
-	return newFormatFile(f), nil
+	return OpenFile(path, mode, &opt)
 }
 
-// formatFile is a *File seen through package format's interfaces:
-// format.File, format.Setter and format.Damaged. Its records are the
-// File's when it was opened, described on first use.
-type formatFile struct {
-	f *File
-	n int
-
-	recsOnce sync.Once
-	recs     []format.Record
-
-	pays format.Payloads
+// face is what a File keeps for package format: the records, described
+// on first use (again once records were added), and the payload readers.
+type face struct {
+	recsMu sync.Mutex
+	recs   []format.Record
+	pays   format.Payloads
 }
 
 var (
-	_ format.File    = (*formatFile)(nil)
-	_ format.Setter  = (*formatFile)(nil)
-	_ format.Damaged = (*formatFile)(nil)
+	_ format.File      = (*File)(nil)
+	_ format.Setter    = (*File)(nil)
+	_ format.Damaged   = (*File)(nil)
+	_ format.Payloader = (*File)(nil)
 
-	_ format.Payloader = (*formatFile)(nil)
-
-	_ format.RecordLister = (*formatFile)(nil)
+	_ format.RecordLister = (*File)(nil)
 )
-
-func newFormatFile(f *File) *formatFile {
-	return &formatFile{f: f, n: f.Len()}
-}
 
 // formatRecord describes e, named name, as package format does: arrays as
 // they are (column-major); BitArrays as bool arrays of TypeName "bits";
@@ -143,36 +129,39 @@ func formatShape(e *entry, prev []int64, scratch *[]int64) []int64 {
 	return append(make([]int64, 0, len(*scratch)), *scratch...)
 }
 
-// Records describes the records, built on the first call: records of
-// equal shapes share their Shape, and names share one string.
-func (ff *formatFile) Records() []format.Record {
-	ff.recsOnce.Do(func() {
-		f := ff.f
-		f.mu.RLock()
-		defer f.mu.RUnlock()
-		recs := make([]format.Record, ff.n)
+// Records describes the records as package format does, built on the
+// first call (and again once records were added): records of equal
+// shapes share their Shape, and names share one string. Entries gives
+// the records as this package describes them.
+func (f *File) Records() []format.Record {
+	f.recsMu.Lock()
+	defer f.recsMu.Unlock()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n := f.tab.len()
+	if f.recs == nil || len(f.recs) != n {
+		recs := make([]format.Record, n)
 		var prev, scratch []int64
-		f.tab.each(ff.n, func(e *entry, key string) {
+		f.tab.each(n, func(e *entry, key string) {
 			prev = formatShape(e, prev, &scratch)
 			recs[e.i] = formatRecord(e, key, prev)
 		})
-		ff.recs = recs
-	})
-	return ff.recs
+		f.recs = recs
+	}
+	return f.recs
 }
 
 // NumRecords returns the number of records, as len(Records()) does,
 // without building the list.
-func (ff *formatFile) NumRecords() int { return ff.n }
+func (f *File) NumRecords() int { return f.Len() }
 
 // Record returns record i described as Records describes it, decoded from
 // the table (a few dozen bytes a record) without building the list. It
 // panics for i outside [0, NumRecords()), as indexing Records does.
-func (ff *formatFile) Record(i int) format.Record {
-	if i < 0 || i >= ff.n {
-		panic(fmt.Sprintf("abf: %s: record %d out of range [0,%d)", ff.f.name, i, ff.n))
+func (f *File) Record(i int) format.Record {
+	if n := f.Len(); i < 0 || i >= n {
+		panic(fmt.Sprintf("abf: %s: record %d out of range [0,%d)", f.name, i, n))
 	}
-	f := ff.f
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	e := f.tab.at(i)
@@ -180,29 +169,26 @@ func (ff *formatFile) Record(i int) format.Record {
 	return formatRecord(&e, string(e.key), formatShape(&e, nil, &scratch))
 }
 
-func (ff *formatFile) Format() string  { return "abf" }
-func (ff *formatFile) Version() string { return ff.f.Version() }
-func (ff *formatFile) Close() error    { return ff.f.Close() }
-func (ff *formatFile) Damage() error   { return ff.f.Damage() }
-func (ff *formatFile) Sync() error     { return ff.f.Sync() }
+// Format returns "abf"; Version gives the format version's letter.
+func (f *File) Format() string { return "abf" }
 
 // ReadArray copies elements of record i; see format.Source.
-func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	p, err := ff.Payload(i)
+func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	p, err := f.Payload(i)
 	if err != nil {
 		return err
 	}
 	a := &p.Array
 	if err := p.ReadArray(dst, first, order, bo); err != nil {
 		// Reads from the mapping report faults as mmapfile errors.
-		return ff.f.readErr(strconv.Quote(a.Name), a.Offset, a.Size, a.Offset, err)
+		return f.readErr(strconv.Quote(a.Name), a.Offset, a.Size, a.Offset, err)
 	}
 	if _, mapped := p.Data.(*mmapfile.Region); mapped && order != a.Order && !layout.Trivial(a.Shape) {
 		// A transposed read takes the bytes straight from the mapping,
 		// where the part of a page past the end of a file cut short reads
 		// as zeros, not as a fault: make sure the file still holds them.
-		if size, err := ff.f.mf.Size(); err == nil && size < a.Offset+a.Size {
-			return ff.f.cutShort(strconv.Quote(a.Name), a.Offset, a.Size, max(size, a.Offset), mmapfile.ErrTruncated)
+		if size, err := f.mf.Size(); err == nil && size < a.Offset+a.Size {
+			return f.cutShort(strconv.Quote(a.Name), a.Offset, a.Size, max(size, a.Offset), mmapfile.ErrTruncated)
 		}
 	}
 	return nil
@@ -211,20 +197,18 @@ func (ff *formatFile) ReadArray(i int, dst []byte, first int64, order layout.Ord
 // Payload returns the reader of record i's values (format.Payloader): an
 // array's bytes in the mapping; a BitArray's bits unpacked to one byte
 // each, which cannot be viewed; a String's bytes.
-func (ff *formatFile) Payload(i int) (*format.Payload, error) {
-	f := ff.f
-	if i < 0 || i >= ff.n {
-		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, ff.n)
+func (f *File) Payload(i int) (*format.Payload, error) {
+	if n := f.Len(); i < 0 || i >= n {
+		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, n)
 	}
 	if err := f.checkOpen(); err != nil {
 		return nil, err
 	}
-	return ff.pays.Get(i, func() (*format.Payload, error) { return ff.payload(i) })
+	return f.pays.Get(i, func() (*format.Payload, error) { return f.payload(i) })
 }
 
 // payload builds the reader of record i's values.
-func (ff *formatFile) payload(i int) (*format.Payload, error) {
-	f := ff.f
+func (f *File) payload(i int) (*format.Payload, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
@@ -262,6 +246,9 @@ func (ff *formatFile) payload(i int) (*format.Payload, error) {
 		}
 		p.Data, p.Off = r, e.data-r.Offset()
 	}
+	if e.bigEndian() && e.kind != KindBitArray {
+		p.NoView = f.bigEndianErr(&e)
+	}
 	return p, nil
 }
 
@@ -269,10 +256,9 @@ func (ff *formatFile) payload(i int) (*format.Payload, error) {
 // (Julia's x[i,j] is idx {i-1, j-1}) to value, a Futhark literal of the
 // record's type (format.ParseLiteral; a Julia Char takes one character or
 // its code point); BitArray elements take "true" and "false".
-func (ff *formatFile) SetText(i int, idx []int64, value string) error {
-	f := ff.f
-	if i < 0 || i >= ff.n {
-		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, ff.n)
+func (f *File) SetText(i int, idx []int64, value string) error {
+	if n := f.Len(); i < 0 || i >= n {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, n)
 	}
 	f.mu.RLock()
 	e := f.tab.at(i)

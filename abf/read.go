@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -22,34 +23,35 @@ import (
 // (mmapfile.ErrInvalidBool) — the error says to copy with Read or ReadAt
 // instead. An empty array gives an empty, non-nil slice.
 func View[T Elem](f *File, key string) ([]T, error) {
+	i, err := f.arrayOf(key, layout.TypeOf[T]())
+	if err != nil {
+		return nil, err
+	}
+	v, err := format.View[T](f, i)
+	if errors.Is(err, mmapfile.ErrInvalidBool) {
+		// Julia reads such bytes as true: say how to read them so.
+		off := int64(-1)
+		if fe := (*FormatError)(nil); errors.As(err, &fe) {
+			off = fe.Offset
+		}
+		return nil, f.errf(off, mmapfile.ErrInvalidBool, "record %s: Bool byte is neither 0 nor 1; use abf.Read or abf.ReadAt with Options.Lenient", quote64(key))
+	}
+	return v, err
+}
+
+// arrayOf returns the record number of the array key after checking that
+// t is its element type.
+func (f *File) arrayOf(key string, t layout.Type) (int, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	var ent entry
-	err := f.viewEntry(key, &ent)
-	e := &ent
-	if err != nil {
-		return nil, err
+	var e entry
+	if err := f.viewEntry(key, &e); err != nil {
+		return 0, err
 	}
-	t := layout.TypeOf[T]()
 	if e.kind != KindArray || e.elem != t {
-		return nil, f.mismatch(e, t)
+		return 0, f.mismatch(&e, t)
 	}
-	n, err := f.intLen(e)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return []T{}, nil
-	}
-	r, err := f.region(e)
-	if err != nil {
-		return nil, err
-	}
-	v, err := mmapfile.View[T](r, e.data-r.Offset(), n, binary.LittleEndian)
-	if err != nil {
-		return nil, f.wrapMapErr(e, err)
-	}
-	return v, nil
+	return e.i, nil
 }
 
 // Read returns a copy of the array key in column-major order, byte-swapped
@@ -317,9 +319,14 @@ func (f *File) viewEntry(key string, e *entry) error {
 		return f.errf(-1, errors.ErrUnsupported, "record %q: a NewReader file has no mapping to view; use abf.Read or abf.ReadAt", key)
 	}
 	if e.bigEndian() {
-		return f.errf(e.start, mmapfile.ErrByteOrder, "record %s at offset %d is big-endian; use abf.Read or abf.ReadAt", keyOf(e), e.start)
+		return f.bigEndianErr(e)
 	}
 	return nil
+}
+
+// bigEndianErr is the error of a view of e, a big-endian record.
+func (f *File) bigEndianErr(e *entry) error {
+	return f.errf(e.start, mmapfile.ErrByteOrder, "record %s at offset %d is big-endian; use abf.Read or abf.ReadAt", keyOf(e), e.start)
 }
 
 func (f *File) mismatch(e *entry, t layout.Type) error {
