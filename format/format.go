@@ -19,12 +19,16 @@
 // layout.Array (element type, logical shape, storage order, byte order,
 // payload offset), and the columns of a table (DAPHNE frames, SciDB files,
 // structured NumPy arrays, CSV). Values are copied out in any order the
-// caller asks for ([File.ReadArray]); zero-copy views are the format
-// packages' own typed APIs (abf.View, npy.View, …), since a view's Go type
-// must be known at compile time.
+// caller asks for ([File.ReadArray], [Read], [ReadAt]), and a record stored
+// as one run of bytes is viewed in place with [View], the Go type fixed at
+// compile time as in the format packages' typed calls (npy.View, …), which
+// are a name's lookup plus these. The File that Open returns is the format
+// package's own (*npy.File, *abf.File, *zarr.Store, …), so a type
+// assertion reaches the rest of its API.
 //
-// Nothing here is unsafe: every read copies, and every writer replaces its
-// target only when the new file is complete.
+// What is safe: every read copies, and every writer replaces its target
+// only when the new file is complete. What is not: a view aliases the
+// file's mapping, and is valid only until the file is closed (see View).
 package format
 
 import (
@@ -127,7 +131,17 @@ type RecordLister interface {
 	Record(i int) Record
 }
 
-// File is an open file of some format.
+// File is an open file of some format: the format package's own file
+// type (*npy.File, *abf.File, …), which format.Open returns.
+//
+// A File may be used from several goroutines at once: its reads, views
+// and listings run concurrently; its changes (Setter, a format's writes)
+// are serialised by the File; a reader, and a view, may see a change at
+// any moment, as any reader of shared memory does, and a program that
+// needs more orders its calls itself. Close ends every view: slices from
+// View must not be used after it, nor during it. Records' slice is
+// shared and must not be changed; a format whose files grow (appends)
+// describes them afresh.
 type File interface {
 	Source
 	// Format is the registered name of the file's format ("abf").

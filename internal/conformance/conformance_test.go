@@ -61,6 +61,8 @@ func (m *memSource) add(k format.Kind, name string, values any, shape ...int64) 
 		t = layout.I32
 	case []bool:
 		t = layout.Bool
+	case []uint8:
+		t = layout.U8
 	}
 	if shape == nil {
 		shape = []int64{int64(reflect.ValueOf(values).Len())}
