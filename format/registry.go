@@ -33,7 +33,11 @@ type Format struct {
 	// the directory at path is one.
 	Dir      bool
 	SniffDir func(path string) bool
-	// Open opens a file (or store) read-only or read-write.
+	// Open opens a file (or store) read-only or read-write. Through
+	// format.Open, o.Options.File is the descriptor detection opened and
+	// read the head of: Open maps that one (mmapfile.OpenFile adopts it),
+	// so that a path is opened once; on success it is the File's, on error
+	// still the caller's. Directory stores get their path only.
 	Open func(path string, mode mmapfile.Mode, o *Options) (File, error)
 	// Write creates path holding the records of src, replacing an
 	// existing file only once the new one is complete (a failed write
@@ -138,6 +142,70 @@ func ForName(path string) (Format, bool) {
 // format whose Implies parameter is given, else the extension, else the
 // first bytes (or, for a directory, the formats' SniffDir).
 func Detect(path string, o *Options) (Format, error) {
+	in, err := examine(path, mmapfile.ReadOnly)
+	if err != nil {
+		return Format{}, err
+	}
+	defer in.close()
+	return in.detect(o)
+}
+
+// examined is a path as detection saw it: its FileInfo, and for a file the
+// descriptor opened once and its first bytes, which the format's Open then
+// maps (through Options.File).
+type examined struct {
+	path string
+	info os.FileInfo
+	file *os.File // nil for a directory
+	head []byte
+}
+
+// examine stats path, refuses what cannot be mapped, and opens a file once
+// (read-write for mode ReadWrite) to read its first SniffLen bytes.
+func examine(path string, mode mmapfile.Mode) (*examined, error) {
+	// Stat before opening: opening a FIFO blocks.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	in := &examined{path: path, info: fi}
+	if fi.IsDir() {
+		return in, nil
+	}
+	if err := mmapfile.CheckRegular(path, fi, nil); err != nil {
+		return nil, err
+	}
+	flag := os.O_RDONLY
+	if mode == mmapfile.ReadWrite {
+		flag = os.O_RDWR
+	}
+	if in.file, err = os.OpenFile(path, flag, 0); err != nil {
+		return nil, err
+	}
+	if err := mmapfile.CheckRegular(path, fi, in.file); err != nil {
+		in.close()
+		return nil, err
+	}
+	head := make([]byte, min(SniffLen, max(fi.Size(), 0)))
+	n, err := in.file.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		in.close()
+		return nil, err
+	}
+	in.head = head[:n]
+	return in, nil
+}
+
+// close closes the descriptor, unless a format's Open took it.
+func (in *examined) close() {
+	if in.file != nil {
+		in.file.Close()
+	}
+}
+
+// detect is Detect of what was examined.
+func (in *examined) detect(o *Options) (Format, error) {
+	path := in.path
 	if o != nil && o.Format != "" {
 		f, ok := Lookup(o.Format)
 		if !ok {
@@ -154,17 +222,11 @@ func Detect(path string, o *Options) (Format, error) {
 			}
 		}
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return Format{}, err
-	}
-	if err := checkRegular(path, fi); err != nil {
-		return Format{}, err
-	}
-	if f, ok := ForName(path); ok && f.Dir == fi.IsDir() {
+	isDir := in.info.IsDir()
+	if f, ok := ForName(path); ok && f.Dir == isDir {
 		return f, nil
 	}
-	if fi.IsDir() {
+	if isDir {
 		for _, f := range Formats() {
 			if f.Dir && f.SniffDir != nil && f.SniffDir(path) {
 				return f, nil
@@ -172,18 +234,8 @@ func Detect(path string, o *Options) (Format, error) {
 		}
 		return Format{}, fmt.Errorf("%s: is a directory that holds no store of a known format: %w", path, ErrUnknownFormat)
 	}
-	file, err := os.Open(path)
-	if err != nil {
-		return Format{}, err
-	}
-	defer file.Close()
-	head := make([]byte, SniffLen)
-	n, err := io.ReadFull(file, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return Format{}, err
-	}
 	for _, f := range Formats() {
-		if f.Sniff != nil && f.Sniff(head[:n]) {
+		if f.Sniff != nil && f.Sniff(in.head) {
 			return f, nil
 		}
 	}
@@ -192,32 +244,8 @@ func Detect(path string, o *Options) (Format, error) {
 
 // ErrNotRegular: the path is a pipe, a device, a socket or a file whose
 // size the system does not know (such as those in /proc): such inputs
-// cannot be mapped. Copy them to a file first.
-var ErrNotRegular = errors.New("not a regular file")
-
-// checkRegular refuses what cannot be mapped: anything but a regular file
-// or a directory, and "regular" files of size 0 that nonetheless have
-// bytes to read (the kernel's pseudo-files).
-func checkRegular(path string, fi os.FileInfo) error {
-	if fi.IsDir() {
-		return nil
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s); copy it to a file first", path, ErrNotRegular, fi.Mode().Type())
-	}
-	if fi.Size() == 0 {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		var b [1]byte
-		if n, _ := f.Read(b[:]); n > 0 {
-			return fmt.Errorf("%s: %w (its size is unknown to the system); copy it to a file first", path, ErrNotRegular)
-		}
-	}
-	return nil
-}
+// cannot be mapped. Copy them to a file first. It is mmapfile's.
+var ErrNotRegular = mmapfile.ErrNotRegular
 
 // Names lists the registered format names, sorted.
 func Names() []string {
@@ -234,20 +262,43 @@ func Open(path string, o *Options) (File, error) {
 	return OpenFile(path, mmapfile.ReadOnly, o)
 }
 
-// OpenFile opens a file of any registered format in mode.
+// OpenFile opens a file of any registered format in mode. The path is
+// opened once: the descriptor that detection read is the one the format
+// maps (Options.File); a directory store is opened by its path.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (File, error) {
-	fi, err := os.Stat(path)
+	if o != nil && o.Options.File != nil {
+		// The caller's descriptor: detect from the path, map that.
+		f, err := Detect(path, o)
+		if err != nil {
+			return nil, err
+		}
+		return f.Open(path, mode, o)
+	}
+	in, err := examine(path, mode)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRegular(path, fi); err != nil {
-		return nil, err
-	}
-	f, err := Detect(path, o)
+	f, err := in.detect(o)
 	if err != nil {
+		in.close()
 		return nil, err
 	}
-	return f.Open(path, mode, o)
+	if in.file != nil {
+		var oo Options
+		if o != nil {
+			oo = *o
+		}
+		oo.Options.File = in.file
+		o = &oo
+	}
+	file, err := f.Open(path, mode, o)
+	if err != nil {
+		// On error the descriptor is still ours (a format that closed
+		// it makes this a no-op).
+		in.close()
+		return nil, err
+	}
+	return file, nil
 }
 
 // Write creates path in the format o.Format names, else the one its

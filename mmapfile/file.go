@@ -225,6 +225,16 @@ func setUp(osf *os.File, name string, mode Mode, o Options, byName bool) (*File,
 	return &File{f: osf, name: name, writable: mode == ReadWrite, opts: o, regions: map[*Region]struct{}{}, syncedSize: size}, nil
 }
 
+// CheckRegular refuses, with an error wrapping ErrNotRegular, what cannot
+// be mapped: anything but a regular file, and regular-looking files of
+// pseudo file systems (/proc, /sys, …) when f, the file open, is given. It
+// is the check OpenFile and NewFile make, for programs that examine a
+// path before they open it (opening a FIFO blocks) and then hand the open
+// file to NewFile or Options.File.
+func CheckRegular(name string, fi os.FileInfo, f *os.File) error {
+	return checkRegular(name, fi, f)
+}
+
 // checkRegular refuses what cannot be mapped: anything but a regular file,
 // and regular-looking files of pseudo file systems (osf, when given, is
 // asked for its file system).

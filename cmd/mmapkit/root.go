@@ -117,7 +117,9 @@ func (rf *readFlags) options(path string) (*format.Options, error) {
 	}
 	want := o.Format
 	if want == "" {
-		if f, err := format.Detect(path, o); err == nil {
+		// The name only: opening the file is for the command's open
+		// (formats that need parameters have no magic bytes to sniff).
+		if f, ok := format.ForName(path); ok {
 			want = f.Name
 		}
 	}

@@ -1,0 +1,86 @@
+package format
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// handed records what the test format's Open was given.
+var handed struct {
+	file *os.File
+	mode mmapfile.Mode
+	fail bool
+}
+
+func init() {
+	Register(Format{
+		Name:       "handed",
+		Extensions: []string{".handed"},
+		Sniff:      func(head []byte) bool { return string(head) == "HANDED" },
+		Open: func(path string, mode mmapfile.Mode, o *Options) (File, error) {
+			handed.file, handed.mode = o.Options.File, mode
+			if handed.fail {
+				return nil, errors.New("refused")
+			}
+			mf, err := mmapfile.OpenFile(path, mode, &o.Options)
+			if err != nil {
+				return nil, err
+			}
+			return &handedFile{mf: mf}, nil
+		},
+	})
+}
+
+type handedFile struct {
+	noPayloads
+	mf *mmapfile.File
+}
+
+func (h *handedFile) Close() error { return h.mf.Close() }
+
+// A path is opened once: the descriptor detection read the first bytes
+// from is the one the format maps, open in the mode asked for; on the
+// format's error it is closed.
+func TestOpenHandsTheDescriptorToTheFormat(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"x.handed", "sniffed"} {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte("HANDED"), 0o644))
+		for _, mode := range []mmapfile.Mode{mmapfile.ReadOnly, mmapfile.ReadWrite} {
+			handed.fail = false
+			f, err := OpenFile(path, mode, nil)
+			require.NoError(t, err, name)
+			require.NotNil(t, handed.file, "%s: the format got the descriptor", name)
+			assert.Equal(t, mode, handed.mode)
+			fi, err := handed.file.Stat()
+			require.NoError(t, err)
+			want, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.True(t, os.SameFile(want, fi))
+			// The descriptor is the File's now: Close closes it.
+			require.NoError(t, f.Close())
+			_, err = handed.file.Stat()
+			assert.ErrorIs(t, err, os.ErrClosed)
+
+			handed.fail = true
+			_, err = OpenFile(path, mode, nil)
+			require.Error(t, err)
+			_, err = handed.file.Stat()
+			assert.ErrorIs(t, err, os.ErrClosed, "a failed open closes the descriptor")
+		}
+	}
+	// Not a regular file: refused before anything is opened, with
+	// mmapfile's sentinel.
+	handed.file = nil
+	_, err := Open(dir, &Options{Format: "handed"})
+	require.Error(t, err)
+	_, err = Open("/dev/null", nil)
+	assert.ErrorIs(t, err, mmapfile.ErrNotRegular)
+	assert.Nil(t, handed.file)
+}
