@@ -24,7 +24,7 @@ func TestAppend(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.data")
 	f, err := OpenFile(p, mmapfile.ReadWrite, &Options{Options: mmapfile.Options{Create: true}, Align: AlignElement})
 	require.NoError(t, err)
-	assert.Equal(t, 0, f.NumValues())
+	assert.Equal(t, 0, f.NumRecords())
 	require.NoError(t, f.Append(mustValue(t, nil, []int32{7})))
 	require.NoError(t, f.Append(mustValue(t, []int64{2}, []float64{1.5, 2.5})))
 	// The §6 example: element alignment counts everything before.
@@ -49,7 +49,7 @@ func TestAppend(t *testing.T) {
 		}
 		return nil
 	}))
-	require.Equal(t, 4, f.NumValues())
+	require.Equal(t, 4, f.NumRecords())
 	got, err := Read[int16](f, 3)
 	require.NoError(t, err)
 	assert.Equal(t, []int16{1, 1, 2, 0x0103}, got, "chunks need not end on elements")
@@ -106,7 +106,7 @@ func TestAppendFailureLeavesFile(t *testing.T) {
 			assert.ErrorContains(t, err, p, c.name)
 		}
 		assert.Equal(t, orig, string(readFile(t, p)), c.name)
-		assert.Equal(t, 2, f.NumValues(), c.name)
+		assert.Equal(t, 2, f.NumRecords(), c.name)
 		v, err := Read[int32](f, 1)
 		require.NoError(t, err, c.name)
 		assert.Equal(t, []int32{5}, v)
@@ -153,7 +153,7 @@ func TestTornTailRepaired(t *testing.T) {
 		s, err := Open(p, &Options{Salvage: true})
 		require.NoError(t, err)
 		assert.ErrorIs(t, s.Damage(), mmapfile.ErrTruncated)
-		assert.Equal(t, 2, s.NumValues())
+		assert.Equal(t, 2, s.NumRecords())
 		require.NoError(t, s.Close())
 		assert.Equal(t, good+torn, string(readFile(t, p)), "reading opens change nothing")
 

@@ -40,7 +40,7 @@ func readAll(f *File) error {
 	}
 	f.Entries()
 	f.Records()
-	f.NumValues()
+	f.NumRecords()
 	return nil
 }
 
@@ -113,7 +113,7 @@ func TestConcurrentReadersAndAppends(t *testing.T) {
 					return
 				default:
 				}
-				n := f.NumValues()
+				n := f.NumRecords()
 				recs := f.Records()
 				if !assert.GreaterOrEqual(t, len(recs), 3) {
 					return
@@ -135,7 +135,7 @@ func TestConcurrentReadersAndAppends(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	assert.Equal(t, 53, f.NumValues())
+	assert.Equal(t, 53, f.NumRecords())
 }
 
 // A File made by NewReader closes as one that maps a file does.

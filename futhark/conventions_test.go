@@ -142,7 +142,7 @@ func TestNewReaderSeeksOverPayloads(t *testing.T) {
 	f, err := NewReader(r, int64(len(in)), nil)
 	require.NoError(t, err)
 	assert.Less(t, r.n, int64(1<<20), "the 8 MiB payload is not read while indexing")
-	require.Equal(t, 4, f.NumValues())
+	require.Equal(t, 4, f.NumRecords())
 	last := make([]float64, 1)
 	require.NoError(t, ReadAt(f, 1, n-1, last))
 	assert.Equal(t, []float64{2}, last)

@@ -148,10 +148,10 @@ func ExampleFile_Append() {
 	if err := f.Append(v); err != nil {
 		fmt.Println(err)
 	}
-	fmt.Println(f.NumValues(), f.Close())
+	fmt.Println(f.NumRecords(), f.Close())
 	g, _ := futhark.Open(path, nil)
 	defer g.Close()
-	for i := range g.NumValues() {
+	for i := range g.NumRecords() {
 		g.Encode(futhark.NewEncoder(os.Stdout), i, false)
 	}
 	// Output:

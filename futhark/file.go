@@ -195,13 +195,6 @@ func (f *File) Size() int64 {
 	return f.size
 }
 
-// NumValues returns the number of values.
-func (f *File) NumValues() int {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	return f.idx.n
-}
-
 // Entries returns one Entry per value, in input order. It builds the list
 // on every call; the lines and columns of text values take one pass over
 // the bytes before the last of them.

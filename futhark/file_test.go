@@ -389,7 +389,7 @@ func TestTextKeptFromIndex(t *testing.T) {
 		f, err = open([]byte("[1,2] [3,"), &Options{Salvage: true})
 		require.NoError(t, err)
 		require.Error(t, f.Damage())
-		require.Equal(t, 1, f.NumValues())
+		require.Equal(t, 1, f.NumRecords())
 		got32, err := Read[int32](f, 0)
 		require.NoError(t, err)
 		assert.Equal(t, []int32{1, 2}, got32)

@@ -91,7 +91,7 @@ func TestFormatReadArray(t *testing.T) {
 		assert.Equal(t, "futhark", ff.Format())
 		assert.Equal(t, "2", ff.Version())
 		recs := ff.Records()
-		require.Equal(t, f.NumValues(), len(recs))
+		require.Equal(t, f.NumRecords(), len(recs))
 		for i, r := range recs {
 			v, err := f.Value(i)
 			require.NoError(t, err)

@@ -91,7 +91,7 @@ func TestIndexIsCompact(t *testing.T) {
 	t.Logf("Open of %d scalars: %.1f bytes allocated and %.1f bytes live per value", n, alloc, live)
 	assert.Less(t, alloc, 40.0)
 	assert.Less(t, live, 40.0)
-	require.Equal(t, n, f.NumValues())
+	require.Equal(t, n, f.NumRecords())
 	x, err := Read[int8](f, n-1)
 	require.NoError(t, err)
 	assert.Equal(t, []int8{1}, x)
