@@ -371,7 +371,7 @@ func (f *File) write(rec record) error {
 	}
 	hdr := f.encodeHeader(rec)
 	start := f.end
-	pl, err := layout.ElementPolicy.Place(start, layout.Record{Header: int64(len(hdr)), ElemAlign: align, Payload: nbytes})
+	pl, err := layout.ElementPolicy.Place(start, layout.Slot{Header: int64(len(hdr)), ElemAlign: align, Payload: nbytes})
 	if err != nil {
 		return f.errf(start, err, "record %q cannot be placed", rec.key)
 	}

@@ -137,7 +137,7 @@ func (e *Encoder) pad(t layout.Type, rank int) int64 {
 	default:
 		return 0
 	}
-	pl, err := p.Place(e.off, layout.Record{Header: int64(7 + 8*rank), ElemAlign: elem})
+	pl, err := p.Place(e.off, layout.Slot{Header: int64(7 + 8*rank), ElemAlign: elem})
 	if err != nil {
 		return 0 // an offset past 2⁶³: the write fails anyway
 	}

@@ -205,7 +205,7 @@ func TestPlan(t *testing.T) {
 	// (Format A): headers of 62, 60, 56 and 59 bytes after a 22-byte file
 	// header, payloads of Float16[5], Char 3×3×3, Float64 3×5 and a 3×5
 	// BitArray (one 8-byte chunk).
-	recs := []Record{
+	recs := []Slot{
 		{Header: 62, ElemAlign: 2, Payload: 10},
 		{Header: 62, ElemAlign: 4, Payload: 108},
 		{Header: 60, ElemAlign: 8, Payload: 120},
@@ -220,21 +220,21 @@ func TestPlan(t *testing.T) {
 	assert.Equal(t, int64(4), got[2].Padding)
 
 	// A fixed 64-byte policy never aligns below the element's own need.
-	pl, err := FixedPolicy(64).Place(7, Record{Header: 8, ElemAlign: 128, Payload: 1})
+	pl, err := FixedPolicy(64).Place(7, Slot{Header: 8, ElemAlign: 128, Payload: 1})
 	require.NoError(t, err)
 	assert.Equal(t, int64(128), pl.Offset)
-	pl, err = FixedPolicy(64).Place(7, Record{Header: 8, ElemAlign: 4, Payload: 0})
+	pl, err = FixedPolicy(64).Place(7, Slot{Header: 8, ElemAlign: 4, Payload: 0})
 	require.NoError(t, err)
 	assert.Equal(t, Placement{Start: 7, HeaderEnd: 15, Padding: 49, Offset: 64, End: 64}, pl)
-	pl, err = PagePolicy().Place(0, Record{Header: 1, ElemAlign: 8, Payload: 8})
+	pl, err = PagePolicy().Place(0, Slot{Header: 1, ElemAlign: 8, Payload: 8})
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), pl.Offset%4096)
 
-	_, err = Plan(0, ElementPolicy, []Record{{Header: math.MaxInt64, ElemAlign: 8, Payload: 1}})
+	_, err = Plan(0, ElementPolicy, []Slot{{Header: math.MaxInt64, ElemAlign: 8, Payload: 1}})
 	assert.Error(t, err)
-	_, err = Plan(0, ElementPolicy, []Record{{Header: -1}})
+	_, err = Plan(0, ElementPolicy, []Slot{{Header: -1}})
 	assert.ErrorIs(t, err, ErrNegative)
-	_, err = Plan(math.MaxInt64-4, ElementPolicy, []Record{{Header: 2, ElemAlign: 1, Payload: 10}})
+	_, err = Plan(math.MaxInt64-4, ElementPolicy, []Slot{{Header: 2, ElemAlign: 1, Payload: 10}})
 	assert.ErrorIs(t, err, ErrOverflow)
 }
 

@@ -24,9 +24,10 @@ func FixedPolicy(n int64) Policy { return Policy{Align: n} }
 // PagePolicy aligns every payload to the OS page size.
 func PagePolicy() Policy { return Policy{Align: int64(os.Getpagesize())} }
 
-// Record is one record to place: a header of Header bytes followed by
-// padding and a payload of Payload bytes whose elements need ElemAlign.
-type Record struct {
+// Slot is the room one record needs, to be placed by Plan: a header of
+// Header bytes followed by padding and a payload of Payload bytes whose
+// elements need ElemAlign (what the planner knows of a record).
+type Slot struct {
 	Header    int64
 	ElemAlign int64
 	Payload   int64
@@ -41,7 +42,7 @@ type Placement struct {
 }
 
 // Place computes the placement of one record starting at start.
-func (p Policy) Place(start int64, r Record) (Placement, error) {
+func (p Policy) Place(start int64, r Slot) (Placement, error) {
 	if r.Header < 0 || r.Payload < 0 || start < 0 {
 		return Placement{}, fmt.Errorf("layout: place: %w (start %d, header %d, payload %d)", ErrNegative, start, r.Header, r.Payload)
 	}
@@ -69,7 +70,7 @@ func (p Policy) Place(start int64, r Record) (Placement, error) {
 
 // Plan places records one after another from start, each at the end of the
 // previous one.
-func Plan(start int64, p Policy, recs []Record) ([]Placement, error) {
+func Plan(start int64, p Policy, recs []Slot) ([]Placement, error) {
 	out := make([]Placement, 0, len(recs))
 	at := start
 	for i, r := range recs {

@@ -236,7 +236,7 @@ func (f *Format) attrOf(col int) int {
 // alignment 1, packed as SciDB writes them.
 func (f *Format) finish() {
 	f.Attrs = f.Attrs[:0]
-	recs := make([]layout.Record, 0, len(f.Columns))
+	recs := make([]layout.Slot, 0, len(f.Columns))
 	fixed := true
 	for i, c := range f.Columns {
 		if c.Type != TypeSkip {
@@ -250,7 +250,7 @@ func (f *Format) finish() {
 		if c.Nullable {
 			prefix = 1
 		}
-		recs = append(recs, layout.Record{Header: prefix, ElemAlign: 1, Payload: int64(vs)})
+		recs = append(recs, layout.Slot{Header: prefix, ElemAlign: 1, Payload: int64(vs)})
 	}
 	f.offsets, f.stride = nil, 0
 	if fixed {
