@@ -11,7 +11,7 @@ import (
 )
 
 // benchSciDBCells writes a file of (int64, double) cells.
-func benchSciDBCells(b *testing.B) (string, *scidb.Format, int64) {
+func benchSciDBCells(b *testing.B) (string, *scidb.Schema, int64) {
 	size := benchSize(b) / 16 * 16
 	format, err := scidb.ParseFormat(scidbFormat)
 	if err != nil {

@@ -27,7 +27,7 @@ const benchFormat = "(int64, double, int32 null)"
 
 // writeBenchFile writes about size bytes of (int64, double, int32 null)
 // cells, every 7th int32 null, and returns the path.
-func writeBenchFile(b *testing.B, size int64) (string, *Format) {
+func writeBenchFile(b *testing.B, size int64) (string, *Schema) {
 	b.Helper()
 	f := mustFormat(b, benchFormat)
 	stride, _ := f.Stride()

@@ -18,7 +18,7 @@ type Options struct {
 	// permission bits of a file Create makes.
 	mmapfile.Options
 	// Format describes the cells (SciDB files have no header); required.
-	Format *Format
+	Format *Schema
 	// Lenient reads what SciDB's load() accepts but save() never writes:
 	// null prefixes 0x80–0xFE (as present), bool bytes other than 00/01
 	// (as true), strings with length 0, without a final NUL or with an
@@ -43,7 +43,7 @@ type Options struct {
 
 // format returns o's Format, prepared, or an error wrapping ErrNoFormat
 // that names the file.
-func (o *Options) format(file string) (*Format, error) {
+func (o *Options) format(file string) (*Schema, error) {
 	if o == nil || o.Format == nil {
 		return nil, fileError(file, -1, ErrNoFormat, "%v", ErrNoFormat)
 	}
@@ -78,7 +78,7 @@ type span struct {
 // scanCell parses the cell that starts at data[pos], filling spans (one per
 // entry), and returns the offset past it. base is the input offset of
 // data[0], for error offsets. The caller has checked that pos < len(data).
-func (f *Format) scanCell(data []byte, pos int, cell int64, base int64, strict bool, spans []span) (int, error) {
+func (f *Schema) scanCell(data []byte, pos int, cell int64, base int64, strict bool, spans []span) (int, error) {
 	for i := range f.Columns {
 		c := &f.Columns[i]
 		sp := span{prefix: -1}
@@ -124,7 +124,7 @@ func (f *Format) scanCell(data []byte, pos int, cell int64, base int64, strict b
 }
 
 // checkStrict applies the strict checks to one scanned entry.
-func (f *Format) checkStrict(data []byte, sp span, cell int64, col int, base int64) error {
+func (f *Schema) checkStrict(data []byte, sp span, cell int64, col int, base int64) error {
 	c := &f.Columns[col]
 	b := data[sp.start:sp.end]
 	off := base + int64(sp.start)

@@ -23,7 +23,7 @@ func hx(s string) []byte {
 	return b
 }
 
-func mustFormat(t testing.TB, s string) *Format {
+func mustFormat(t testing.TB, s string) *Schema {
 	t.Helper()
 	f, err := ParseFormat(s)
 	require.NoError(t, err)

@@ -118,7 +118,7 @@ func fileError(file string, off int64, err error, format string, args ...any) *F
 }
 
 // dataError builds a FormatError for entry col of f.
-func (f *Format) dataError(cell int64, col int, off int64, kind error, msg string) *FormatError {
+func (f *Schema) dataError(cell int64, col int, off int64, kind error, msg string) *FormatError {
 	a := f.attrOf(col)
 	name := f.Columns[col].String()
 	if a >= 0 {

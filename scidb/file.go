@@ -25,7 +25,7 @@ type File struct {
 	file   *mmapfile.File   // nil for NewReader
 	region *mmapfile.Region // nil for NewReader
 	data   []byte
-	f      *Format
+	f      *Schema
 	stride int // 0 for a variable-size format
 	n      int64
 	path   string
@@ -292,7 +292,7 @@ func (m *File) Len() int64 { return m.n }
 func (m *File) Stride() int { return m.stride }
 
 // CellFormat returns the file's format.
-func (m *File) CellFormat() *Format { return m.f }
+func (m *File) CellFormat() *Schema { return m.f }
 
 // Name returns the path the file was opened with ("" for NewReader).
 func (m *File) Name() string { return m.path }

@@ -423,7 +423,7 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 
 // sameValues reports whether every attribute of g holds the values of f's
 // as they are stored: the same type and width, nullable if f's is.
-func sameValues(f, g *Format) bool {
+func sameValues(f, g *Schema) bool {
 	if f.NumAttrs() != g.NumAttrs() {
 		return false
 	}

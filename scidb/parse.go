@@ -120,8 +120,8 @@ const maxWidth = 2147483647
 // "null" is the only nullability keyword, and the first character must be
 // "(". Errors are *FormatStringError values naming the position SciDB would
 // report.
-func ParseFormat(s string) (*Format, error) {
-	fail := func(pos, entry int, kind error, msg string) (*Format, error) {
+func ParseFormat(s string) (*Schema, error) {
+	fail := func(pos, entry int, kind error, msg string) (*Schema, error) {
 		return nil, &FormatStringError{Format: s, Pos: pos, Entry: entry, Kind: kind, Msg: msg}
 	}
 	if strings.EqualFold(s, "opaque") {
@@ -135,7 +135,7 @@ func ParseFormat(s string) (*Format, error) {
 	}
 	sc := &scanner{s: s}
 	sc.next() // the '('
-	f := &Format{}
+	f := &Schema{}
 	for entry := 1; ; entry++ {
 		tok := sc.next()
 		if tok != tokIdent {

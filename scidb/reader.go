@@ -16,7 +16,7 @@ import (
 // stream ends.
 type Decoder struct {
 	r      *bufio.Reader
-	f      *Format
+	f      *Schema
 	strict bool
 	check  bool   // look for an opaque header
 	buf    []byte // the current cell's bytes
@@ -54,7 +54,7 @@ func (r *Decoder) Cell() int64 { return r.cell }
 func (r *Decoder) Offset() int64 { return r.off }
 
 // Format returns the reader's format.
-func (r *Decoder) Format() *Format { return r.f }
+func (r *Decoder) Format() *Schema { return r.f }
 
 // Read reads the next cell into row, which must have one Value per
 // attribute. Raw bytes alias the reader's buffer and are valid until the

@@ -84,7 +84,7 @@ func TestGoldenFiles(t *testing.T) {
 
 // checkInput decodes data every way there is and checks that the results
 // agree and that what parsed re-encodes stably. It must never panic.
-func checkInput(t *testing.T, f *Format, data []byte) {
+func checkInput(t *testing.T, f *Schema, data []byte) {
 	for _, strict := range []bool{false, true} {
 		o := &Options{Format: f, Lenient: !strict}
 		tb, err := Decode(data, o)
@@ -197,7 +197,7 @@ func checkFile(t *testing.T, o *Options, data []byte, tb *Table, derr error) {
 
 // isSaveOutput reports whether every strictly valid input of f is exactly
 // what save() writes (no free choice in null payloads, (N) padding or skips).
-func isSaveOutput(f *Format) bool {
+func isSaveOutput(f *Schema) bool {
 	for _, c := range f.Columns {
 		if c.Type == TypeSkip || c.Width > 0 || (c.Nullable && c.Type.Size() > 0) {
 			return false
@@ -376,7 +376,7 @@ func FuzzDecode(f *testing.F) {
 	if b, err := os.ReadFile(opaquePath); err == nil {
 		f.Add(b, uint8(4))
 	}
-	parsed := make([]*Format, len(formats))
+	parsed := make([]*Schema, len(formats))
 	for i, s := range formats {
 		parsed[i] = mustFormat(f, s)
 	}

@@ -12,7 +12,7 @@ import (
 // Table is a whole file decoded into columns: row k is cell k, in file
 // order. It never aliases the input.
 type Table struct {
-	Format *Format
+	Format *Schema
 	Len    int   // number of cells
 	Cols   []Col // one per attribute, skips excluded
 
@@ -21,7 +21,7 @@ type Table struct {
 
 // NewTable returns a table of n cells of format f with zero values, its
 // columns allocated: for File.DecodeInto to fill and refill.
-func NewTable(f *Format, n int) (*Table, error) {
+func NewTable(f *Schema, n int) (*Table, error) {
 	f, err := f.prepare()
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func LayoutType(t Type) (layout.Type, bool) {
 
 // arrays describes the attributes of n cells as 1-D layout arrays.
 // Offset is -1: values are strided through the cells, never one run.
-func (f *Format) arrays(n int64, varBytes func(attr int) int64) []layout.Array {
+func (f *Schema) arrays(n int64, varBytes func(attr int) int64) []layout.Array {
 	out := make([]layout.Array, len(f.Attrs))
 	for a, ci := range f.Attrs {
 		c := f.Columns[ci]
@@ -218,7 +218,7 @@ func withFile(err error, path string) error {
 	return err
 }
 
-func newTable(f *Format, n int) *Table {
+func newTable(f *Schema, n int) *Table {
 	t := &Table{Format: f, Len: n, Cols: make([]Col, len(f.Attrs))}
 	for a, ci := range f.Attrs {
 		c := f.Columns[ci]
@@ -229,7 +229,7 @@ func newTable(f *Format, n int) *Table {
 
 // decodeFixed decodes a file of fixed-size cells without a per-cell parse:
 // for each block of cells, each attribute is one tight loop over the block.
-func decodeFixed(data []byte, f *Format, stride int, strict bool) (*Table, error) {
+func decodeFixed(data []byte, f *Schema, stride int, strict bool) (*Table, error) {
 	n := len(data) / stride
 	if strict {
 		if err := validateFixed(data, f, stride, n, 0); err != nil {
@@ -397,7 +397,7 @@ func zeroNulls(col *Col) {
 // validateFixed applies the strict checks to n fixed-size cells starting
 // at data[0]; first is the number of the first cell. It reports the error
 // a cell-by-cell reader meets first: the lowest cell, then the lowest entry.
-func validateFixed(data []byte, f *Format, stride, n int, first int64) error {
+func validateFixed(data []byte, f *Schema, stride, n int, first int64) error {
 	var best *FormatError
 	bestCell := n
 	for ci, c := range f.Columns {
@@ -456,7 +456,7 @@ type builder struct {
 
 // decodeVar decodes cell by cell, for formats with variable-size entries;
 // first is the number of the first cell in data, for errors.
-func decodeVar(data []byte, f *Format, strict bool, first int64) (*Table, error) {
+func decodeVar(data []byte, f *Schema, strict bool, first int64) (*Table, error) {
 	spans := make([]span, len(f.Columns))
 	bs := make([]builder, len(f.Attrs))
 	for a, ci := range f.Attrs {

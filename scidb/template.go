@@ -133,8 +133,8 @@ func (c Column) String() string {
 	return s
 }
 
-// Format is a parsed format string: the entries of every cell in order.
-type Format struct {
+// Schema is a parsed format string: the entries of every cell in order.
+type Schema struct {
 	Columns []Column // every entry, skips included
 	Attrs   []int    // indexes into Columns of the non-skip entries, one per attribute
 	Names   []string // attribute names, one per attribute; a0, a1, … by default
@@ -143,9 +143,9 @@ type Format struct {
 	stride  int   // cell size, 0 unless every entry is fixed-size
 }
 
-// NewFormat builds a Format from entries, as ParseFormat would from their
+// NewFormat builds a Schema from entries, as ParseFormat would from their
 // canonical text. It checks each entry the way the parser does.
-func NewFormat(cols ...Column) (*Format, error) {
+func NewFormat(cols ...Column) (*Schema, error) {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		if c.Type < TypeBool || c.Type > TypeSkip {
@@ -159,7 +159,7 @@ func NewFormat(cols ...Column) (*Format, error) {
 // String returns the canonical format string, e.g.
 // "(int8, int16 null, string(10), skip(8) null)". ParseFormat of it gives
 // the same entries.
-func (f *Format) String() string {
+func (f *Schema) String() string {
 	var b strings.Builder
 	b.WriteByte('(')
 	for i, c := range f.Columns {
@@ -174,7 +174,7 @@ func (f *Format) String() string {
 
 // Stride returns the size of a cell in bytes and true if every entry is
 // fixed-size (fixed types, (N) forms and skip(N), with or without null).
-func (f *Format) Stride() (int, bool) {
+func (f *Schema) Stride() (int, bool) {
 	off := 0
 	for _, c := range f.Columns {
 		n, ok := c.Size()
@@ -187,14 +187,14 @@ func (f *Format) Stride() (int, bool) {
 }
 
 // Attr returns the entry of attribute i (0-based, skips not counted).
-func (f *Format) Attr(i int) Column { return f.Columns[f.Attrs[i]] }
+func (f *Schema) Attr(i int) Column { return f.Columns[f.Attrs[i]] }
 
 // NumAttrs returns the number of attributes (non-skip entries).
-func (f *Format) NumAttrs() int { return len(f.Attrs) }
+func (f *Schema) NumAttrs() int { return len(f.Attrs) }
 
 // SetNames replaces the attribute names: one per attribute, each
 // non-empty and given once (a name finds one attribute).
-func (f *Format) SetNames(names ...string) error {
+func (f *Schema) SetNames(names ...string) error {
 	if len(names) != len(f.Attrs) {
 		return fmt.Errorf("scidb: %d names for %d attributes of %s", len(names), len(f.Attrs), f)
 	}
@@ -213,7 +213,7 @@ func (f *Format) SetNames(names ...string) error {
 }
 
 // name returns the name of attribute a, or a default.
-func (f *Format) name(a int) string {
+func (f *Schema) name(a int) string {
 	if a >= 0 && a < len(f.Names) {
 		return f.Names[a]
 	}
@@ -221,7 +221,7 @@ func (f *Format) name(a int) string {
 }
 
 // attrOf returns the attribute index of entry i, or -1 for a skip.
-func (f *Format) attrOf(col int) int {
+func (f *Schema) attrOf(col int) int {
 	for a, c := range f.Attrs {
 		if c == col {
 			return a
@@ -234,7 +234,7 @@ func (f *Format) attrOf(col int) int {
 // is fixed-size, the entries' offsets in a cell: the layout planner places
 // each entry (its prefix as a header, its value as the payload) with
 // alignment 1, packed as SciDB writes them.
-func (f *Format) finish() {
+func (f *Schema) finish() {
 	f.Attrs = f.Attrs[:0]
 	recs := make([]layout.Slot, 0, len(f.Columns))
 	fixed := true
@@ -272,11 +272,11 @@ func (f *Format) finish() {
 // formats with larger cells are read as variable-size ones.
 const maxStride = 1 << 40
 
-// prepare checks a Format before use and returns one whose derived fields
+// prepare checks a Schema before use and returns one whose derived fields
 // (Attrs, cell offsets, stride) match its Columns: f itself when they do,
 // as after ParseFormat, or a rebuilt copy (keeping Names when their count
-// fits) for a Format built or changed by hand.
-func (f *Format) prepare() (*Format, error) {
+// fits) for a Schema built or changed by hand.
+func (f *Schema) prepare() (*Schema, error) {
 	if f == nil {
 		return nil, fmt.Errorf("scidb: nil format")
 	}
@@ -321,7 +321,7 @@ func (f *Format) prepare() (*Format, error) {
 	if consistent {
 		return f, nil
 	}
-	g := &Format{Columns: append([]Column(nil), f.Columns...)}
+	g := &Schema{Columns: append([]Column(nil), f.Columns...)}
 	g.finish()
 	if len(f.Names) == len(g.Names) {
 		copy(g.Names, f.Names)

@@ -193,7 +193,7 @@ func FuzzParseFormat(f *testing.F) {
 }
 
 func TestHandBuiltFormat(t *testing.T) {
-	f := &Format{Columns: []Column{{Type: TypeInt8}, {Type: TypeInt16, Nullable: true}, {Type: TypeString, Nullable: true}, {Type: TypeString}}}
+	f := &Schema{Columns: []Column{{Type: TypeInt8}, {Type: TypeInt16, Nullable: true}, {Type: TypeString, Nullable: true}, {Type: TypeString}}}
 	s, ok := f.Stride()
 	assert.False(t, ok)
 	assert.Zero(t, s)
@@ -212,7 +212,7 @@ func TestHandBuiltFormat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int8{2, 4}, tb.Cols[1].Data)
 
-	for _, bad := range []*Format{nil, {}, {Columns: []Column{{}}}, {Columns: []Column{{Type: TypeInt64, Width: 3}}}, {Columns: []Column{{Type: 99}}}} {
+	for _, bad := range []*Schema{nil, {}, {Columns: []Column{{}}}, {Columns: []Column{{Type: TypeInt64, Width: 3}}}, {Columns: []Column{{Type: 99}}}} {
 		_, err := Decode(flatArray, &Options{Format: bad, Lenient: true})
 		assert.Error(t, err)
 		assert.Error(t, NewDecoder(bytes.NewReader(flatArray), &Options{Format: bad, Lenient: true}).Read(Row{}))

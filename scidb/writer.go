@@ -110,7 +110,7 @@ func appendLen(buf []byte, n int) []byte {
 // appendCell encodes one row of f (one Value per attribute) onto buf. On
 // error buf is returned unchanged in length, so that nothing of a bad row
 // is written.
-func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error) {
+func (f *Schema) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error) {
 	if len(row) != len(f.Attrs) {
 		return buf, &FormatError{Cell: rowIndex, Attr: -1, Offset: -1, Err: ErrWidth,
 			Msg: fmt.Sprintf("row has %d values, format %s has %d attributes", len(row), f, len(f.Attrs))}
@@ -139,7 +139,7 @@ func (f *Format) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error)
 // Encoder writes cells to a stream, as SciDB's save() does.
 type Encoder struct {
 	w    *bufio.Writer
-	f    *Format
+	f    *Schema
 	buf  []byte
 	n    int64
 	err  error  // an unusable format
@@ -149,7 +149,7 @@ type Encoder struct {
 // NewEncoder returns an Encoder of cells of format f to w. Call Flush at
 // the end.
 // If w has a Name method (an *os.File does), errors name the file.
-func NewEncoder(w io.Writer, f *Format) *Encoder {
+func NewEncoder(w io.Writer, f *Schema) *Encoder {
 	var name string
 	if n, ok := w.(interface{ Name() string }); ok {
 		name = n.Name()
@@ -247,7 +247,7 @@ func encodeFixed(wr *Encoder, t *Table, stride int) error {
 
 // fillFixedBlock encodes rows [start, start+nb) of t into buf and reports
 // whether every value could be written.
-func fillFixedBlock(buf []byte, f *Format, t *Table, start, nb, stride int) bool {
+func fillFixedBlock(buf []byte, f *Schema, t *Table, start, nb, stride int) bool {
 	clear(buf) // skips, null slots and (N) padding are zeros
 	for a, ci := range f.Attrs {
 		c := &f.Columns[ci]
