@@ -107,7 +107,7 @@ func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
 	if err != nil {
 		return err
 	}
-	return f.ReadArray(i, unsafeslice.Bytes(dst), start, layout.RowMajor, mmapfile.HostOrder())
+	return format.ReadAt(f, i, start, dst)
 }
 
 // Set changes the element of the dense matrix (name "matrix") at the

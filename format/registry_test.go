@@ -80,7 +80,9 @@ func TestOpenHandsTheDescriptorToTheFormat(t *testing.T) {
 	handed.file = nil
 	_, err := Open(dir, &Options{Format: "handed"})
 	require.Error(t, err)
-	_, err = Open("/dev/null", nil)
-	assert.ErrorIs(t, err, mmapfile.ErrNotRegular)
-	assert.Nil(t, handed.file)
+	if _, err := os.Stat("/dev/null"); err == nil {
+		_, err = Open("/dev/null", nil)
+		assert.ErrorIs(t, err, mmapfile.ErrNotRegular)
+		assert.Nil(t, handed.file)
+	}
 }
