@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -192,11 +193,41 @@ func Read[T layout.Elem](f File, i int) ([]T, error) {
 	if n > math.MaxInt {
 		return nil, fmt.Errorf("%s file: record %q: %d elements: %w", f.Format(), rec.Name, n, mmapfile.ErrTooLarge)
 	}
-	dst := make([]T, n)
-	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, rec.Order, mmapfile.HostOrder()); err != nil {
-		return nil, err
+	// The count comes from the file: unless the values are in the mapping
+	// (whose size the format checked), memory grows with what is read, a
+	// part at a time, not all at once on a header's word (a compressed
+	// record can claim any size).
+	part := max(1, readPartBytes/int64(rec.Type.Size()))
+	if mapped(f, i) {
+		part = n
+	}
+	dst := make([]T, 0, min(n, part))
+	for int64(len(dst)) < n {
+		k := int(min(n-int64(len(dst)), part))
+		at := len(dst)
+		dst = slices.Grow(dst, k)[:at+k]
+		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), rec.Order, mmapfile.HostOrder()); err != nil {
+			return nil, err
+		}
 	}
 	return dst, nil
+}
+
+// readPartBytes is how much Read reads at a time beyond its first part.
+const readPartBytes = 64 << 20
+
+// mapped reports whether record i of f is one run of bytes in a mapping.
+func mapped(f File, i int) bool {
+	pf, ok := f.(Payloader)
+	if !ok {
+		return false
+	}
+	p, err := pf.Payload(i)
+	if err != nil {
+		return false
+	}
+	_, ok = p.Data.(*mmapfile.Region)
+	return ok
 }
 
 // ReadAt copies len(dst) values of record i of f, from element start in

@@ -211,3 +211,30 @@ func (noPayloads) ReadArray(int, []byte, int64, layout.Order, binary.ByteOrder) 
 func (noPayloads) Format() string  { return "test" }
 func (noPayloads) Version() string { return "" }
 func (noPayloads) Close() error    { return nil }
+
+// hugeClaim is a File whose one record claims far more elements than its
+// source holds, as a compressed record's header can: Read must fail at
+// the source's end, not allocate what the header claims.
+type hugeClaim struct {
+	noPayloads
+	served int64
+}
+
+func (h *hugeClaim) Records() []Record {
+	return []Record{{Kind: KindArray, Array: layout.Array{Name: "a", Type: layout.F64, Shape: []int64{1 << 40}, Offset: -1}}}
+}
+
+func (h *hugeClaim) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	if first >= 1<<20 {
+		return fmt.Errorf("the stream ends at element %d: %w", 1<<20, mmapfile.ErrTruncated)
+	}
+	h.served += int64(len(dst))
+	return nil
+}
+
+func TestReadGrowsWithWhatIsRead(t *testing.T) {
+	h := &hugeClaim{}
+	_, err := Read[float64](h, 0)
+	require.ErrorIs(t, err, mmapfile.ErrTruncated)
+	assert.LessOrEqual(t, h.served, int64(2*readPartBytes), "read in parts, not all 8 TiB at once")
+}
