@@ -56,7 +56,7 @@ func sniff(head []byte) bool {
 func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
 	var opts Options
 	if o != nil {
-		opts = Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage}
+		opts = Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage, Repair: o.Repair}
 	}
 	f, err := OpenFile(path, mode, &opts)
 	if err != nil {
@@ -246,7 +246,10 @@ func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
 	p.Wrap = func(off int64, err error) error { return mapErr(s.f.name, off, err, "record %q", rec.Name) }
 	switch {
 	case !a.deflated():
-		p.Data, p.Off = s.f.source(a)
+		var err error
+		if p.Data, p.Off, err = s.f.source(a); err != nil {
+			return nil, err
+		}
 	case sameOrder:
 		// Reads in the member's own order inflate it as a stream.
 		p.Data, p.Off = inflated{a}, a.h.dataOff()
@@ -330,7 +333,10 @@ func (f *File) gather(t *target, dst []byte, first int64, order layout.Order) er
 		idx[ax] = rem % shape[ax]
 		rem /= shape[ax]
 	}
-	src, base := f.source(t.a)
+	src, base, err := f.source(t.a)
+	if err != nil {
+		return err
+	}
 	w := window{src: src, end: base + t.a.h.dataSize}
 	n := int64(len(dst)) / fsize
 	for j := int64(0); j < n; j++ {
@@ -760,8 +766,11 @@ func canonical(h Header) Header {
 func (f *File) copyData(a *array, out io.Writer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	src, base := f.source(a)
-	_, err := io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
+	src, base, err := f.source(a)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
 	if err != nil {
 		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
 	}
