@@ -117,8 +117,16 @@ func (f *File) load(writable bool) error {
 			return err
 		}
 		f.region, f.src, f.size = r, r, good
-		f.damage = &FormatError{File: f.name, Offset: good, Err: ierr,
-			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value; the file now ends after %s", old-good, valuesKept(f.idx.n))}
+		why, cause := ierr.Error(), ierr
+		var fe *FormatError
+		if errors.As(ierr, &fe) {
+			why, cause = fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), sentinels{fe.Err}
+			if fe.Err == nil {
+				cause = nil
+			}
+		}
+		f.damage = &FormatError{File: f.name, Offset: good, Err: cause,
+			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value (%s); the file now ends after %s", old-good, why, valuesKept(f.idx.n))}
 		return nil
 	case f.opts.Salvage:
 		f.damage = ierr
