@@ -1,6 +1,8 @@
 package npy
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -235,4 +237,48 @@ func TestViewsSkipTheCRCCheck(t *testing.T) {
 	_, err = Read[float64](f, "x")
 	require.ErrorIs(t, err, ErrCRC)
 	require.ErrorIs(t, f.Verify(), ErrCRC)
+}
+
+// TestOtherMemberCRCCheckedWhenCopied: an archive's members that are not
+// arrays are copied as they are by an .npz to .npz conversion; a stored
+// one whose data do not match its CRC-32 fails the conversion (ErrCRC)
+// instead of getting a fresh CRC-32 over damaged bytes.
+func TestOtherMemberCRCCheckedWhenCopied(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "o.npz")
+	npyPath := filepath.Join(dir, "x.npy")
+	require.NoError(t, Save(npyPath, []int64{2}, layout.RowMajor, []float64{1, 2}))
+	x, err := os.ReadFile(npyPath)
+	require.NoError(t, err)
+	out, err := os.Create(p)
+	require.NoError(t, err)
+	zw := zip.NewWriter(out)
+	for _, m := range []struct {
+		name string
+		data []byte
+	}{{"x.npy", x}, {"note.txt", []byte("hello, archive")}} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: m.name, Method: zip.Store})
+		require.NoError(t, err)
+		_, err = w.Write(m.data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	require.NoError(t, out.Close())
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	at := bytes.Index(b, []byte("hello"))
+	require.Positive(t, at)
+
+	good := filepath.Join(dir, "good.npz")
+	require.NoError(t, format.Convert(p, good, nil, nil))
+	require.NoError(t, zipCheck(good))
+
+	b[at] ^= 0x20 // "Hello"
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	bad := filepath.Join(dir, "bad.npz")
+	err = format.Convert(p, bad, nil, nil)
+	require.ErrorIs(t, err, ErrCRC)
+	assert.Contains(t, err.Error(), `member "note.txt": its data's CRC-32 is`)
+	_, err = os.Stat(bad)
+	assert.True(t, os.IsNotExist(err))
 }

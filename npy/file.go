@@ -466,10 +466,15 @@ func (f *File) checkStored(a *array) error {
 		case err != nil:
 			m.checkErr = err
 		case c != m.crc:
-			m.checkErr = f.errf(m.data, ErrCRC, "member %q: its data's CRC-32 is %08x, the archive records %08x: the data are damaged", m.name, c, m.crc)
+			m.checkErr = f.crcMismatch(m, c)
 		}
 	})
 	return m.checkErr
+}
+
+// crcMismatch is the error of a stored member whose data's CRC-32 is c.
+func (f *File) crcMismatch(m *member, c uint32) error {
+	return f.errf(m.data, ErrCRC, "member %q: its data's CRC-32 is %08x, the archive records %08x: the data are damaged", m.name, c, m.crc)
 }
 
 // writeCRC records c as m's CRC-32 in the central directory and in its

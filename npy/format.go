@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -1121,7 +1122,17 @@ func (f *File) addTo(z *ZipWriter) error {
 		default:
 			return f.errf(m.local, format.ErrNotRepresentable, "member %q is encrypted or compressed with method %d, which this package does not read", m.name, m.method)
 		}
-		if err := z.addMember(m.name, m.usize, func(w io.Writer) error { _, err := io.Copy(w, r); return err }); err != nil {
+		err := z.addMember(m.name, m.usize, func(w io.Writer) error {
+			h := crc32.NewIEEE()
+			if _, err := io.Copy(io.MultiWriter(w, h), r); err != nil {
+				return err
+			}
+			if m.stored() && h.Sum32() != m.crc {
+				return f.crcMismatch(m, h.Sum32()) // a deflated member's is checked as it inflates
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
