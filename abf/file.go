@@ -293,6 +293,10 @@ func needsRepair(name string, res *parsed, size int64) error {
 	}
 	msg := fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d (the record there and everything after it), and keep the %s before them",
 		why, size-res.end, res.end, plural(res.tab.len(), "record"))
+	if size == res.end {
+		// Format A counting records that are not there: nothing to cut.
+		msg = fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would keep the %s there are", why, plural(res.tab.len(), "record"))
+	}
 	if res.format == FormatA && res.count != int64(res.tab.len()) {
 		msg += fmt.Sprintf(", rewriting the record count from %d to %d", res.count, res.tab.len())
 	}

@@ -93,3 +93,22 @@ func TestRepairNeedsWritingMode(t *testing.T) {
 	_, err := Open(p, &Options{Repair: true})
 	requireFormatErr(t, err, -1, mmapfile.ErrNotWritable)
 }
+
+// TestWriteOpenRefusesOvercount: a Format A count larger than the records
+// there: nothing to cut, the count to rewrite.
+func TestWriteOpenRefusesOvercount(t *testing.T) {
+	a := newAB().headerA(2).str("x").str("Array").str("Float64").i64(1).i64(1).padTo(8).f64s(1)
+	p := tempFile(t, a.b)
+	_, err := openMode(p, "r+", nil)
+	fe := requireFormatErr(t, err, 88, mmapfile.ErrNeedsRepair)
+	assert.Equal(t, "key length truncated (8 bytes needed, 0 left); a writing open refuses the damaged file: a repair (Options.Repair) would keep the 1 record there are, rewriting the record count from 2 to 1", fe.Msg)
+	got, _ := os.ReadFile(p)
+	require.Equal(t, a.b, got)
+	f, err := openMode(p, "r+", &Options{Repair: true})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	got, _ = os.ReadFile(p)
+	want := append([]byte{}, a.b...)
+	want[14] = 1
+	assert.Equal(t, want, got)
+}

@@ -457,7 +457,7 @@ func (f *File) memberCRC(m *member) (uint32, error) {
 // checked (their CRC-32 is rewritten at Sync and Close), nor are views.
 func (f *File) checkStored(a *array) error {
 	m := a.m
-	if m == nil || a.deflated() || m.dirty || m.viewed || m.ours {
+	if m == nil || a.deflated() || m.edited.Load() {
 		return nil
 	}
 	m.checkOnce.Do(func() {
@@ -465,7 +465,9 @@ func (f *File) checkStored(a *array) error {
 		switch {
 		case err != nil:
 			m.checkErr = err
-		case c != m.crc:
+		case c != m.crc && !m.edited.Load():
+			// (An edit that began meanwhile, which sets edited before
+			// its first byte, explains a mismatch.)
 			m.checkErr = f.crcMismatch(m, c)
 		}
 	})
@@ -523,11 +525,11 @@ func (f *File) clearMark(m *member) error {
 // local header until Close (or, when no writable view was handed out,
 // Sync) records the new CRC-32.
 func (f *File) mark(m *member) error {
+	m.edited.Store(true)
 	m.dirty = true
 	if m.marked() {
 		return nil
 	}
-	m.ours = true
 	if err := f.putLocal(m, editStamp, ^m.crc); err != nil {
 		return err
 	}

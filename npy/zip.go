@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -55,10 +56,13 @@ type member struct {
 	stamp, localCRC    uint32
 	keepStamp, keepCRC uint32
 	descCRC            int64 // the data descriptor's CRC-32 field; -1 if none
-	// Set in this process: edited since the last CRC update (dirty),
+	// Set in this process: edited since the last CRC update (dirty), and
 	// handed out as a writable view (viewed), which may change it at
-	// any time until Close, and marked by this File (ours).
-	dirty, viewed, ours bool
+	// any time until Close.
+	dirty, viewed bool
+	// edited: this File has begun to change the member (set before its
+	// first byte changes, read by copying reads without the write lock).
+	edited atomic.Bool
 	// The CRC-32 check of a stored member's data, made once, by the
 	// first copying read.
 	checkOnce sync.Once
