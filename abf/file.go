@@ -51,8 +51,9 @@ type Options struct {
 	// counted records, rewriting the count; Damage says what was cut.
 	// Without Repair (or Salvage) a writing open refuses a damaged file
 	// with an error wrapping mmapfile.ErrNeedsRepair that says what a
-	// repair would cut, and leaves it as it was. Format A's bytes after
-	// the counted records are not damage: upstream ignores them, edits in
+	// repair would cut, and leaves it as it was. A Format B or C file of
+	// which not one record parses is never cut, unless it ends inside its
+	// first record (a torn first append): it may be no ABF file at all. Format A's bytes after the counted records are not damage: upstream ignores them, edits in
 	// place work, and appends fail while they are there.
 	Repair bool
 	// Lenient accepts what AlignedBinaryFormat.jl accepts: copying reads
@@ -205,7 +206,7 @@ func (f *File) open(o Options) error {
 	if err != nil {
 		return err
 	}
-	if res.damage != nil && !o.Salvage && !o.Repair {
+	if res.damage != nil && (!o.Salvage && !o.Repair || o.Repair && !repairable(res)) {
 		return needsRepair(f.name, res, size)
 	}
 	if o.Format != FormatC && o.Format != res.format {
@@ -293,7 +294,11 @@ func needsRepair(name string, res *parsed, size int64) error {
 	}
 	msg := fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d (the record there and everything after it), and keep the %s before them",
 		why, size-res.end, res.end, plural(res.tab.len(), "record"))
-	if size == res.end {
+	switch {
+	case !repairable(res):
+		err = cause
+		msg = fmt.Sprintf("%s; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it", why)
+	case size == res.end:
 		// Format A counting records that are not there: nothing to cut.
 		msg = fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would keep the %s there are", why, plural(res.tab.len(), "record"))
 	}
@@ -301,6 +306,13 @@ func needsRepair(name string, res *parsed, size int64) error {
 		msg += fmt.Sprintf(", rewriting the record count from %d to %d", res.count, res.tab.len())
 	}
 	return &FormatError{File: name, Offset: off, Err: err, Msg: msg}
+}
+
+// repairable reports whether a repair may cut the damage res found: not
+// where no record parses and the bytes are not even the start of one (a
+// torn first append is), since the file may be no ABF file at all.
+func repairable(res *parsed) bool {
+	return res.format == FormatA || res.tab.len() > 0 || errors.Is(res.damage, mmapfile.ErrTruncated)
 }
 
 // plural is "1 record", "2 records".

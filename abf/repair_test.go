@@ -112,3 +112,27 @@ func TestWriteOpenRefusesOvercount(t *testing.T) {
 	want[14] = 1
 	assert.Equal(t, want, got)
 }
+
+// TestRepairNeverWipes: a file of which not one record parses (a binary
+// file of another kind that starts with a zero byte) may be no ABF file
+// at all: a writing open refuses it, with or without Repair, and cuts
+// nothing. A torn first record is cut.
+func TestRepairNeverWipes(t *testing.T) {
+	torn := tempFile(t, unhex(tv1Hex)[:20])
+	f, err := openMode(torn, "a", &Options{Repair: true})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	got, _ := os.ReadFile(torn)
+	require.Empty(t, got)
+
+	b := []byte{0x00, 0xbe, 0x00, 0xbc, 0x00, 0xb8, 0, 0, 0, 0x38, 0, 0x3c, 0, 0x3e, 0, 0x40}
+	p := tempFile(t, b)
+	for _, o := range []*Options{nil, {Repair: true}} {
+		_, err := openMode(p, "r+", o)
+		fe := requireFormatErr(t, err, 1, nil)
+		assert.NotErrorIs(t, err, mmapfile.ErrNeedsRepair)
+		assert.Equal(t, "key length 790286303422 is not a multiple of 4; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it", fe.Msg)
+		got, _ := os.ReadFile(p)
+		require.Equal(t, b, got)
+	}
+}

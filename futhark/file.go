@@ -61,8 +61,9 @@ func Open(path string, o *Options) (*File, error) {
 // leaves, but also a corrupted dimension or type) makes it fail with an
 // error wrapping mmapfile.ErrNeedsRepair that says what a repair would
 // cut, and the file is left as it was. With Options.Repair the file is
-// cut after the last good value and Damage says what was removed; with
-// Options.Salvage alone the values before the damage are opened, nothing
+// cut after the last good value and Damage says what was removed (a file
+// of which not one value parses is never cut, unless it ends inside its
+// first value: it may hold no Futhark values at all); with Options.Salvage alone the values before the damage are opened, nothing
 // is cut, and appends fail.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	opts := o.get()
@@ -104,7 +105,7 @@ func (f *File) load(writable bool) error {
 		good = f.idx.at(f.idx.n - 1).end
 	}
 	switch {
-	case writable && f.opts.Repair:
+	case writable && f.opts.Repair && (f.idx.n > 0 || errors.Is(ierr, mmapfile.ErrTruncated)):
 		old := f.size
 		f.region, f.src = nil, nil
 		if err := r.Unmap(); err != nil {
@@ -151,6 +152,12 @@ func (f *File) needsRepair(damage error, good int64) error {
 		if e.Msg == "" && e.Err != nil {
 			e.Msg = e.Err.Error()
 		}
+	}
+	if f.idx.n == 0 && !errors.Is(damage, mmapfile.ErrTruncated) {
+		// Nothing parses, and not as a torn first value does: this may
+		// be no Futhark file at all, which a repair would wipe.
+		e.Msg += "; not one value parses, so this may not be a file of Futhark values: a writing open refuses it, and no repair cuts it"
+		return &e
 	}
 	e.Err = sentinels{mmapfile.ErrNeedsRepair}
 	if fe != nil && fe.Err != nil {

@@ -55,3 +55,27 @@ func TestWriteOpenRefusesDamage(t *testing.T) {
 	_, err := Open(filepath.Join(t.TempDir(), "none.in"), &Options{Repair: true})
 	assert.Error(t, err)
 }
+
+// TestRepairNeverWipes: input of which not one value parses, and not as
+// a torn first value does, may be no Futhark file at all: a writing open
+// refuses it, with or without Repair, and cuts nothing. A torn first value
+// is cut.
+func TestRepairNeverWipes(t *testing.T) {
+	torn := filepath.Join(t.TempDir(), "t.in")
+	require.NoError(t, os.WriteFile(torn, []byte("b\x02\x01 f64\x09\x00"), 0o644))
+	f, err := OpenFile(torn, mmapfile.ReadWrite, &Options{Repair: true})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.Empty(t, readFile(t, torn))
+	for _, in := range []string{"hello, world\n", "b\x07\x01 f64\x09\x00"} {
+		p := filepath.Join(t.TempDir(), "w.in")
+		require.NoError(t, os.WriteFile(p, []byte(in), 0o644))
+		for _, o := range []*Options{nil, {Repair: true}} {
+			_, err := OpenFile(p, mmapfile.ReadWrite, o)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, mmapfile.ErrNeedsRepair)
+			assert.Contains(t, err.Error(), "not one value parses, so this may not be a file of Futhark values: a writing open refuses it, and no repair cuts it")
+			assert.Equal(t, in, string(readFile(t, p)))
+		}
+	}
+}

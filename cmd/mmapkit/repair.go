@@ -21,8 +21,9 @@ records are cut and the count rewritten, and an .npz member whose in-place edit 
 gets the CRC-32 of its data. It prints each thing it did, or that there was nothing to repair.
 Every other command that writes (set) refuses a damaged file and leaves it as it was; ls and cat
 report the damage. Bytes after a .npy's data are not damage (NumPy reads such a file) and are
-kept. Copy the file first if what would be cut may matter: mmapkit cannot tell a torn append from
-damage in the middle of a file.`,
+kept. The format must be certain: the file's name must say the format its bytes have (or give
+--format), and a file of which not one record parses is not cut. Copy the file first if what
+would be cut may matter: mmapkit cannot tell a torn append from damage in the middle of a file.`,
 		Example: `  mmapkit repair data.abf
   mmapkit repair values.in
   mmapkit repair arrays.npz`,
@@ -41,6 +42,17 @@ func repairFile(e *env, rf *readFlags, path string) error {
 	o, err := rf.options(path)
 	if err != nil {
 		return err
+	}
+	if o.Format == "" {
+		// A repair cuts what does not parse: the format must be certain,
+		// not a guess from the first bytes of a file of another kind.
+		got, err := format.Detect(path, o)
+		if err != nil {
+			return fileErr(path, err)
+		}
+		if named, ok := format.ForName(path); !ok || named.Name != got.Name {
+			return fileUsageErr(path, fmt.Errorf("repair cuts what does not parse, so the format must be certain: the file's bytes look like %s, which its name does not say; give --format %s if it is", got.Name, got.Name))
+		}
 	}
 	o.Repair = true
 	f, err := format.OpenFile(path, mmapfile.ReadWrite, o)

@@ -127,3 +127,29 @@ func TestNPZDamagedMembers(t *testing.T) {
 	_, err = os.Stat(out)
 	assert.True(t, os.IsNotExist(err))
 }
+
+// TestRepairNeedsACertainFormat: repair cuts only a file whose format its
+// name says and its bytes agree with (or --format gives): a binary file of
+// another kind, which detection from the bytes alone takes for ABF, is
+// refused (exit 2) and left whole.
+func TestRepairNeedsACertainFormat(t *testing.T) {
+	b := []byte{0x00, 0xbe, 0x00, 0xbc, 0x00, 0xb8, 0, 0, 0, 0x38, 0, 0x3c, 0, 0x3e, 0, 0x40, 0, 0x41, 0, 0x42}
+	dir := t.TempDir()
+	for _, name := range []string{"data.bin", "group.zarr"} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		r := mk(t, "repair", p)
+		assert.Equal(t, 2, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "repair cuts what does not parse, so the format must be certain: the file's bytes look like abf, which its name does not say; give --format abf if it is")
+		got, _ := os.ReadFile(p)
+		require.Equal(t, b, got)
+	}
+	// Even as ABF, not one record parses: no repair cuts it.
+	p := filepath.Join(dir, "x.abf")
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	r := mk(t, "repair", p)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "not one record parses, so this may not be an ABF file")
+	got, _ := os.ReadFile(p)
+	require.Equal(t, b, got)
+}
