@@ -586,10 +586,11 @@ func (f *File) syncCRCs(closing bool) error {
 }
 
 // Verify checks the CRC-32 of every member of an .npz archive against its
-// data (stored members are not checked when they are opened, so that a
-// large archive opens without reading it; deflated ones are checked when
-// they are inflated to the end): an error wrapping ErrCRC names each
-// member whose data do not match. A .npy has no checksum: nil.
+// data, now: an error wrapping ErrCRC names each member whose data do not
+// match. Opening checks none, so that a large archive opens without
+// reading it; the first copying read of a stored member checks it, and a
+// deflated member is checked when it is inflated to the end; views never
+// check. A .npy has no checksum: nil.
 func (f *File) Verify() error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
