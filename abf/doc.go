@@ -75,17 +75,22 @@
 // is read and written a chunk at a time into a temporary file that
 // replaces the target only once complete and synced.
 //
-// # Torn tails
+// # Torn tails and damage
 //
 // A process killed while appending can leave a last record that runs past
 // the end of the file (a String whose last character is cut counts, though
 // Julia would read it; [Options.Lenient] does too), or in Format A a record
-// written but not yet counted. "r" reports the first as an error (or, with [Options.Salvage],
-// keeps the records before it) and ignores the second, as upstream does.
-// "r+" and "a" cut a record that runs past the end of the file and
-// [File.Damage] says what was cut; other damage fails a writing open
-// unless Salvage is set. Format A's uncounted bytes are never overwritten
-// (appends fail) unless a writing open with Salvage cuts them.
+// written but not yet counted. A corrupted length in the middle of a file
+// looks the same to a parser: everything before it parses. So no open
+// cuts anything unless asked. "r" reports a record that does not parse as
+// an error (or, with [Options.Salvage], keeps the records before it) and
+// ignores Format A's uncounted bytes, as upstream does. "r+" and "a"
+// refuse a file with a record that does not parse, with an error wrapping
+// mmapfile.ErrNeedsRepair that says what a repair would cut (offset,
+// bytes, the records kept); with [Options.Repair] they cut it, and
+// Format A's uncounted bytes, and [File.Damage] says what was cut.
+// Format A's uncounted bytes are never overwritten: appends fail while
+// they are there.
 //
 // # What is unsafe
 //

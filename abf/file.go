@@ -39,18 +39,23 @@ type Options struct {
 	// file's own format.
 	Format Format
 	// Salvage keeps the records before a damaged record instead of
-	// failing; Damage reports the error. In "r+" and "a" the damaged tail
-	// is then cut off the file (and Format A's count rewritten), so that
-	// appends continue after the last good record.
-	//
-	// Writers repair torn tails without it: "r+" and "a" cut a last record
-	// that runs past the end of the file (mmapfile.ErrTruncated), and
-	// Damage says what was cut. Other damage fails a writing open unless
-	// Salvage is set. Format A's bytes after the counted records
-	// (TrailingBytes) are never overwritten: appends fail while they are
-	// there, unless a writing open with Salvage cuts them (a crash between
-	// a record and its count leaves such bytes).
+	// failing; Damage reports the error. A writing open ("r+", "a") with
+	// Salvage but not Repair changes nothing: the records before the
+	// damage can be edited in place, and appends fail while the damaged
+	// bytes are there.
 	Salvage bool
+	// Repair lets a writing open ("r+", "a") repair a damaged file: it
+	// cuts the first record that does not parse and everything after it
+	// (what a process killed while appending leaves, but also what a
+	// corrupted length looks like), and Format A's bytes after the
+	// counted records, rewriting the count; Damage says what was cut.
+	// Without Repair (or Salvage) a writing open refuses a damaged file
+	// with an error wrapping mmapfile.ErrNeedsRepair that says what a
+	// repair would cut, and leaves it as it was. A Format B or C file of
+	// which not one record parses is never cut, unless it ends inside its
+	// first record (a torn first append): it may be no ABF file at all. Format A's bytes after the counted records are not damage: upstream ignores them, edits in
+	// place work, and appends fail while they are there.
+	Repair bool
 	// Lenient accepts what AlignedBinaryFormat.jl accepts: copying reads
 	// mask off BitArray unused bits that are set and read Bool bytes other
 	// than 0 and 1 as true (views stay strict), and a string whose last
@@ -145,6 +150,8 @@ func OpenFile(path string, mode mmapfile.Mode, opt *Options) (*File, error) {
 		return nil, f.errf(-1, nil, "mode \"r\" reads only: open with mmapfile.ReadOnly")
 	case jm != "r" && mode != mmapfile.ReadWrite:
 		return nil, f.errf(-1, mmapfile.ErrNotWritable, "mode %q writes: open with mmapfile.ReadWrite", jm)
+	case o.Repair && jm != "r+" && jm != "a":
+		return nil, f.errf(-1, mmapfile.ErrNotWritable, "Options.Repair repairs a file opened \"r+\" or \"a\", not %q", jm)
 	}
 	mo := o.Options
 	mo.Truncate = false // "w" and "w+" truncate once the lock is theirs
@@ -194,15 +201,15 @@ func (f *File) open(o Options) error {
 	// The headers are read with pread, a window at a time, not through
 	// the mapping: listing a file of many records then keeps none of its
 	// pages resident, and a file cut short meanwhile is an error, not a
-	// fault. Writers parse salvaging so that they can repair a torn tail;
-	// other damage still fails them unless the caller asked for Salvage.
+	// fault. Writers parse salvaging so that they can say what a repair
+	// would cut, and cut it if asked.
 	in := &input{name: f.name, lenient: o.Lenient, size: size, ra: f.mf}
 	res, err := parseFile(in, o.Salvage || f.writable)
 	if err != nil {
 		return err
 	}
-	if res.damage != nil && !o.Salvage && !errors.Is(res.damage, mmapfile.ErrTruncated) {
-		return res.damage
+	if res.damage != nil && (!o.Salvage && !o.Repair || o.Repair && !repairable(res)) {
+		return needsRepair(f.name, res, size)
 	}
 	if o.Format != FormatC && o.Format != res.format {
 		return f.errf(0, errors.ErrUnsupported, "file is Format %v; Options.Format asks for %v", res.format, o.Format)
@@ -217,14 +224,16 @@ func (f *File) open(o Options) error {
 				return f.errf(e.start, mmapfile.ErrNotWritable, "record %s is big-endian; big-endian files are read only", keyOf(&e))
 			}
 		}
-		if res.end < size && (res.damage != nil || (res.format == FormatA && o.Salvage)) {
-			// A torn record, or (asked for) Format A's bytes after the
+		if o.Repair && (res.damage != nil || (res.format == FormatA && res.end < size)) {
+			// A record that does not parse, or Format A's bytes after the
 			// counted records, such as a record written but not yet
 			// counted: what a crash mid-append leaves. Cut it away before
 			// anything maps it, and say so in Damage.
 			f.damage = cutError(f.name, res, size)
-			if err := f.mf.Truncate(res.end); err != nil {
-				return f.errf(res.end, err, "cannot cut the damaged tail")
+			if res.end < size {
+				if err := f.mf.Truncate(res.end); err != nil {
+					return f.errf(res.end, err, "cannot cut the damaged tail")
+				}
 			}
 			f.size = res.end
 			if res.format == FormatA {
@@ -251,16 +260,69 @@ func (f *File) open(o Options) error {
 
 // cutError says what a writing open cut off the end of the file and why.
 func cutError(name string, res *parsed, size int64) *FormatError {
-	why, cause := "a record after the counted ones, written but not counted", error(nil)
+	why, cause := damageOf(res)
+	msg := fmt.Sprintf("cut %d bytes after the last complete record (%s)", size-res.end, why)
+	if res.format == FormatA && res.count != int64(res.tab.len()) {
+		msg += fmt.Sprintf("; the record count is now %d, was %d", res.tab.len(), res.count)
+	}
+	return &FormatError{File: name, Offset: res.end, Err: cause, Msg: msg}
+}
+
+// damageOf describes what ended the parse, and the error it wraps.
+func damageOf(res *parsed) (string, error) {
 	var fe *FormatError
 	switch {
 	case errors.As(res.damage, &fe):
-		why, cause = fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), fe.Err
+		return fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), fe.Err
 	case res.damage != nil:
-		why, cause = res.damage.Error(), res.damage
+		return res.damage.Error(), res.damage
 	}
-	return &FormatError{File: name, Offset: res.end, Err: cause,
-		Msg: fmt.Sprintf("cut %d bytes after the last complete record (%s)", size-res.end, why)}
+	return "a record after the counted ones, written but not counted", nil
+}
+
+// needsRepair is the error of a writing open that found damage: what is
+// damaged, and what a repair would cut.
+func needsRepair(name string, res *parsed, size int64) error {
+	off, why, cause := res.end, "", error(nil)
+	var fe *FormatError
+	if errors.As(res.damage, &fe) {
+		off, why, cause = fe.Offset, fe.Msg, fe.Err
+	} else {
+		why, cause = damageOf(res)
+	}
+	err := error(mmapfile.ErrNeedsRepair)
+	if cause != nil {
+		err = sentinels{mmapfile.ErrNeedsRepair, cause}
+	}
+	msg := fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d (the record there and everything after it), and keep the %s before them",
+		why, size-res.end, res.end, plural(res.tab.len(), "record"))
+	switch {
+	case !repairable(res):
+		err = cause
+		msg = fmt.Sprintf("%s; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it", why)
+	case size == res.end:
+		// Format A counting records that are not there: nothing to cut.
+		msg = fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would keep the %s there are", why, plural(res.tab.len(), "record"))
+	}
+	if res.format == FormatA && res.count != int64(res.tab.len()) {
+		msg += fmt.Sprintf(", rewriting the record count from %d to %d", res.count, res.tab.len())
+	}
+	return &FormatError{File: name, Offset: off, Err: err, Msg: msg}
+}
+
+// repairable reports whether a repair may cut the damage res found: not
+// where no record parses and the bytes are not even the start of one (a
+// torn first append is), since the file may be no ABF file at all.
+func repairable(res *parsed) bool {
+	return res.format == FormatA || res.tab.len() > 0 || errors.Is(res.damage, mmapfile.ErrTruncated)
+}
+
+// plural is "1 record", "2 records".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // create starts a new, empty file: nothing for C, the 22-byte header for A.

@@ -68,7 +68,7 @@ func sniff(head []byte) bool {
 func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
 	var opt Options
 	if o != nil {
-		opt.Options, opt.Salvage, opt.Lenient = o.Options, o.Salvage, o.Lenient
+		opt.Options, opt.Salvage, opt.Lenient, opt.Repair = o.Options, o.Salvage, o.Lenient, o.Repair
 	}
 	return OpenFile(path, mode, &opt)
 }

@@ -132,7 +132,7 @@ func TestSalvageFormatA(t *testing.T) {
 	p := tempFile(t, cut)
 	_, err := Open(p, nil)
 	requireFormatErr(t, err, 129, mmapfile.ErrTruncated)
-	f, err := openMode(p, "r+", &Options{Salvage: true})
+	f, err := openMode(p, "r+", &Options{Repair: true})
 	require.NoError(t, err)
 	fe := requireFormatErr(t, f.Damage(), 96, mmapfile.ErrTruncated)
 	assert.Contains(t, fe.Msg, "cut 34 bytes after the last complete record (offset 129: ")

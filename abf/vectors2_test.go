@@ -77,8 +77,9 @@ func TestSalvage(t *testing.T) {
 	assert.Equal(t, int64(36), f.TrailingBytes())
 	require.NoError(t, f.Close())
 
-	// A writer cuts the damaged tail and appends after the last good record.
-	g, err := openMode(p, "r+", &Options{Salvage: true})
+	// A writer asked to repair cuts the damaged tail and appends after the
+	// last good record.
+	g, err := openMode(p, "r+", &Options{Repair: true})
 	require.NoError(t, err)
 	b, _ := PackBits([]int64{3}, []bool{true, false, true})
 	require.NoError(t, g.WriteBits("b", b))
@@ -86,23 +87,43 @@ func TestSalvage(t *testing.T) {
 	got, _ := os.ReadFile(p)
 	assert.Equal(t, full, got)
 
-	// Without Salvage a writer cuts a torn tail too, and says so.
+	// Without Repair a writer refuses a torn tail, says what a repair
+	// would cut, and leaves the file as it was.
 	p = tempFile(t, full[:100])
-	g, err = openMode(p, "a", nil)
+	_, err = openMode(p, "a", nil)
+	fe := requireFormatErr(t, err, 93, mmapfile.ErrNeedsRepair)
+	assert.ErrorIs(t, err, mmapfile.ErrTruncated)
+	assert.Equal(t, `record "b": dimension 1 truncated (8 bytes needed, 7 left); a writing open refuses the damaged file: a repair (Options.Repair) would cut its last 36 bytes, from offset 64 (the record there and everything after it), and keep the 1 record before them`, fe.Msg)
+	got, _ = os.ReadFile(p)
+	assert.Equal(t, full[:100], got)
+	// With Salvage but not Repair it opens, cuts nothing, edits the
+	// records before the damage in place and refuses appends.
+	g, err = openMode(p, "r+", &Options{Salvage: true})
 	require.NoError(t, err)
-	fe := requireFormatErr(t, g.Damage(), 64, mmapfile.ErrTruncated)
+	requireFormatErr(t, g.Damage(), 93, mmapfile.ErrTruncated)
+	require.NoError(t, Set(g, "x", []int64{0}, 3.0))
+	requireFormatErr(t, g.WriteBits("b", b), 64, mmapfile.ErrNotWritable)
+	require.NoError(t, g.Close())
+	got, _ = os.ReadFile(p)
+	want := append([]byte{}, full[:100]...)
+	binary.LittleEndian.PutUint64(want[48:], math.Float64bits(3))
+	assert.Equal(t, want, got)
+	// With Repair it cuts, and says so.
+	g, err = openMode(p, "a", &Options{Repair: true})
+	require.NoError(t, err)
+	fe = requireFormatErr(t, g.Damage(), 64, mmapfile.ErrTruncated)
 	assert.Equal(t, "cut 36 bytes after the last complete record (offset 93: record \"b\": dimension 1 truncated (8 bytes needed, 7 left))", fe.Msg)
 	require.NoError(t, g.Close())
 	got, _ = os.ReadFile(p)
-	assert.Equal(t, full[:64], got)
+	assert.Equal(t, want[:64], got)
 
-	// Damage that is not a torn tail fails a writer without Salvage, and
+	// Damage that is not a torn tail fails a writer in the same way, and
 	// the file stays as it was.
 	bad := append([]byte{}, full...)
 	bad[65] = 5
 	p = tempFile(t, bad)
 	_, err = openMode(p, "r+", nil)
-	requireFormatErr(t, err, 65, nil)
+	requireFormatErr(t, err, 65, mmapfile.ErrNeedsRepair)
 	got, _ = os.ReadFile(p)
 	assert.Equal(t, bad, got)
 }
@@ -356,9 +377,9 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	require.NoError(t, h.Close())
 	after2, _ := os.ReadFile(p)
 	assert.Equal(t, after, after2)
-	// A writing open with Salvage cuts them (what a crash between a record
+	// A writing open with Repair cuts them (what a crash between a record
 	// and its count leaves), says so, and appends after the counted records.
-	h, err = openMode(p, "a", &Options{Salvage: true})
+	h, err = openMode(p, "a", &Options{Repair: true})
 	require.NoError(t, err)
 	fe = requireFormatErr(t, h.Damage(), 88, nil)
 	assert.Contains(t, fe.Msg, "cut 5 bytes")

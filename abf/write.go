@@ -322,8 +322,8 @@ func (f *File) write(rec record) error {
 		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
 	case !f.writable:
 		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
-	case f.format == FormatA && f.trailing > 0:
-		return f.errf(f.end, mmapfile.ErrNotWritable, "appending would overwrite %d unknown trailing bytes (a writing open with Options.Salvage cuts them)", f.trailing)
+	case f.trailing > 0:
+		return f.errf(f.end, mmapfile.ErrNotWritable, "appending would overwrite %d unknown trailing bytes (a writing open with Options.Repair cuts them)", f.trailing)
 	case f.format == FormatA && rec.kind == KindString:
 		return f.errf(-1, errors.ErrUnsupported, "record %q: Format A cannot hold String records", rec.key)
 	case !utf8.ValidString(rec.key):

@@ -233,7 +233,8 @@ type Setter interface {
 }
 
 // Damaged is implemented by files opened with Options.Salvage or repaired
-// by a writing open: Damage reports what was skipped or cut, or nil.
+// by a read-write open with Options.Repair: Damage reports what was
+// skipped, or what the repair cut or rewrote, or nil.
 type Damaged interface {
 	Damage() error
 }
@@ -248,6 +249,12 @@ type Options struct {
 	// specification; Salvage keeps the records before damage (Damage
 	// reports it). Both mean the same in every format package.
 	Lenient, Salvage bool
+	// Repair lets a read-write open repair a damaged file: cut a record
+	// that does not parse and everything after it, or finish an edit
+	// that was interrupted. Without it such an open fails with an error
+	// wrapping mmapfile.ErrNeedsRepair that says what a repair would do,
+	// and the file is left as it was. Damage reports what was repaired.
+	Repair bool
 	// Params are the format's own options by name, as its Format.Params
 	// declares them (for example "scidb-format" for reading SciDB files,
 	// "abf-version" for writing ABF).

@@ -42,6 +42,11 @@ type Payload struct {
 	// although they can be read (a compressed member, a text value): the
 	// format's error, naming the copying call. View and Set return it.
 	NoView error
+	// Check, if set, is called before every copying read (ReadArray), not
+	// before a view: a check of the payload's bytes that copies make and
+	// views skip, such as an archive member's checksum. It should do its
+	// work once and return the same result after.
+	Check func() error
 	// Writing, if set, is called before the payload's bytes may change:
 	// a view of a writable file handed out, an element set (an .npz
 	// member's checksum is then rewritten at Close).
@@ -112,6 +117,11 @@ func (p *Payload) wrap(off int64, err error) error {
 // ReadArray copies elements [first, first+len(dst)/size) in order and byte
 // order bo into dst; see Source.ReadArray.
 func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	if p.Check != nil {
+		if err := p.Check(); err != nil {
+			return err
+		}
+	}
 	a := &p.Array
 	size := int64(a.Type.Size())
 	if size == 0 || int64(len(dst))%size != 0 {

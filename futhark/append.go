@@ -186,6 +186,9 @@ func (f *File) writable() error {
 	if f.mf == nil || !f.mf.Writable() {
 		return f.err(-1, mmapfile.ErrNotWritable, "append: open the file with mmapfile.ReadWrite")
 	}
+	if f.tail > 0 {
+		return f.err(f.size-f.tail, mmapfile.ErrNotWritable, "append: the last %d bytes of the file do not hold a value (a writing open with Options.Repair cuts them)", f.tail)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package futhark
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,7 +143,8 @@ func TestAppendSeparator(t *testing.T) {
 	}
 }
 
-// A writing open cuts a value torn by a crash; reading opens report it.
+// A writing open refuses a value torn by a crash, and cuts it when asked
+// to repair; reading opens report it.
 func TestTornTailRepaired(t *testing.T) {
 	good := "[1, 2]\n" + "b\x02\x01 i32\x02\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00"
 	for _, torn := range []string{"b", "b\x02\x01 f64\x09\x00", "b\x02\x01 f64\x09\x00\x00\x00\x00\x00\x00\x00\x01\x02", "  [1, 2", "\n\"abc"} {
@@ -157,7 +159,13 @@ func TestTornTailRepaired(t *testing.T) {
 		require.NoError(t, s.Close())
 		assert.Equal(t, good+torn, string(readFile(t, p)), "reading opens change nothing")
 
-		f, err := OpenFile(p, mmapfile.ReadWrite, nil)
+		_, err = OpenFile(p, mmapfile.ReadWrite, nil)
+		require.ErrorIs(t, err, mmapfile.ErrNeedsRepair, "%q", torn)
+		require.ErrorIs(t, err, mmapfile.ErrTruncated, "%q", torn)
+		assert.Contains(t, err.Error(), fmt.Sprintf("a repair (Options.Repair) would cut its last %d bytes, from offset %d, and keep values 0 to 1", len(torn), len(good)))
+		assert.Equal(t, good+torn, string(readFile(t, p)), "%q: a refused open changes nothing", torn)
+
+		f, err := OpenFile(p, mmapfile.ReadWrite, &Options{Repair: true})
 		require.NoError(t, err, "%q", torn)
 		var fe *FormatError
 		require.ErrorAs(t, f.Damage(), &fe)
@@ -169,14 +177,22 @@ func TestTornTailRepaired(t *testing.T) {
 		require.NoError(t, f.Close())
 		assert.Equal(t, "[1i32, 2i32]\n[3i32, 4i32]\n9i8\n", textOf(t, p))
 	}
-	// Damage that is not a torn tail is refused, and nothing is cut, unless
-	// the writing open salvages.
+	// Damage that is not a torn tail is refused in the same way. A writing
+	// open that salvages cuts nothing and refuses appends; one that
+	// repairs cuts it.
 	p := filepath.Join(t.TempDir(), "bad.in")
 	require.NoError(t, os.WriteFile(p, []byte(good+" [1, x] 3"), 0o644))
 	_, err := OpenFile(p, mmapfile.ReadWrite, nil)
 	assert.ErrorIs(t, err, ErrSyntax)
+	assert.ErrorIs(t, err, mmapfile.ErrNeedsRepair)
 	assert.Equal(t, good+" [1, x] 3", string(readFile(t, p)))
 	f, err := OpenFile(p, mmapfile.ReadWrite, &Options{Salvage: true})
+	require.NoError(t, err)
+	assert.ErrorIs(t, f.Damage(), ErrSyntax)
+	assert.ErrorIs(t, f.Append(mustValue(t, nil, []int8{9})), mmapfile.ErrNotWritable)
+	require.NoError(t, f.Close())
+	assert.Equal(t, good+" [1, x] 3", string(readFile(t, p)))
+	f, err = OpenFile(p, mmapfile.ReadWrite, &Options{Repair: true})
 	require.NoError(t, err)
 	assert.ErrorIs(t, f.Damage(), ErrSyntax)
 	require.NoError(t, f.Append(mustValue(t, nil, []int8{9})))

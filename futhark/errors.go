@@ -79,8 +79,18 @@ func (e *FormatError) Error() string {
 // Unwrap returns the sentinel or underlying error, if any.
 func (e *FormatError) Unwrap() error { return e.Err }
 
+// sentinels wraps errors for errors.Is whose meaning the message of the
+// FormatError that holds them already says.
+type sentinels []error
+
+func (s sentinels) Error() string   { return s[0].Error() }
+func (s sentinels) Unwrap() []error { return s }
+
 // isSentinel reports errors whose text the message already says.
 func isSentinel(err error) bool {
+	if _, ok := err.(sentinels); ok {
+		return true
+	}
 	switch err {
 	case ErrSyntax, ErrIrregular, ErrVersion, ErrUnknownType, ErrRank, ErrDims, ErrRange, ErrTextValue, ErrState, errTextInPlace,
 		mmapfile.ErrTruncated, mmapfile.ErrTypeMismatch, mmapfile.ErrMisaligned, mmapfile.ErrClosed,

@@ -32,6 +32,7 @@ type File struct {
 	size   int64
 	idx    index
 	damage error
+	tail   int64 // bytes after the last good value, kept by a salvaging open
 
 	cacheMu  sync.Mutex // the last text value decoded after indexing
 	cacheIdx int
@@ -54,11 +55,15 @@ func Open(path string, o *Options) (*File, error) {
 // and takes mmapfile's exclusive lock, so that Set and SetElement change
 // binary elements in place and Append, AppendFunc and AppendArray add
 // values; with Options.Create a missing file is created empty (no values).
-// A writing open repairs a torn tail: when the input ends inside its last
-// value (a crash during an append), the file is cut after the value before
-// it and Damage says what was removed. Other bad input fails a writing
-// open, unless Options.Salvage is set: then the file is cut after the last
-// good value too, so that appends continue from there.
+// A writing open cuts nothing unless asked: input that does not parse
+// (a last value the file ends inside, what a crash during an append
+// leaves, but also a corrupted dimension or type) makes it fail with an
+// error wrapping mmapfile.ErrNeedsRepair that says what a repair would
+// cut, and the file is left as it was. With Options.Repair the file is
+// cut after the last good value and Damage says what was removed (a file
+// of which not one value parses is never cut, unless it ends inside its
+// first value: it may hold no Futhark values at all); with Options.Salvage alone the values before the damage are opened, nothing
+// is cut, and appends fail.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	opts := o.get()
 	mf, err := mmapfile.OpenFile(path, mode, &opts.Options)
@@ -66,6 +71,10 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 		return nil, err
 	}
 	f := &File{name: path, opts: opts, mf: mf, cacheIdx: -1}
+	if opts.Repair && mode != mmapfile.ReadWrite {
+		mf.Close()
+		return nil, f.err(-1, mmapfile.ErrNotWritable, "Options.Repair needs a read-write open")
+	}
 	if err := f.load(mode == mmapfile.ReadWrite); err != nil {
 		mf.Close()
 		return nil, err
@@ -73,8 +82,9 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	return f, nil
 }
 
-// load maps the whole file and indexes it; repair cuts a torn tail.
-func (f *File) load(repair bool) error {
+// load maps the whole file and indexes it. A writable file with damage
+// is refused, cut (Options.Repair) or kept as it is (Options.Salvage).
+func (f *File) load(writable bool) error {
 	r, err := f.mf.MapAll()
 	if err != nil {
 		return err
@@ -89,34 +99,83 @@ func (f *File) load(repair bool) error {
 		return nil
 	}
 	ierr = withFile(ierr, f.name)
+	var good int64 // where the last good value ends
+	if f.idx.n > 0 {
+		good = f.idx.at(f.idx.n - 1).end
+	}
 	switch {
-	case repair && (errors.Is(ierr, mmapfile.ErrTruncated) || f.opts.Salvage):
-		var cut int64
-		if f.idx.n > 0 {
-			cut = f.idx.at(f.idx.n - 1).end
-		}
+	case writable && f.opts.Repair && (f.idx.n > 0 || errors.Is(ierr, mmapfile.ErrTruncated)):
 		old := f.size
 		f.region, f.src = nil, nil
 		if err := r.Unmap(); err != nil {
 			return err
 		}
-		if err := f.mf.Truncate(cut); err != nil {
+		if err := f.mf.Truncate(good); err != nil {
 			return err
 		}
-		if r, err = f.mf.Map(0, cut); err != nil {
+		if r, err = f.mf.Map(0, good); err != nil {
 			return err
 		}
-		f.region, f.src, f.size = r, r, cut
-		f.damage = &FormatError{File: f.name, Offset: cut, Err: ierr,
-			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value; the file now ends after value %d", old-cut, f.idx.n-1)}
+		f.region, f.src, f.size = r, r, good
+		why, cause := ierr.Error(), ierr
+		var fe *FormatError
+		if errors.As(ierr, &fe) {
+			why, cause = fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), sentinels{fe.Err}
+			if fe.Err == nil {
+				cause = nil
+			}
+		}
+		f.damage = &FormatError{File: f.name, Offset: good, Err: cause,
+			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value (%s); the file now ends after %s", old-good, why, valuesKept(f.idx.n))}
 		return nil
 	case f.opts.Salvage:
 		f.damage = ierr
+		f.tail = f.size - good
 		return nil
 	}
 	f.region, f.src = nil, nil
 	r.Unmap()
+	if writable {
+		return f.needsRepair(ierr, good)
+	}
 	return ierr
+}
+
+// needsRepair is the error of a writing open that found damage: what is
+// damaged, and what a repair would cut.
+func (f *File) needsRepair(damage error, good int64) error {
+	e := FormatError{File: f.name, Offset: good, Msg: damage.Error()}
+	var fe *FormatError
+	if errors.As(damage, &fe) {
+		e = *fe
+		if e.Msg == "" && e.Err != nil {
+			e.Msg = e.Err.Error()
+		}
+	}
+	if f.idx.n == 0 && !errors.Is(damage, mmapfile.ErrTruncated) {
+		// Nothing parses, and not as a torn first value does: this may
+		// be no Futhark file at all, which a repair would wipe.
+		e.Msg += "; not one value parses, so this may not be a file of Futhark values: a writing open refuses it, and no repair cuts it"
+		return &e
+	}
+	e.Err = sentinels{mmapfile.ErrNeedsRepair}
+	if fe != nil && fe.Err != nil {
+		e.Err = sentinels{mmapfile.ErrNeedsRepair, fe.Err}
+	}
+	e.Msg += fmt.Sprintf("; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d, and keep %s",
+		f.size-good, good, valuesKept(f.idx.n))
+	return &e
+}
+
+// valuesKept says which values a cut keeps.
+func valuesKept(n int) string {
+	switch n {
+	case 0:
+		return "no value"
+	case 1:
+		return "value 0"
+	}
+	return fmt.Sprintf("values 0 to %d", n-1)
 }
 
 // NewReader indexes the values in the size bytes of r, which the File then
@@ -155,8 +214,8 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 }
 
 // Damage returns what was wrong with the input where Options.Salvage kept
-// the values before it, or what a writing open cut away (see OpenFile), or
-// nil.
+// the values before it, or what a writing open with Options.Repair cut
+// away (see OpenFile), or nil.
 func (f *File) Damage() error { return f.damage }
 
 // Close unmaps and closes the file; a writable one is synced first. Views

@@ -70,7 +70,7 @@ func (f *File) resetFormat() {
 func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
 	var fo Options
 	if o != nil {
-		fo.Options, fo.Lenient, fo.Salvage = o.Options, o.Lenient, o.Salvage
+		fo.Options, fo.Lenient, fo.Salvage, fo.Repair = o.Options, o.Lenient, o.Salvage, o.Repair
 	}
 	f, err := OpenFile(path, mode, &fo)
 	if err != nil {

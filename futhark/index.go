@@ -25,10 +25,15 @@ type Options struct {
 	StrictIntegers bool
 	// Salvage keeps the values before malformed input instead of failing:
 	// Damage reports what was wrong. futhark-data rejects the whole input,
-	// as the default does. A writing open (OpenFile with ReadWrite) then
-	// cuts what follows the last good value; it cuts a torn tail, a last
-	// value that the file ends inside, even without Salvage.
+	// as the default does. A writing open with Salvage (and not Repair)
+	// cuts nothing: appends fail while the damaged bytes are there.
 	Salvage bool
+	// Repair lets a writing open (OpenFile with ReadWrite) cut what
+	// follows the last good value of malformed input: a torn tail (a last
+	// value that the file ends inside), or anything else that does not
+	// parse. Without it such an open fails with an error wrapping
+	// mmapfile.ErrNeedsRepair that says what a repair would cut.
+	Repair bool
 	// Align pads binary values written by an Encoder, WriteFile, Append
 	// and the format's writer with spaces before their 'b', so that each
 	// payload starts at a multiple of the alignment: AlignElement, or a

@@ -43,6 +43,11 @@ var (
 	// file of a pseudo file system such as /proc, whose size does not
 	// describe its contents; such files cannot be mapped or replaced.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrNeedsRepair: a read-write open found damage that only cutting
+	// or rewriting bytes would get past (a record that does not parse, an
+	// interrupted edit); the error says what a repair would change, and
+	// the format's Repair option asks for it.
+	ErrNeedsRepair = errors.New("file needs repair")
 )
 
 // Error is the error type of this package: which file, which byte offset of

@@ -367,30 +367,57 @@ func (w *failingWriter) WriteAt(p []byte, off int64) (int, error) {
 	return w.w.WriteAt(p, off)
 }
 
-// TestTornAppendIsCut: what a writer killed between its data and header
-// writes leaves (bytes after the data) is ignored by readers and cut by
-// the next read-write open, which says so.
-func TestTornAppendIsCut(t *testing.T) {
+// TestBytesAfterTheDataAreKept: bytes after a .npy's data (what a writer
+// killed between its data and header writes leaves, or 1,500 bytes
+// anyone appended) are not part of the array: NumPy reads such a file as
+// it is, and so does every open here, a read-write one included, which
+// cuts nothing. An append writes its rows over them; a failed one puts
+// them back.
+func TestBytesAfterTheDataAreKept(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "x.npy")
-	require.NoError(t, Save(p, []int64{3}, layout.RowMajor, []int64{1, 2, 3}))
-	orig, _ := os.ReadFile(p)
-	require.NoError(t, os.WriteFile(p, append(append([]byte{}, orig...), 9, 9, 9, 9, 9), 0o644))
-	f, err := Open(p, nil)
-	require.NoError(t, err)
-	v, err := Read[int64](f, "0")
-	require.NoError(t, err)
-	assert.Equal(t, []int64{1, 2, 3}, v)
-	assert.NoError(t, f.Damage())
-	require.NoError(t, f.Close())
-	w, err := OpenFile(p, mmapfile.ReadWrite, nil)
-	require.NoError(t, err)
-	var fe *FormatError
-	require.ErrorAs(t, w.Damage(), &fe)
-	assert.Equal(t, int64(len(orig)), fe.Offset)
-	require.NoError(t, w.Close())
-	got, _ := os.ReadFile(p)
-	assert.Equal(t, orig, got)
+	for _, extra := range [][]byte{{9, 9, 9, 9, 9}, bytes.Repeat([]byte{0}, 1500), bytes.Repeat([]byte{7}, 40)} {
+		p := filepath.Join(dir, "x.npy")
+		require.NoError(t, Save(p, []int64{4}, layout.RowMajor, []float64{0, 1, 2, 3}))
+		orig, _ := os.ReadFile(p)
+		withExtra := append(append([]byte{}, orig...), extra...)
+		require.NoError(t, os.WriteFile(p, withExtra, 0o644))
+		if py := oracle.Find("numpy"); py != "" {
+			out, err := oracle.Output(py, "import sys, numpy as np; print(np.load(sys.argv[1]).tolist(), np.load(sys.argv[1], mmap_mode='r+').tolist())", p)
+			require.NoError(t, err)
+			assert.Equal(t, "[0.0, 1.0, 2.0, 3.0] [0.0, 1.0, 2.0, 3.0]\n", out, "NumPy reads the file with %d bytes after the data", len(extra))
+		}
+		f, err := Open(p, nil)
+		require.NoError(t, err)
+		v, err := Read[float64](f, "0")
+		require.NoError(t, err)
+		assert.Equal(t, []float64{0, 1, 2, 3}, v)
+		assert.NoError(t, f.Damage())
+		require.NoError(t, f.Close())
+
+		w, err := OpenFile(p, mmapfile.ReadWrite, nil)
+		require.NoError(t, err)
+		assert.NoError(t, w.Damage())
+		require.Error(t, Set(w, "0", []int64{7}, 5.0), "index out of range")
+		w.wr = &failingWriter{w: w.mf, failAt: 1}
+		require.Error(t, Append(w, []float64{4, 5, 6}))
+		require.NoError(t, w.Close())
+		got, _ := os.ReadFile(p)
+		require.Equal(t, withExtra, got, "%d bytes after the data: failed calls change nothing", len(extra))
+
+		w, err = OpenFile(p, mmapfile.ReadWrite, nil)
+		require.NoError(t, err)
+		require.NoError(t, Append(w, []float64{4, 5}))
+		require.NoError(t, w.Close())
+		got, _ = os.ReadFile(p)
+		dt, _ := DTypeOf(layout.F64)
+		gh := Header{DType: dt, Shape: []int64{6}}
+		grown, _ := gh.Encode()
+		want := append(append(append([]byte{}, grown...), orig[len(grown):]...), 0, 0, 0, 0, 0, 0, 0x10, 0x40, 0, 0, 0, 0, 0, 0, 0x14, 0x40)
+		if len(extra) > 16 {
+			want = append(want, extra[16:]...)
+		}
+		assert.Equal(t, want, got, "%d bytes after the data: the append writes over them", len(extra))
+	}
 }
 
 // TestConcurrentReadersWhileAppending: copies and views from many

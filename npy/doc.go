@@ -49,16 +49,31 @@
 // with archive/zip) and each member's local header. Stored members are
 // read in place; deflated ones are inflated as a stream, checked against
 // the sizes and CRC-32 the archive declares, and into memory only up to
-// Options.MaxInflate bytes. Stored members can be edited in place (Set,
-// writable views); before the first change the member's local CRC-32 is
-// set apart from the central directory's, durably, which marks an edit in
-// progress, and Sync and Close rewrite the CRC-32s (Close clears the
-// mark). Until then the archive's CRC-32 is stale: Python's zipfile
-// reports such a member as bad. A writer killed before that leaves the
-// mark: a read-only open then checks the member's CRC and reports a stale
-// one (ErrCRC; Options.Salvage opens anyway and says so in Damage), and
-// the next read-write open rewrites it (and says so in Damage). Deflated
-// members cannot be edited (errors.ErrUnsupported; nothing is written).
+// Options.MaxInflate bytes. A stored member's CRC-32 is checked by the
+// first copying read of it (Read, ReadAt, format reads and conversions;
+// hash/crc32 uses the CPU's CRC instructions, so this costs a fraction
+// of the copy): damaged data are an error wrapping ErrCRC, as NumPy's
+// "Bad CRC-32", never values. Views do not check (that would read the
+// whole member, which a view exists to avoid); File.Verify checks every
+// member on demand.
+//
+// Stored members can be edited in place (Set, writable views). Before the
+// first change the member's local header gets the edit mark, durably: its
+// modification time and date become 0xffff, 0xffff (31:63:62 on day 31 of
+// month 15, which no ZIP writer writes and no reader uses) and its local
+// CRC-32 the bitwise complement of the central directory's. Sync and
+// Close record the new CRC-32s, and Close puts the local header back.
+// Until then the archive's CRC-32 is stale: Python's zipfile reports such
+// a member as bad. A writer killed before that leaves the mark: a
+// read-only open then checks the member's CRC and reports a stale one
+// (ErrCRC; Options.Salvage opens anyway and says so in Damage), and a
+// read-write open refuses the file (mmapfile.ErrNeedsRepair) unless
+// Options.Repair asks it to record the CRC-32 of the data and clear the
+// mark, which Damage then reports. Only the whole mark is taken for an
+// interrupted edit: a local CRC-32 that differs from the central one in
+// any other way is not this package's to judge, and is never written
+// over. Deflated members cannot be edited (errors.ErrUnsupported; nothing
+// is written).
 //
 // # Untrusted input
 //

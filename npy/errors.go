@@ -30,9 +30,10 @@ var (
 	// ErrZip: the .npz archive is not a ZIP archive this package reads
 	// (sizes that disagree, members that overlap, data outside the file).
 	ErrZip = errors.New("invalid .npz archive")
-	// ErrCRC: a member's CRC-32 does not match its data: it was edited in
-	// place by a writer that has not closed it, or that was killed before
-	// it could record the new CRC. A read-write open repairs it.
+	// ErrCRC: a member's CRC-32 does not match its data: the data are
+	// damaged, or the member was edited in place by a writer that has not
+	// closed it, or that was killed before it could record the new CRC
+	// (a read-write open with Options.Repair finishes such an edit).
 	ErrCRC = errors.New("CRC-32 does not match the member's data")
 	// ErrInflateLimit: a deflated member would inflate to more bytes than
 	// Options.MaxInflate allows in memory.

@@ -1,9 +1,11 @@
 package npy
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +36,16 @@ type Options struct {
 	// members, and a read-only open reports stale CRC-32s instead of
 	// failing.
 	Salvage bool
+	// Repair lets a read-write open of an .npz finish edits that were
+	// interrupted: members that carry this package's edit mark and whose
+	// CRC-32 no longer matches their data get the CRC-32 of their data,
+	// and the marks are cleared; Damage says what was rewritten. Without
+	// it such an archive is refused (an error wrapping
+	// mmapfile.ErrNeedsRepair and ErrCRC that names each member and the
+	// CRC-32 a repair would record) and left as it was. Nothing else is
+	// repaired: a CRC-32 that is wrong without the mark is damage that
+	// only the data's owner can judge.
+	Repair bool
 	// MaxInflate bounds the bytes a deflated .npz member may inflate to
 	// when it is read into memory (Read, ReadAt, and format reads in an
 	// order other than the member's own): 0 means DefaultMaxInflate, a
@@ -98,11 +110,11 @@ func Open(path string, o *Options) (*File, error) {
 }
 
 // OpenFile opens a .npy file or an .npz archive read-only or read-write.
-// A read-write open takes an exclusive lock (see mmapfile.Options), and
-// repairs what an interrupted writer left, saying so in Damage: bytes
-// after a .npy's data (an append cut short) are cut off; stored .npz
-// members whose CRC-32 an interrupted edit left stale get their CRC-32s
-// rewritten.
+// A read-write open takes an exclusive lock (see mmapfile.Options). It
+// refuses an .npz whose in-place edit was interrupted (stored members
+// still marked, their CRC-32 stale) unless Options.Repair asks it to
+// rewrite their CRC-32s, which Damage then reports. Bytes after a .npy's
+// data are kept: NumPy reads such a file, and so does this package.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	f := &File{name: path, writable: mode == mmapfile.ReadWrite}
 	if o != nil {
@@ -110,6 +122,9 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	}
 	if f.opts.Create || f.opts.Truncate {
 		return nil, errAt(path, -1, errors.ErrUnsupported, "OpenFile opens existing files; use Create to make a .npy, WriteFile or a ZipWriter to write one")
+	}
+	if f.opts.Repair && !f.writable {
+		return nil, errAt(path, -1, mmapfile.ErrNotWritable, "Options.Repair needs a read-write open")
 	}
 	mf, err := mmapfile.OpenFile(path, mode, &f.opts.Options)
 	if err != nil {
@@ -322,81 +337,114 @@ func inMember(file string, err error, m *member, deflated bool) error {
 	return &e
 }
 
-// checkCRCs looks at the stored members whose marker says an edit was in
-// progress: if their data no longer match the central directory's CRC-32
-// the CRC is stale. A writer repairs that (repair); a reader reports it.
+// checkCRCs looks at the stored members that carry the edit mark: if
+// their data no longer match the central directory's CRC-32, an edit was
+// interrupted and the CRC is stale. A read-only open reports that; a
+// read-write open refuses it, or repairs it with Options.Repair (repair).
 func (f *File) checkCRCs() error {
 	if f.writable {
 		return nil
 	}
-	var errs []error
-	err := f.eachMarked(func(m *member, c uint32) error {
-		if c != m.crc {
-			errs = append(errs, f.errf(m.central+16, ErrCRC, "member %q was edited in place and its CRC-32 (%08x, data %08x) not yet rewritten; a read-write open repairs it", m.name, m.crc, c))
-		}
-		return nil
-	})
+	stale, err := f.staleMarked()
 	if err != nil {
 		return err
+	}
+	var errs []error
+	for _, s := range stale {
+		errs = append(errs, f.errf(s.m.central+16, ErrCRC, "member %q was edited in place and its CRC-32 (%08x, data %08x) not yet rewritten; a read-write open with Options.Repair repairs it", s.m.name, s.m.crc, s.c))
 	}
 	return errors.Join(errs...)
 }
 
-// eachMarked calls fn for every stored member marked as being edited,
-// with the CRC-32 of its data.
-func (f *File) eachMarked(fn func(m *member, c uint32) error) error {
-	for _, a := range f.arrays {
-		m := a.m
-		if !m.stored() || !m.marked() {
-			continue
-		}
-		c, err := f.memberCRC(m)
-		if err != nil {
-			return err
-		}
-		if err := fn(m, c); err != nil {
-			return err
-		}
-	}
-	return nil
+// staleCRC is a marked member whose data's CRC-32 (c) is not the one the
+// central directory records.
+type staleCRC struct {
+	m *member
+	c uint32
 }
 
-// repair is what a read-write open fixes before anything is mapped.
+// staleMarked lists the marked members whose CRC-32 is stale.
+func (f *File) staleMarked() ([]staleCRC, error) {
+	var out []staleCRC
+	for _, a := range f.arrays {
+		if !a.m.marked() {
+			continue
+		}
+		c, err := f.memberCRC(a.m)
+		if err != nil {
+			return nil, err
+		}
+		if c != a.m.crc {
+			out = append(out, staleCRC{a.m, c})
+		}
+	}
+	return out, nil
+}
+
+// repair is what a read-write open of an .npz checks before anything is
+// mapped: members whose edit was interrupted (marked, their CRC-32
+// stale). Without Options.Repair such a file is refused, unchanged; with
+// it their CRC-32s are rewritten and every mark cleared, and Damage says
+// so. A .npy has nothing to repair: bytes after its data (an append cut
+// short, or anything else) are not part of the array, and NumPy reads
+// the file as it is.
 func (f *File) repair() error {
 	if !f.isZip {
-		a := f.arrays[0]
-		end := a.data + a.h.dataSize
-		if f.size > end {
-			if err := f.mf.Truncate(end); err != nil {
-				return err
-			}
-			cut := f.errf(end, nil, "cut %d bytes after the array's data (what an append cut short leaves)", f.size-end)
-			f.damage = errors.Join(f.damage, cut)
-			f.size = end
-		}
 		return nil
 	}
-	var fixed []error
-	err := f.eachMarked(func(m *member, c uint32) error {
-		if c != m.crc {
-			fixed = append(fixed, f.errf(m.central+16, ErrCRC, "member %q: rewrote the CRC-32 that an interrupted edit left stale (%08x, now %08x)", m.name, m.crc, c))
-		}
-		if err := f.writeCRC(m, c); err != nil {
-			return err
-		}
-		return f.clearMark(m)
-	})
+	stale, err := f.staleMarked()
 	if err != nil {
 		return err
 	}
-	if len(fixed) > 0 {
-		if err := f.mf.Sync(); err != nil {
+	if !f.opts.Repair {
+		var errs []error
+		for _, s := range stale {
+			errs = append(errs, f.errf(s.m.central+16, needsRepair{}, "member %q was being edited in place when its writer stopped: its data's CRC-32 is %08x, the archive records %08x; a read-write open refuses the file: a repair (Options.Repair) would record %08x as its CRC-32", s.m.name, s.c, s.m.crc, s.c))
+		}
+		return errors.Join(errs...)
+	}
+	var fixed []error
+	var marked []*member
+	for _, a := range f.arrays {
+		m := a.m
+		if !m.marked() {
+			continue
+		}
+		marked = append(marked, m)
+		i := slices.IndexFunc(stale, func(s staleCRC) bool { return s.m == m })
+		if i < 0 {
+			fixed = append(fixed, f.errf(m.local+10, nil, "member %q: cleared the mark of an interrupted edit (its CRC-32 was right)", m.name))
+			continue
+		}
+		fixed = append(fixed, f.errf(m.central+16, ErrCRC, "member %q: rewrote the CRC-32 that an interrupted edit left stale (%08x, now %08x)", m.name, m.crc, stale[i].c))
+		if err := f.writeCRC(m, stale[i].c); err != nil {
 			return err
 		}
-		f.damage = errors.Join(append([]error{f.damage}, fixed...)...)
 	}
+	if len(marked) == 0 {
+		return nil
+	}
+	if err := f.mf.Sync(); err != nil {
+		return err
+	}
+	for _, m := range marked {
+		if err := f.clearMark(m); err != nil {
+			return err
+		}
+	}
+	if err := f.mf.Sync(); err != nil {
+		return err
+	}
+	f.damage = errors.Join(append([]error{f.damage}, fixed...)...)
 	return nil
 }
+
+// needsRepair is the sentinel pair of a read-write open refused for an
+// interrupted edit.
+type needsRepair struct{}
+
+func (needsRepair) Error() string   { return mmapfile.ErrNeedsRepair.Error() }
+func (needsRepair) Unwrap() []error { return []error{mmapfile.ErrNeedsRepair, ErrCRC} }
 
 // memberCRC computes the CRC-32 of a stored member's data.
 func (f *File) memberCRC(m *member) (uint32, error) {
@@ -407,8 +455,37 @@ func (f *File) memberCRC(m *member) (uint32, error) {
 	return c, nil
 }
 
-// writeCRC records c as m's CRC-32 in the central directory (and the data
-// descriptor's place is the marker, handled by clearMark).
+// checkStored verifies, once, that a stored member's data match its
+// CRC-32, before the first copying read: damaged data are an error, as
+// they are for NumPy, not values. Members this File edits are not
+// checked (their CRC-32 is rewritten at Sync and Close), nor are views.
+func (f *File) checkStored(a *array) error {
+	m := a.m
+	if m == nil || a.deflated() || m.edited.Load() {
+		return nil
+	}
+	m.checkOnce.Do(func() {
+		c, err := f.memberCRC(m)
+		switch {
+		case err != nil:
+			m.checkErr = err
+		case c != m.crc && !m.edited.Load():
+			// (An edit that began meanwhile, which sets edited before
+			// its first byte, explains a mismatch.)
+			m.checkErr = f.crcMismatch(m, c)
+		}
+	})
+	return m.checkErr
+}
+
+// crcMismatch is the error of a stored member whose data's CRC-32 is c.
+func (f *File) crcMismatch(m *member, c uint32) error {
+	return f.errf(m.data, ErrCRC, "member %q: its data's CRC-32 is %08x, the archive records %08x: the data are damaged", m.name, c, m.crc)
+}
+
+// writeCRC records c as m's CRC-32 in the central directory and in its
+// data descriptor, if it has one. The local header's CRC-32 is the
+// mark's, written by setMark and clearMark.
 func (f *File) writeCRC(m *member, c uint32) error {
 	if c == m.crc {
 		return nil
@@ -416,62 +493,73 @@ func (f *File) writeCRC(m *member, c uint32) error {
 	if err := putU32(f.mf, m.central+16, c); err != nil {
 		return mapErr(f.name, m.central+16, err, "member %q: writing its CRC-32", m.name)
 	}
+	if m.descCRC >= 0 {
+		if err := putU32(f.mf, m.descCRC, c); err != nil {
+			return mapErr(f.name, m.descCRC, err, "member %q: writing its CRC-32", m.name)
+		}
+	}
 	m.crc = c
-	if m.markCRC == c {
-		// The marker must still differ from the central CRC.
-		return f.setMark(m, ^c)
-	}
 	return nil
 }
 
-// setMark writes v where m's marker CRC lies.
-func (f *File) setMark(m *member, v uint32) error {
-	if err := putU32(f.mf, m.markAt, v); err != nil {
-		return mapErr(f.name, m.markAt, err, "member %q: writing its CRC-32", m.name)
+// putLocal writes the local header's time, date and CRC-32.
+func (f *File) putLocal(m *member, stamp, crc uint32) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[:], stamp)
+	binary.LittleEndian.PutUint32(b[4:], crc)
+	if _, err := f.mf.WriteAt(b[:], m.local+10); err != nil {
+		return mapErr(f.name, m.local+10, err, "member %q: writing its local header", m.name)
 	}
-	m.markCRC = v
+	m.stamp, m.localCRC = stamp, crc
 	return nil
 }
 
-// clearMark makes m's marker CRC equal the central one: no edit in
-// progress.
+// clearMark puts back the local header's time and date, and its CRC-32:
+// the central one (or, with a data descriptor, what it held before).
 func (f *File) clearMark(m *member) error {
-	if !m.marked() {
-		return nil
+	crc := m.crc
+	if m.descCRC >= 0 {
+		crc = m.keepCRC
 	}
-	return f.setMark(m, m.crc)
+	return f.putLocal(m, m.keepStamp, crc)
 }
 
 // mark records, durably, that m is about to be edited in place, before
-// the first byte of it changes: its marker CRC then differs from the
-// central directory's until Close (or, when no writable view was handed
-// out, Sync) records the new CRC.
+// the first byte of it changes: the edit mark (see marked) stays in its
+// local header until Close (or, when no writable view was handed out,
+// Sync) records the new CRC-32.
 func (f *File) mark(m *member) error {
+	m.edited.Store(true)
+	m.dirty = true
 	if m.marked() {
-		m.dirty = true
 		return nil
 	}
-	if err := f.setMark(m, ^m.crc); err != nil {
+	if err := f.putLocal(m, editStamp, ^m.crc); err != nil {
 		return err
 	}
-	m.dirty = true
 	return f.mf.Sync()
 }
 
-// syncCRCs rewrites the CRC-32 of every member edited since the last
-// call, or viewed writably (a view may change it at any time). The marks
-// are cleared at Close (closing), and at Sync for members that no
-// writable view can change behind our back.
+// syncCRCs rewrites the CRC-32 of every member this File edited since the
+// last call, or viewed writably (a view may change it at any time). The
+// new CRC-32s are made durable before the marks change, so that a crash
+// between leaves either a whole mark or a right CRC-32. The marks are
+// cleared at Close (closing), and at Sync for members that no writable
+// view can change behind our back; a mark kept follows the new CRC-32.
 func (f *File) syncCRCs(closing bool) error {
 	if f.dir == nil || !f.writable {
 		return nil
 	}
-	any := false
+	var touched []*member
 	for _, a := range f.arrays {
-		m := a.m
-		if !m.dirty && !m.viewed && !(closing && m.marked()) {
-			continue
+		if m := a.m; m.dirty || m.viewed {
+			touched = append(touched, m)
 		}
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	for _, m := range touched {
 		c, err := f.memberCRC(m)
 		if err != nil {
 			return err
@@ -480,29 +568,33 @@ func (f *File) syncCRCs(closing bool) error {
 			return err
 		}
 		m.dirty = false
-		any = true
-	}
-	if !any {
-		return nil
 	}
 	if err := f.mf.Sync(); err != nil {
 		return err
 	}
-	for _, a := range f.arrays {
-		if m := a.m; m.marked() && (closing || !m.viewed) {
-			if err := f.clearMark(m); err != nil {
-				return err
-			}
+	for _, m := range touched {
+		if m.stamp != editStamp {
+			continue
+		}
+		var err error
+		if closing || !m.viewed {
+			err = f.clearMark(m)
+		} else if m.localCRC != ^m.crc {
+			err = f.putLocal(m, editStamp, ^m.crc)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return f.mf.Sync()
 }
 
 // Verify checks the CRC-32 of every member of an .npz archive against its
-// data (stored members are not checked when they are opened, so that a
-// large archive opens without reading it; deflated ones are checked when
-// they are inflated to the end): an error wrapping ErrCRC names each
-// member whose data do not match. A .npy has no checksum: nil.
+// data, now: an error wrapping ErrCRC names each member whose data do not
+// match. Opening checks none, so that a large archive opens without
+// reading it; the first copying read of a stored member checks it, and a
+// deflated member is checked when it is inflated to the end; views never
+// check. A .npy has no checksum: nil.
 func (f *File) Verify() error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -549,7 +641,7 @@ func (f *File) Version() string {
 }
 
 // Damage returns what a salvaging open skipped, or what a read-write open
-// repaired, or nil.
+// with Options.Repair repaired, or nil.
 func (f *File) Damage() error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -56,7 +57,7 @@ func sniff(head []byte) bool {
 func openFormat(path string, mode mmapfile.Mode, o *format.Options) (format.File, error) {
 	var opts Options
 	if o != nil {
-		opts = Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage}
+		opts = Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage, Repair: o.Repair}
 	}
 	return OpenFile(path, mode, &opts)
 }
@@ -280,7 +281,13 @@ func (f *File) payload(i int) (*format.Payload, error) {
 		p.Array.Offset = a.data
 		p.Wrap = func(off int64, err error) error { return mapErr(f.name, off, err, "record %q", rec.Name) }
 		if !a.deflated() {
-			p.Data, p.Off = f.source(a)
+			// A stored member's CRC-32 is checked before the first copy;
+			// views skip it (Verify checks on demand).
+			p.Data, p.Off = f.ra, a.data
+			p.Check = func() error { return f.checkStored(a) }
+			if reg := f.reg.Load(); reg != nil && int64(reg.Len()) >= a.data+a.h.dataSize {
+				p.Data = reg
+			}
 			if f.mf != nil {
 				// A mapping that reaches the data's end: appends grow it.
 				reg, err := f.regionFor(a.data + a.h.dataSize)
@@ -398,7 +405,10 @@ func (f *File) gather(t *target, dst []byte, first int64, order layout.Order) er
 		idx[ax] = rem % shape[ax]
 		rem /= shape[ax]
 	}
-	src, base := f.source(t.a)
+	src, base, err := f.source(t.a)
+	if err != nil {
+		return err
+	}
 	w := window{src: src, end: base + t.a.h.dataSize}
 	n := int64(len(dst)) / fsize
 	for j := int64(0); j < n; j++ {
@@ -826,8 +836,11 @@ func canonical(h Header) Header {
 func (f *File) copyData(a *array, out io.Writer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	src, base := f.source(a)
-	_, err := io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
+	src, base, err := f.source(a)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
 	if err != nil {
 		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
 	}
@@ -1178,7 +1191,17 @@ func (f *File) addTo(z *ZipWriter) error {
 		default:
 			return f.errf(m.local, format.ErrNotRepresentable, "member %q is encrypted or compressed with method %d, which this package does not read", m.name, m.method)
 		}
-		if err := z.addMember(m.name, m.usize, func(w io.Writer) error { _, err := io.Copy(w, r); return err }); err != nil {
+		err := z.addMember(m.name, m.usize, func(w io.Writer) error {
+			h := crc32.NewIEEE()
+			if _, err := io.Copy(io.MultiWriter(w, h), r); err != nil {
+				return err
+			}
+			if m.stored() && h.Sum32() != m.crc {
+				return f.crcMismatch(m, h.Sum32()) // a deflated member's is checked as it inflates
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -117,8 +117,9 @@ func TestNPZEditsRewriteCRCs(t *testing.T) {
 }
 
 // TestNPZStaleCRCRepair: what a writer killed between an edit and its
-// CRC update leaves is reported by read-only opens and repaired by the
-// next read-write open, which says so in Damage.
+// CRC update leaves is reported by read-only opens, refused by read-write
+// opens (the file unchanged), and repaired by one with Options.Repair,
+// which says so in Damage.
 func TestNPZStaleCRCRepair(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"ours.npz", "savez.npz"} {
@@ -148,7 +149,14 @@ func TestNPZStaleCRCRepair(t *testing.T) {
 			var fe *FormatError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, m+16, fe.Offset, "the central directory's CRC")
-			w, err := OpenFile(p, mmapfile.ReadWrite, nil)
+			_, err = OpenFile(p, mmapfile.ReadWrite, nil)
+			require.ErrorIs(t, err, mmapfile.ErrNeedsRepair)
+			require.ErrorIs(t, err, ErrCRC)
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, m+16, fe.Offset, "the central directory's CRC")
+			got, _ := os.ReadFile(p)
+			require.Equal(t, crashed, got, "a refused open changes nothing")
+			w, err := OpenFile(p, mmapfile.ReadWrite, &Options{Repair: true})
 			require.NoError(t, err)
 			require.ErrorIs(t, w.Damage(), ErrCRC)
 			require.NoError(t, w.Close())

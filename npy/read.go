@@ -271,17 +271,20 @@ func (t *target) subCount() int64 {
 	return n
 }
 
-// source returns where the array's data can be read and the offset of
-// its first byte there: the mapping, the file, or a deflated member's
-// inflater.
-func (f *File) source(a *array) (io.ReaderAt, int64) {
+// source returns where the array's data can be copied from and the
+// offset of its first byte there: the mapping, the file, or a deflated
+// member's inflater. A stored member's CRC-32 is checked first, once.
+func (f *File) source(a *array) (io.ReaderAt, int64, error) {
 	if a.deflated() {
-		return a.inf, a.h.dataOff()
+		return a.inf, a.h.dataOff(), nil
+	}
+	if err := f.checkStored(a); err != nil {
+		return nil, 0, err
 	}
 	if reg := f.reg.Load(); reg != nil && int64(reg.Len()) >= a.data+a.h.dataSize {
-		return reg, a.data
+		return reg, a.data, nil
 	}
-	return f.ra, a.data
+	return f.ra, a.data, nil
 }
 
 // readRaw copies the target's elements [start, …) in storage order, as
@@ -290,7 +293,10 @@ func (f *File) readRaw(t *target, start int64, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	src, base := f.source(t.a)
+	src, base, err := f.source(t.a)
+	if err != nil {
+		return err
+	}
 	fail := func(err error) error {
 		return mapErr(f.name, f.elemOffset(t, start), err, "%q: reading its data", t.name)
 	}

@@ -71,8 +71,8 @@ func Create(path string, h Header, o *Options) (*File, error) {
 // be whole slices of the growth axis (a multiple of the product of the
 // other dimensions), of the array's element type. If anything fails, the
 // file is left as it was; a process killed between the two writes leaves
-// bytes after the data, which readers ignore and the next read-write open
-// cuts. Views taken before an append stay valid and keep their length;
+// bytes after the data, which readers ignore (NumPy does too) and the
+// next append writes over. Views taken before an append stay valid and keep their length;
 // take a new view to see the new elements.
 func Append[T layout.Elem](f *File, values []T) error {
 	return f.append(layout.TypeOf[T](), unsafeslice.Bytes(values))
@@ -155,6 +155,13 @@ func (f *File) append(lt layout.Type, b []byte) error {
 		w = f.wr
 	}
 	end := a.data + h.dataSize
+	// Bytes after the data (what an append cut short leaves, or anything
+	// else: NumPy ignores them) are written over, and put back if the
+	// append fails.
+	over := make([]byte, max(min(f.size, end+int64(len(b)))-end, 0))
+	if err := readFull(f.ra, over, end); err != nil {
+		return mapErr(f.name, end, err, "append: reading the bytes after the data")
+	}
 	restore := func(cause error, headerWritten bool) error {
 		errs := []error{cause}
 		if headerWritten {
@@ -162,8 +169,13 @@ func (f *File) append(lt layout.Type, b []byte) error {
 				errs = append(errs, err)
 			}
 		}
-		if err := f.mf.Truncate(end); err != nil {
+		if _, err := f.mf.WriteAt(over, end); err != nil {
 			errs = append(errs, err)
+		}
+		if end+int64(len(b)) > f.size {
+			if err := f.mf.Truncate(f.size); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		return f.errf(end, errors.Join(errs...), "append failed; the file is as it was")
 	}
@@ -177,7 +189,7 @@ func (f *File) append(lt layout.Type, b []byte) error {
 	h.count, _ = grown.Count()
 	h.dataSize = size
 	h.shapeEnd = h.shapePos + len(shapeRepr(shape))
-	f.size = end + int64(len(b))
+	f.size = max(f.size, end+int64(len(b)))
 	f.buildFace()
 	return nil
 }

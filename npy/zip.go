@@ -9,6 +9,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -45,20 +47,44 @@ type member struct {
 	central      int64 // the central directory header
 	data         int64 // the member's (possibly compressed) data
 	descLen      int64 // bytes of the data descriptor after the data; 0 if none
-	// markAt is where the CRC that marks an edit in progress lies: the
-	// local header's CRC, or the data descriptor's when there is one. It
-	// holds the central CRC except while a writer edits the member.
-	markAt  int64
-	markCRC uint32
+	// The local header's modification time and date (stamp) and CRC-32
+	// (localCRC) as they are in the file: while this package edits the
+	// member in place they hold its edit mark (see marked). keepStamp and
+	// keepCRC are what clearing the mark puts back: the values before the
+	// mark (the central directory's time and date where the file was found
+	// marked; the central CRC-32 for a member without a data descriptor).
+	stamp, localCRC    uint32
+	keepStamp, keepCRC uint32
+	descCRC            int64 // the data descriptor's CRC-32 field; -1 if none
 	// Set in this process: edited since the last CRC update (dirty), and
 	// handed out as a writable view (viewed), which may change it at
 	// any time until Close.
 	dirty, viewed bool
+	// edited: this File has begun to change the member (set before its
+	// first byte changes, read by copying reads without the write lock).
+	edited atomic.Bool
+	// The CRC-32 check of a stored member's data, made once, by the
+	// first copying read.
+	checkOnce sync.Once
+	checkErr  error
 }
 
 func (m *member) stored() bool { return m.method == zip.Store }
 
-func (m *member) marked() bool { return m.markCRC != m.crc }
+// editStamp is the local header's modification time and date while this
+// package edits a stored member in place: 0xffff, 0xffff, the time 31:63:62
+// on day 31 of month 15, which no ZIP writer writes and no reader uses
+// (readers take the central directory's). With the local CRC-32 set to the
+// bitwise complement of the central directory's, it is the edit mark.
+const editStamp = 0xffffffff
+
+// marked reports whether the member carries this package's edit mark: the
+// edit stamp and, beside it, the complement of the central CRC-32. A
+// local CRC-32 that merely differs from the central one (a flipped bit,
+// another writer) is not a mark, and is never written over.
+func (m *member) marked() bool {
+	return m.stored() && m.stamp == editStamp && m.localCRC == ^m.crc
+}
 
 // end is the extent of the member's bytes: local header to data
 // descriptor.
@@ -118,7 +144,7 @@ func readZip(file string, ra io.ReaderAt, size int64) (*zipDir, error) {
 			return nil, mapErr(file, at, err, "reading the ZIP directory")
 		}
 		m := &member{name: string(name), flags: le.Uint16(h[8:]), method: le.Uint16(h[10:]), crc: le.Uint32(h[16:]),
-			csize: int64(le.Uint32(h[20:])), usize: int64(le.Uint32(h[24:])), local: int64(le.Uint32(h[42:])), central: at}
+			csize: int64(le.Uint32(h[20:])), usize: int64(le.Uint32(h[24:])), local: int64(le.Uint32(h[42:])), central: at, descCRC: -1}
 		if err := m.zip64(extra); err != nil {
 			return nil, bad(at, "member %q: %v", m.name, err)
 		}
@@ -152,7 +178,14 @@ func readZip(file string, ra io.ReaderAt, size int64) (*zipDir, error) {
 		if off, err := zf.DataOffset(); err != nil || off != m.data {
 			return nil, bad(m.local, "member %q: archive/zip places its data at %d, the local header at %d", m.name, off, m.data)
 		}
-		m.markAt, m.markCRC = m.local+14, le.Uint32(lh[14:])
+		m.stamp, m.localCRC = le.Uint32(lh[10:]), le.Uint32(lh[14:])
+		m.keepStamp, m.keepCRC = m.stamp, m.localCRC
+		if m.marked() {
+			m.keepStamp, m.keepCRC = le.Uint32(h[12:]), m.crc
+			if m.flags&8 != 0 {
+				m.keepCRC = 0 // what a writer with a data descriptor writes
+			}
+		}
 		if m.flags&8 != 0 {
 			// A data descriptor follows the data: an optional signature,
 			// the CRC, and the sizes (8 bytes each with zip64).
@@ -170,14 +203,10 @@ func readZip(file string, ra io.ReaderAt, size int64) (*zipDir, error) {
 			if hasField(lextra, zip64ID) {
 				m.descLen += 8
 			}
-			var c [4]byte
 			if p > size-4 {
 				return nil, bad(p, "member %q: data descriptor past the end of the file", m.name)
 			}
-			if err := readFull(ra, c[:], p); err != nil {
-				return nil, mapErr(file, p, err, "reading the data descriptor")
-			}
-			m.markAt, m.markCRC = p, le.Uint32(c[:])
+			m.descCRC = p
 		} else {
 			lc, lu := int64(le.Uint32(lh[18:])), int64(le.Uint32(lh[22:]))
 			if (lc != m.csize && lc != 0xffffffff) || (lu != m.usize && lu != 0xffffffff) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand"
@@ -197,8 +198,10 @@ func runBounded(t *testing.T, limit time.Duration, args ...string) (result, int6
 // TestHostileCampaign mutates the golden file of every format and runs
 // every command on each mutant: the exit status is 0, 1 or 2, no run
 // panics or dies of a signal, each ends in bounded time and memory, a
-// failed conversion leaves no output and no temporary file, and no
-// command but set changes its input. go test runs a few mutants of each
+// failed conversion leaves no output and no temporary file, no command
+// but set and repair changes its input, a command that fails (set and
+// repair included) leaves every file byte for byte as it was, and a set
+// that succeeds changes only its element's bytes. go test runs a few mutants of each
 // file; MMAPKIT_LONG=1 runs many, MMAPKIT_CAMPAIGN_EXT=.csv only the
 // golden files of that extension, MMAPKIT_CAMPAIGN_SEED=N other mutants.
 func TestHostileCampaign(t *testing.T) {
@@ -223,7 +226,8 @@ func TestHostileCampaign(t *testing.T) {
 		require.NoError(t, err, "MMAPKIT_CAMPAIGN_SEED")
 	}
 	rng := rand.New(rand.NewSource(seed))
-	runs, failures := 0, 0
+	runs, failures, sets := 0, 0, 0
+	goldenTargets := map[string]setPlace{}
 	for _, g := range files {
 		fi, err := os.Stat(g.path)
 		require.NoError(t, err)
@@ -270,9 +274,13 @@ func TestHostileCampaign(t *testing.T) {
 			for _, ext := range targets {
 				cmds = append(cmds, append(append([]string{"convert"}, g.flags...), in, filepath.Join(dir, "out"+ext)))
 			}
-			for _, args := range cmds {
+			var listing []byte // what ls --json printed, if it succeeded
+			for n, args := range cmds {
 				r, rss, timedOut := runBounded(t, 60*time.Second, args...)
 				runs++
+				if n == 1 && r.code == 0 {
+					listing = []byte(r.stdout)
+				}
 				name := fmt.Sprintf("%s (mutant %d of %s)", strings.Join(args, " "), k, g.path)
 				ok := assert.False(t, timedOut, "%s: did not end within 60 s", name) &&
 					assert.Contains(t, []int{0, 1, 2}, r.code, "%s: exit status %d, stderr %q", name, r.code, r.stderr) &&
@@ -302,13 +310,130 @@ func TestHostileCampaign(t *testing.T) {
 					t.FailNow()
 				}
 			}
-			// set on a copy: it may change the file, never crash.
-			r, _, timedOut := runBounded(t, 60*time.Second, append(append([]string{"set"}, g.flags...), in, "0", "[0]", "1")...)
+			// set of the first element of a record the mutant lists (else
+			// one of the golden file's, else "0"): it may fail, never
+			// crash; if it fails it changes nothing, and if it succeeds it
+			// changes only that element's bytes (and an .npz member's
+			// CRC-32s), where the listing says where they are.
+			target := setTarget(g, in, listing, goldenTargets)
+			var inBytes []byte
+			if !fi.IsDir() {
+				inBytes, _ = os.ReadFile(in)
+			}
+			r, _, timedOut := runBounded(t, 60*time.Second, append(append([]string{"set"}, g.flags...), in, target.name, target.index, "1")...)
 			runs++
-			assert.False(t, timedOut)
-			assert.Contains(t, []int{0, 1, 2}, r.code, r.stderr)
-			assert.NotRegexp(t, `panic|goroutine [0-9]+ \[|SIGSEGV|SIGBUS|fatal error`, r.stderr)
+			name := fmt.Sprintf("set %s %s %s 1 (mutant %d of %s)", in, target.name, target.index, k, g.path)
+			ok := assert.False(t, timedOut, name) &&
+				assert.Contains(t, []int{0, 1, 2}, r.code, "%s: %s", name, r.stderr) &&
+				assert.NotRegexp(t, `panic|goroutine [0-9]+ \[|SIGSEGV|SIGBUS|fatal error`, r.stderr, name)
+			if r.code != 0 {
+				failures++
+				ok = assert.Equal(t, before, treeHash(t, dir), "%s failed (%s) but changed the file", name, r.stderr) && ok
+			} else if target.size > 0 && inBytes != nil {
+				ok = assertOnlyElementChanged(t, name, inBytes, in, target) && ok
+				sets++
+			}
+			// repair: it may cut, never crash, and changes nothing when
+			// it fails.
+			before = treeHash(t, dir)
+			r, _, timedOut = runBounded(t, 60*time.Second, append(append([]string{"repair"}, g.flags...), in)...)
+			runs++
+			name = fmt.Sprintf("repair %s (mutant %d of %s)", in, k, g.path)
+			ok = assert.False(t, timedOut, name) &&
+				assert.Contains(t, []int{0, 1, 2}, r.code, "%s: %s", name, r.stderr) &&
+				assert.NotRegexp(t, `panic|goroutine [0-9]+ \[|SIGSEGV|SIGBUS|fatal error`, r.stderr, name) && ok
+			if r.code != 0 {
+				failures++
+				ok = assert.Equal(t, before, treeHash(t, dir), "%s failed (%s) but changed the file", name, r.stderr) && ok
+			}
+			if !ok {
+				t.FailNow()
+			}
 		}
 	}
-	t.Logf("%d golden files, %d mutants each, %d runs, %d of them refused the input (exit 1 or 2)", len(files), perFile, runs, failures)
+	t.Logf("%d golden files, %d mutants each, %d runs, %d of them refused the input (exit 1 or 2); %d successful sets checked byte for byte", len(files), perFile, runs, failures, sets)
+}
+
+// setPlace is what set changes in the campaign: the first element of a
+// record, and where its bytes are (size 0 where the listing does not say).
+type setPlace struct {
+	name, index string
+	offset      int64
+	size        int64
+	npz         bool
+}
+
+// elemSizes are the byte sizes of the element types whose first element
+// lies at a record's listed offset ("bits": the byte of its first bit).
+var elemSizes = map[string]int64{"i8": 1, "u8": 1, "bool": 1, "bits": 1, "i16": 2, "u16": 2, "f16": 2,
+	"i32": 4, "u32": 4, "f32": 4, "char": 4, "i64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16, "i128": 16, "u128": 16}
+
+// listTarget is the first array record in a listing (ls --json's
+// output) of path, if it lists one.
+func listTarget(listing []byte, path string) (setPlace, bool) {
+	var l struct {
+		Records []struct {
+			Name   string
+			Type   string
+			Shape  []int64
+			Offset *int64
+			Nbytes int64
+		}
+	}
+	if json.Unmarshal(bytes.SplitN(listing, []byte("\n"), 2)[0], &l) != nil {
+		return setPlace{}, false
+	}
+	for _, r := range l.Records {
+		if r.Nbytes == 0 || strings.ContainsRune(r.Name, 0) { // no argument can hold a NUL
+			continue
+		}
+		zeros := make([]string, len(r.Shape))
+		for i := range zeros {
+			zeros[i] = "0"
+		}
+		p := setPlace{name: r.Name, index: "[" + strings.Join(zeros, ",") + "]", npz: strings.HasSuffix(path, ".npz")}
+		if r.Offset != nil && *r.Offset >= 0 {
+			p.offset, p.size = *r.Offset, elemSizes[r.Type]
+		}
+		return p, true
+	}
+	return setPlace{}, false
+}
+
+// setTarget picks what set changes in a mutant: a record its listing
+// shows, else one of its golden file's (listed once), else "0" at [0].
+func setTarget(g golden, in string, listing []byte, cache map[string]setPlace) setPlace {
+	if p, ok := listTarget(listing, in); ok {
+		return p
+	}
+	p, ok := cache[g.path]
+	if !ok {
+		out, _ := exec.Command(mkBin, append(append([]string{"--quiet", "ls", "--json"}, g.flags...), g.path)...).Output()
+		if p, ok = listTarget(out, g.path); !ok {
+			p = setPlace{name: "0", index: "[0]"}
+		}
+		p.size = 0 // the golden file's offsets say nothing of the mutant's
+		cache[g.path] = p
+	}
+	return p
+}
+
+// assertOnlyElementChanged checks a successful set: the file keeps its
+// size, and every byte that changed is the element's (or, in an .npz, one
+// of the member's two CRC-32s: at most 8 bytes outside the element).
+func assertOnlyElementChanged(t *testing.T, name string, before []byte, path string, p setPlace) bool {
+	after, err := os.ReadFile(path)
+	if !assert.NoError(t, err, name) || !assert.Len(t, after, len(before), "%s changed the file's size", name) {
+		return false
+	}
+	outside := 0
+	for i := range after {
+		if after[i] != before[i] && (int64(i) < p.offset || int64(i) >= p.offset+p.size) {
+			outside++
+		}
+	}
+	if p.npz {
+		return assert.LessOrEqual(t, outside, 8, "%s changed %d bytes outside the element at [%d, %d) and the CRC-32s", name, outside, p.offset, p.offset+p.size)
+	}
+	return assert.Zero(t, outside, "%s changed %d bytes outside the element at [%d, %d)", name, outside, p.offset, p.offset+p.size)
 }

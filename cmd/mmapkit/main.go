@@ -9,6 +9,7 @@
 //	mmapkit cat [--name NAME] FILE
 //	mmapkit convert [flags] IN OUT
 //	mmapkit set FILE NAME INDEX VALUE
+//	mmapkit repair FILE
 //	mmapkit dataset [options...]
 //	mmapkit bench [--quick] [--size BYTES] [--json] [--report DIR]
 //	mmapkit demo

@@ -88,7 +88,7 @@ func writeFile(t testing.TB, path, content string) string {
 
 func TestHelpExitsZeroWithExample(t *testing.T) {
 	top := mustMk(t, "--help")
-	for _, c := range []string{"", "ls", "cat", "convert", "set", "demo", "dataset", "bench"} {
+	for _, c := range []string{"", "ls", "cat", "convert", "set", "repair", "demo", "dataset", "bench"} {
 		args := []string{"--help"}
 		if c != "" {
 			if !strings.Contains(top, "\n  "+c+" ") {
@@ -124,6 +124,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"convert", "--abf-version", "B", csv, filepath.Join(filepath.Dir(csv), "o.abf")},
 		{"convert", "--to", "xml", csv, filepath.Join(filepath.Dir(csv), "o.abf")},
 		{"set", csv, "a", "[x]", "1"},
+		{"repair"},
+		{"repair", csv, csv},
 		{"demo", "--size", "12"},
 	} {
 		r := mk(t, args...)

@@ -16,7 +16,7 @@ func openInput(rf *readFlags, path string, mode mmapfile.Mode, advice mmapfile.A
 	o.Advice = advice
 	f, err := format.OpenFile(path, mode, o)
 	if err != nil {
-		return nil, fileErr(path, err)
+		return nil, fileErr(path, repairHint(path, err))
 	}
 	return f, nil
 }

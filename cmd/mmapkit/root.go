@@ -181,6 +181,7 @@ Errors are printed as "mmapkit: FILE: message" and exit with status 1; usage err
 		newCatCmd(e),
 		newConvertCmd(e),
 		newSetCmd(e),
+		newRepairCmd(e),
 		newDemoCmd(e),
 	)
 	for _, c := range extraCommands {

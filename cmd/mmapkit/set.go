@@ -17,7 +17,8 @@ func newSetCmd(e *env) *cobra.Command {
 		Use:   "set FILE NAME INDEX VALUE",
 		Short: "Change one element of an array in place",
 		Long: `set changes one element of the record NAME in place; every other byte of the file stays as
-it was. INDEX is 0-based in the record's logical row-major indexing, written like [2,3] (or 2,3;
+it was (but an .npz member's CRC-32s, which are rewritten). A damaged file is refused and left
+byte for byte as it was, as is the file of any set that fails; 'mmapkit repair' repairs one. INDEX is 0-based in the record's logical row-major indexing, written like [2,3] (or 2,3;
 [] for a scalar): for an ABF array [i,j] is Julia's x[i+1,j+1]. VALUE is a Futhark literal of the
 element type: a decimal or 0x hexadecimal number (010 is ten), with an optional matching suffix
 such as 1.5f32, inf, -inf or nan for floats, true/false for bools; a value the type cannot hold

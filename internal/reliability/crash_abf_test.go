@@ -128,8 +128,8 @@ func checkABFValues[T int32 | int16 | float64](t *testing.T, f *abf.File, key st
 }
 
 func init() {
-	// "abf-append" opens the file with mode "a" (which cuts a torn tail
-	// left by the previous kill), appends records (round arg, 0), (arg, 1),
+	// "abf-append" opens the file with mode "a" and Repair (which cuts a
+	// torn tail left by the previous kill), appends records (round arg, 0), (arg, 1),
 	// … and prints each key after the record was written (and, in even
 	// rounds, synced).
 	children["abf-append"] = func(path string, round int64) error {
@@ -141,7 +141,7 @@ func init() {
 }
 
 func abfAppendChild(path string, round int, format abf.Format) error {
-	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true, Format: format})
+	f, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a", Repair: true, Format: format})
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func TestCrashABFAppend(t *testing.T) {
 				}
 			}
 			// A last writer repairs the tail; then a plain open sees all.
-			w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true, Format: c.format})
+			w, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Repair: true, Format: c.format})
 			require.NoError(t, err)
 			require.NoError(t, w.Close())
 			f, err := abf.Open(p, nil)
@@ -267,12 +267,12 @@ func TestCrashABFAppend(t *testing.T) {
 	}
 }
 
-// abfWriterCutsTrailing reports whether a salvaging "a" open of the Format
+// abfWriterCutsTrailing reports whether a repairing "a" open of the Format
 // A file at path cuts the bytes after its last counted record (which ends
 // at end), as a writer must be able to repair what a crash left.
 func abfWriterCutsTrailing(t *testing.T, path string, end int64) bool {
 	t.Helper()
-	w, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true})
+	w, err := abf.OpenFile(path, mmapfile.ReadWrite, &abf.Options{Mode: "a", Repair: true})
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	fi, err := os.Stat(path)
@@ -283,7 +283,7 @@ func abfWriterCutsTrailing(t *testing.T, path string, end int64) bool {
 // A Format A writer killed after writing a record but before updating the
 // header's count leaves bytes after the counted records. Readers ignore
 // them, and a plain writer refuses to overwrite them (abf.md §8.2); a
-// writer opening the file with Salvage cuts them, says so in Damage, and
+// writer opening the file with Repair cuts them, says so in Damage, and
 // appends after the last counted record.
 func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.abf")
@@ -309,7 +309,7 @@ func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, abf.Write(w, "z", []int64{1}, []int16{7}), mmapfile.ErrNotWritable)
 	require.NoError(t, w.Close())
-	w, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Salvage: true})
+	w, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Repair: true})
 	require.NoError(t, err)
 	var fe *abf.FormatError
 	require.ErrorAs(t, w.Damage(), &fe, "the writer says what it cut")
@@ -327,10 +327,11 @@ func TestABFFormatAUncountedTailCutByWriter(t *testing.T) {
 }
 
 // A file cut anywhere inside its last record — what a crash mid-append
-// leaves — is refused by a plain open with an error in that record; a
-// writing open cuts the record away (and fixes Format A's count), with or
-// without Salvage, and appending the same record again gives the original file back
-// byte for byte.
+// leaves — is refused by a plain open with an error in that record, and
+// by a writing open, which changes nothing (a corrupted length looks the
+// same); a writing open with Repair cuts the record away (and fixes
+// Format A's count), and appending the same record again gives the
+// original file back byte for byte.
 func TestTornTailWriterRepair(t *testing.T) {
 	for _, format := range []abf.Format{abf.FormatC, abf.FormatA} {
 		t.Run("format "+format.String(), func(t *testing.T) {
@@ -365,9 +366,15 @@ func TestTornTailWriterRepair(t *testing.T) {
 				require.GreaterOrEqual(t, fe.Offset, last.Start, "cut at %d", size)
 				require.Less(t, fe.Offset, last.End, "cut at %d", size)
 
-				// Without Salvage a writer repairs it too, as design.md
-				// asks, and says what it cut.
-				f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a"})
+				// A writer refuses it, says what a repair would cut and
+				// changes nothing; asked to repair, it cuts that and says
+				// so, as design.md asks.
+				mode := []string{"a", "r+"}[size%2]
+				_, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: mode})
+				require.ErrorIs(t, err, mmapfile.ErrNeedsRepair, "cut at %d", size)
+				require.Contains(t, err.Error(), fmt.Sprintf("would cut its last %d bytes, from offset %d", size-last.Start, last.Start))
+				requireUnchanged(t, p, snapshot{exists: true, data: torn})
+				f, err := abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: "a", Repair: true})
 				require.NoError(t, err, "cut at %d", size)
 				require.ErrorAs(t, f.Damage(), &fe, "cut at %d", size)
 				require.Equal(t, last.Start, fe.Offset, "cut at %d", size)
@@ -375,8 +382,7 @@ func TestTornTailWriterRepair(t *testing.T) {
 				requireUnchanged(t, p, snapshot{exists: true, data: repaired})
 				require.NoError(t, os.WriteFile(p, torn, 0o644))
 
-				mode := []string{"a", "r+"}[size%2]
-				f, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: mode, Salvage: true})
+				f, err = abf.OpenFile(p, mmapfile.ReadWrite, &abf.Options{Mode: mode, Repair: true})
 				require.NoError(t, err, "cut at %d", size)
 				require.Error(t, f.Damage(), "cut at %d", size)
 				require.Len(t, f.Entries(), 2)

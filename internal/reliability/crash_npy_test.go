@@ -39,9 +39,10 @@ func npyRows(round, i int) int {
 func npyRowValue(row int64, c int) float64 { return float64(row)*8 + float64(c) + 1 }
 
 func init() {
-	// "npy-append" opens the .npy read-write (which cuts a torn append
-	// the last kill left), then appends rows and prints, after each
-	// append (synced in even rounds), the file's row count.
+	// "npy-append" opens the .npy read-write (bytes a torn append the
+	// last kill left after the data are kept; the next append writes
+	// over them), then appends rows and prints, after each append
+	// (synced in even rounds), the file's row count.
 	children["npy-append"] = func(path string, round int64) error {
 		f, err := npy.OpenFile(path, mmapfile.ReadWrite, nil)
 		if err != nil {
@@ -70,12 +71,13 @@ func init() {
 		}
 		return f.Close()
 	}
-	// "npz-edit" opens an .npz read-write and changes elements of its
+	// "npz-edit" opens an .npz read-write (repairing what the last kill
+	// left) and changes elements of its
 	// stored members, by Set and through a writable view, printing each
 	// edit once made; in even rounds it syncs (rewrites the CRCs) after
 	// every edit.
 	children["npz-edit"] = func(path string, round int64) error {
-		f, err := npy.OpenFile(path, mmapfile.ReadWrite, nil)
+		f, err := npy.OpenFile(path, mmapfile.ReadWrite, &npy.Options{Repair: true})
 		if err != nil {
 			return err
 		}
@@ -107,8 +109,8 @@ func init() {
 // each kill a read-only open sees a whole array of at least the rows
 // reported and at most one more append's, every value right, and no
 // torn row (a torn append leaves bytes after the data, which readers
-// ignore); the next read-write open cuts those bytes. NumPy reads the
-// final file.
+// ignore, NumPy's included); a read-write open keeps those bytes, and the
+// next append writes over them. NumPy reads the final file.
 func TestCrashNPYAppend(t *testing.T) {
 	rng := newRand(t)
 	p := filepath.Join(t.TempDir(), "crash.npy")
@@ -146,13 +148,15 @@ func TestCrashNPYAppend(t *testing.T) {
 		}
 		known = rows
 	}
-	w, err := npy.OpenFile(p, mmapfile.ReadWrite, nil)
+	before, err := os.ReadFile(p)
 	require.NoError(t, err)
-	a, _ := w.Lookup("0")
+	w, err := npy.OpenFile(p, mmapfile.ReadWrite, &npy.Options{Repair: true})
+	require.NoError(t, err)
+	require.NoError(t, w.Damage(), "bytes after a .npy's data are not damage")
 	require.NoError(t, w.Close())
-	fi, err := os.Stat(p)
+	after, err := os.ReadFile(p)
 	require.NoError(t, err)
-	require.Equal(t, a.Offset+a.Size, fi.Size(), "the writer cut the torn tail")
+	require.Equal(t, before, after, "a read-write open, even a repairing one, keeps bytes after the data")
 	t.Logf("%d rounds: %d rows in the file, %d rounds left a torn append behind the data", crashRounds(), known, torn)
 	if out := numpyOutput(t, `
 import sys, numpy as np
@@ -169,8 +173,9 @@ func npzValue(round, i int) float64 { return float64(round+1)*1e7 + float64(i) }
 // A process editing stored members of an .npz in place is killed at
 // random moments. After each kill every edit it reported is in the file;
 // a read-only open either finds the CRC-32s right or reports them stale
-// (ErrCRC); a read-write open repairs them, and then archive/zip checks
-// every member's CRC without error.
+// (ErrCRC); a read-write open refuses stale ones and changes nothing, one
+// with Repair repairs them, and then archive/zip checks every member's
+// CRC without error.
 func TestCrashNPZEdit(t *testing.T) {
 	rng := newRand(t)
 	p := filepath.Join(t.TempDir(), "crash.npz")
@@ -190,11 +195,24 @@ func TestCrashNPZEdit(t *testing.T) {
 		} else {
 			require.NoError(t, f.Close())
 		}
-		w, err := npy.OpenFile(p, mmapfile.ReadWrite, nil)
+		if err != nil {
+			killed, rerr := os.ReadFile(p)
+			require.NoError(t, rerr)
+			_, err = npy.OpenFile(p, mmapfile.ReadWrite, nil)
+			require.ErrorIs(t, err, mmapfile.ErrNeedsRepair, "round %d", round)
+			after, rerr := os.ReadFile(p)
+			require.NoError(t, rerr)
+			require.Equal(t, killed, after, "round %d: a refused open changes nothing", round)
+		}
+		w, err := npy.OpenFile(p, mmapfile.ReadWrite, &npy.Options{Repair: true})
 		require.NoError(t, err, "round %d", round)
-		if w.Damage() != nil {
-			require.ErrorIs(t, w.Damage(), npy.ErrCRC)
+		if d := w.Damage(); errors.Is(d, npy.ErrCRC) {
 			repaired++
+		} else if d != nil {
+			// Killed after the mark was made durable but before the data
+			// (or after the CRC-32s were recorded but before the mark
+			// was cleared): only the mark is left.
+			require.Contains(t, d.Error(), "cleared the mark of an interrupted edit (its CRC-32 was right)", "round %d", round)
 		}
 		require.NoError(t, w.Close())
 		require.NoError(t, zipReadAll(p), "round %d: CRCs after the repair", round)
