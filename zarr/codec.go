@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/mmapkit/mmapkit/internal/zstdpool"
 )
 
 // codec is one bytes-to-bytes codec of a chunk's chain: a compressor
@@ -119,7 +120,7 @@ func decompress(c *codec, dst, src []byte, partial bool) (int, error) {
 			}
 		}
 	case "zstd":
-		out, err := zstdDecoder().DecodeAll(src, dst[:0:len(dst)])
+		out, err := zstdpool.Decoder().DecodeAll(src, dst[:0:len(dst)])
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 			return 0, errInflate(len(dst))
 		}
@@ -158,11 +159,7 @@ func decompress(c *codec, dst, src []byte, partial bool) (int, error) {
 	return 0, fmt.Errorf("codec %q: %w", c.name, ErrUnsupported)
 }
 
-var (
-	zlibReaders, gzipReaders sync.Pool
-	zstdOnce                 sync.Once
-	zstdDec                  *zstd.Decoder
-)
+var zlibReaders, gzipReaders sync.Pool
 
 func flatePool(name string) *sync.Pool {
 	if name == "gzip" {
@@ -198,21 +195,6 @@ func flateReader(name string, src []byte) (io.ReadCloser, error) {
 		return r, nil
 	}
 	return zlib.NewReader(br)
-}
-
-// zstdDecoder is one decoder shared by every goroutine (DecodeAll is safe
-// for concurrent use), limited to the capacity of the destination so that
-// a hostile frame cannot make it allocate.
-func zstdDecoder() *zstd.Decoder {
-	zstdOnce.Do(func() {
-		var err error
-		zstdDec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxWindow(1<<31))
-		if err != nil {
-			panic(err) // only invalid options fail
-		}
-	})
-	return zstdDec
 }
 
 // encodeChain encodes a chunk's bytes with chain, appending to dst.
@@ -265,7 +247,7 @@ func compress(c *codec, dst, src []byte) ([]byte, error) {
 		}
 		return buf.Bytes(), nil
 	case "zstd":
-		return zstdEncoder(c.level).EncodeAll(src, dst), nil
+		return zstdpool.Encoder(c.level).EncodeAll(src, dst), nil
 	case "lz4":
 		if int64(len(src)) > 1<<31-1 {
 			return nil, fmt.Errorf("lz4: a chunk of %d bytes is too large for lz4's size header", len(src))
@@ -281,30 +263,6 @@ func compress(c *codec, dst, src []byte) ([]byte, error) {
 		return dst[:start+n], nil
 	}
 	return nil, fmt.Errorf("codec %q: %w", c.name, ErrUnsupported)
-}
-
-var (
-	zstdEncMu sync.Mutex
-	zstdEncs  = map[int]*zstd.Encoder{}
-)
-
-// zstdEncoder returns the shared encoder of a zstd level (EncodeAll is
-// safe for concurrent use).
-func zstdEncoder(level int) *zstd.Encoder {
-	zstdEncMu.Lock()
-	defer zstdEncMu.Unlock()
-	if e, ok := zstdEncs[level]; ok {
-		return e
-	}
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithEncoderCRC(false),
-		// The content size in every frame header, as numcodecs needs it.
-		zstd.WithSingleSegment(true))
-	if err != nil {
-		panic(err) // only invalid options fail
-	}
-	zstdEncs[level] = e
-	return e
 }
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
