@@ -226,7 +226,11 @@ func TestHostileFrames(t *testing.T) {
 		{"block start outside", set(16, 1<<30), 1 << 20, ErrCorrupt},
 		{"block start negative", set(16, 0xfffffff0), 1 << 20, ErrCorrupt},
 		{"stream size outside", set(20, 1<<20), 1 << 20, ErrCorrupt},
-		{"stream short", func(f []byte) []byte { binary.LittleEndian.PutUint32(f[4:], uint32(len(data)+16)); binary.LittleEndian.PutUint32(f[8:], uint32(len(data)+16)); return f }, 1 << 20, ErrCorrupt},
+		{"stream short", func(f []byte) []byte {
+			binary.LittleEndian.PutUint32(f[4:], uint32(len(data)+16))
+			binary.LittleEndian.PutUint32(f[8:], uint32(len(data)+16))
+			return f
+		}, 1 << 20, ErrCorrupt},
 		{"stored frame of the wrong size", func(f []byte) []byte { f[2] |= flagMemcpyed; return f }, 1 << 20, ErrCorrupt},
 		{"lz4 stream cut short", func(f []byte) []byte { return set(20, binary.LittleEndian.Uint32(f[20:])-5)(f) }, 1 << 20, ErrCorrupt},
 	}
