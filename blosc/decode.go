@@ -57,6 +57,7 @@ func decodeFrame(h Header, dst, frame []byte) error {
 	workers := min(runtime.GOMAXPROCS(0), nblocks)
 	if h.Size < parallelMin || workers < 2 {
 		d := blockDecoder{h: h, frame: frame}
+		defer d.release()
 		for j := range nblocks {
 			if err := d.block(dst, j); err != nil {
 				return err
@@ -74,6 +75,7 @@ func decodeFrame(h Header, dst, frame []byte) error {
 	for range workers {
 		wg.Go(func() {
 			d := blockDecoder{h: h, frame: frame}
+			defer d.release()
 			for !failed.Load() {
 				j := int(next.Add(1) - 1)
 				if j >= nblocks {
@@ -112,7 +114,7 @@ func (d *blockDecoder) block(dst []byte, j int) error {
 	target := out
 	if shuffle || bits {
 		if cap(d.tmp) < size {
-			d.tmp = make([]byte, min(h.BlockSize, h.Size))
+			d.tmp = scratch(min(h.BlockSize, h.Size))
 		}
 		target = d.tmp[:size]
 	}
@@ -150,4 +152,23 @@ func (d *blockDecoder) block(dst []byte, j int) error {
 		bitUnshuffle(out, target, h.TypeSize)
 	}
 	return nil
+}
+
+// scratchBuffers are the blocks' shuffle buffers, reused across frames:
+// a chunk's decode would otherwise allocate (and clear) one block per core.
+var scratchBuffers sync.Pool
+
+// scratch returns a buffer of n bytes, not cleared.
+func scratch(n int) []byte {
+	if v, ok := scratchBuffers.Get().(*[]byte); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]byte, n)
+}
+
+func (d *blockDecoder) release() {
+	if d.tmp != nil {
+		scratchBuffers.Put(&d.tmp)
+		d.tmp = nil
+	}
 }

@@ -57,60 +57,103 @@ func unshuffleBytes(dst, src []byte, k int) {
 // transpose in registers: toPlanes shuffles, otherwise unshuffles.
 func transpose8(dst, src []byte, n int, toPlanes bool) {
 	le := binary.LittleEndian
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		var r [8]uint64
+	planes, elems := dst, src
+	if !toPlanes {
+		planes, elems = src, dst
+	}
+	i := n &^ 7 // the bytes of whole tiles; the rest one by one below
+	p0, p1, p2, p3 := planes[0*n:0*n+i], planes[1*n:1*n+i], planes[2*n:2*n+i], planes[3*n:3*n+i]
+	p4, p5, p6, p7 := planes[4*n:4*n+i], planes[5*n:5*n+i], planes[6*n:6*n+i], planes[7*n:7*n+i]
+	e := elems[:8*i]
+	// Each turn takes 8 bytes off every plane and 64 off the elements;
+	// the length tests are all the bounds checks the loop needs.
+	for len(p0) >= 8 && len(p1) >= 8 && len(p2) >= 8 && len(p3) >= 8 &&
+		len(p4) >= 8 && len(p5) >= 8 && len(p6) >= 8 && len(p7) >= 8 && len(e) >= 64 {
 		if toPlanes {
-			e := src[i*8 : i*8+64]
-			for j := range r {
-				r[j] = le.Uint64(e[8*j:])
-			}
+			r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
+				le.Uint64(e[0:]), le.Uint64(e[8:]), le.Uint64(e[16:]), le.Uint64(e[24:]),
+				le.Uint64(e[32:]), le.Uint64(e[40:]), le.Uint64(e[48:]), le.Uint64(e[56:]))
+			le.PutUint64(p0, r0)
+			le.PutUint64(p1, r1)
+			le.PutUint64(p2, r2)
+			le.PutUint64(p3, r3)
+			le.PutUint64(p4, r4)
+			le.PutUint64(p5, r5)
+			le.PutUint64(p6, r6)
+			le.PutUint64(p7, r7)
 		} else {
-			for j := range r {
-				r[j] = le.Uint64(src[j*n+i:])
-			}
+			r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
+				le.Uint64(p0), le.Uint64(p1), le.Uint64(p2), le.Uint64(p3),
+				le.Uint64(p4), le.Uint64(p5), le.Uint64(p6), le.Uint64(p7))
+			le.PutUint64(e[0:], r0)
+			le.PutUint64(e[8:], r1)
+			le.PutUint64(e[16:], r2)
+			le.PutUint64(e[24:], r3)
+			le.PutUint64(e[32:], r4)
+			le.PutUint64(e[40:], r5)
+			le.PutUint64(e[48:], r6)
+			le.PutUint64(e[56:], r7)
 		}
-		transposeBytes8(&r)
-		if toPlanes {
-			for j := range r {
-				le.PutUint64(dst[j*n+i:], r[j])
-			}
-		} else {
-			e := dst[i*8 : i*8+64]
-			for j := range r {
-				le.PutUint64(e[8*j:], r[j])
-			}
-		}
+		p0, p1, p2, p3, p4, p5, p6, p7 = p0[8:], p1[8:], p2[8:], p3[8:], p4[8:], p5[8:], p6[8:], p7[8:]
+		e = e[64:]
 	}
 	for ; i < n; i++ {
-		for j := 0; j < 8; j++ {
+		for j := range 8 {
 			if toPlanes {
-				dst[j*n+i] = src[i*8+j]
+				planes[j*n+i] = elems[i*8+j]
 			} else {
-				dst[i*8+j] = src[j*n+i]
+				elems[i*8+j] = planes[j*n+i]
 			}
 		}
 	}
 }
 
-// transposeBytes8 transposes the 8×8 byte matrix whose row j is r[j]
-// (column c is byte c, the least significant first): three rounds of
-// swapping the off-diagonal halves of 4×4, 2×2 and 1×1 blocks.
-func transposeBytes8(r *[8]uint64) {
-	swap := func(a, b *uint64, shift uint, mask uint64) {
-		t := ((*a >> shift) ^ *b) & mask
-		*b ^= t
-		*a ^= t << shift
-	}
-	for a := 0; a < 4; a++ {
-		swap(&r[a], &r[a+4], 32, 0x00000000ffffffff)
-	}
-	for _, a := range [4]int{0, 1, 4, 5} {
-		swap(&r[a], &r[a+2], 16, 0x0000ffff0000ffff)
-	}
-	for _, a := range [4]int{0, 2, 4, 6} {
-		swap(&r[a], &r[a+1], 8, 0x00ff00ff00ff00ff)
-	}
+// transposeBytes8 transposes the 8×8 byte matrix whose row j is rj
+// (column c is byte c, the least significant first): three rounds that
+// swap the off-diagonal halves of 4×4, 2×2 and 1×1 blocks, each swap of
+// rows a < b moving a's upper columns and b's lower ones.
+func transposeBytes8(r0, r1, r2, r3, r4, r5, r6, r7 uint64) (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64) {
+	const m4, m2, m1 = 0x00000000ffffffff, 0x0000ffff0000ffff, 0x00ff00ff00ff00ff
+	var t uint64
+	t = ((r0 >> 32) ^ r4) & m4
+	r4 ^= t
+	r0 ^= t << 32
+	t = ((r1 >> 32) ^ r5) & m4
+	r5 ^= t
+	r1 ^= t << 32
+	t = ((r2 >> 32) ^ r6) & m4
+	r6 ^= t
+	r2 ^= t << 32
+	t = ((r3 >> 32) ^ r7) & m4
+	r7 ^= t
+	r3 ^= t << 32
+
+	t = ((r0 >> 16) ^ r2) & m2
+	r2 ^= t
+	r0 ^= t << 16
+	t = ((r1 >> 16) ^ r3) & m2
+	r3 ^= t
+	r1 ^= t << 16
+	t = ((r4 >> 16) ^ r6) & m2
+	r6 ^= t
+	r4 ^= t << 16
+	t = ((r5 >> 16) ^ r7) & m2
+	r7 ^= t
+	r5 ^= t << 16
+
+	t = ((r0 >> 8) ^ r1) & m1
+	r1 ^= t
+	r0 ^= t << 8
+	t = ((r2 >> 8) ^ r3) & m1
+	r3 ^= t
+	r2 ^= t << 8
+	t = ((r4 >> 8) ^ r5) & m1
+	r5 ^= t
+	r4 ^= t << 8
+	t = ((r6 >> 8) ^ r7) & m1
+	r7 ^= t
+	r6 ^= t << 8
+	return r0, r1, r2, r3, r4, r5, r6, r7
 }
 
 // Bit shuffle: a block of n elements of size k, n a multiple of 8,
