@@ -14,17 +14,20 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
+	"github.com/mmapkit/mmapkit/blosc"
 	"github.com/mmapkit/mmapkit/internal/zstdpool"
 )
 
 // codec is one bytes-to-bytes codec of a chunk's chain: a compressor
 // (v2's "compressor", v3's bytes→bytes codecs) or a checksum.
 type codec struct {
-	name  string // "zlib", "gzip", "zstd", "lz4", "crc32c", or the unsupported codec's own name
+	name  string // "zlib", "gzip", "zstd", "lz4", "blosc", "crc32c", or the unsupported codec's own name
 	level int
 	// unsupported, when set, says why chunks of this codec cannot be
 	// decoded; listing the store still works.
 	unsupported string
+	// blosc is the configuration of a "blosc" codec, for chunks written.
+	blosc *blosc.Options
 }
 
 // castagnoli is the CRC-32C table (RFC 3720).
@@ -134,6 +137,19 @@ func decompress(c *codec, dst, src []byte, partial bool) (int, error) {
 			return len(out), errShort(len(out), len(dst))
 		}
 		return len(out), nil
+	case "blosc":
+		n, err := blosc.DecodeInto(dst, src)
+		switch {
+		case errors.Is(err, blosc.ErrTooLarge):
+			return 0, errInflate(len(dst))
+		case errors.Is(err, blosc.ErrUnsupported):
+			return 0, fmt.Errorf("%v: %w", err, ErrUnsupported)
+		case err != nil:
+			return 0, fmt.Errorf("%v: %w", err, ErrCorrupt)
+		case !partial && n != len(dst):
+			return n, errShort(n, len(dst))
+		}
+		return n, nil
 	case "lz4":
 		// numcodecs' LZ4: the decoded size (u32, little-endian), then an
 		// LZ4 block.
@@ -248,6 +264,11 @@ func compress(c *codec, dst, src []byte) ([]byte, error) {
 		return buf.Bytes(), nil
 	case "zstd":
 		return zstdpool.Encoder(c.level).EncodeAll(src, dst), nil
+	case "blosc":
+		if c.blosc == nil {
+			return nil, fmt.Errorf("codec %q without its configuration: %w", c.name, ErrUnsupported)
+		}
+		return blosc.Encode(dst, src, *c.blosc)
 	case "lz4":
 		if int64(len(src)) > 1<<31-1 {
 			return nil, fmt.Errorf("lz4: a chunk of %d bytes is too large for lz4's size header", len(src))
