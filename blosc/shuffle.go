@@ -10,7 +10,7 @@ import "encoding/binary"
 func shuffleBytes(dst, src []byte, k int) {
 	n := len(src) / k
 	if k == 8 {
-		transpose8(dst, src, n, true)
+		shuffle8(dst, src, n)
 	} else {
 		for j := 0; j < k; j++ {
 			plane := dst[j*n : j*n+n]
@@ -27,7 +27,7 @@ func unshuffleBytes(dst, src []byte, k int) {
 	n := len(src) / k
 	switch k {
 	case 8:
-		transpose8(dst, src, n, false)
+		unshuffle8(dst, src, n)
 	case 4:
 		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
 		d := dst[:4*n]
@@ -52,58 +52,88 @@ func unshuffleBytes(dst, src []byte, k int) {
 	copy(dst[n*k:], src[n*k:])
 }
 
-// transpose8 moves bytes between 8 planes of n bytes (planar) and n
-// elements of 8 bytes, eight elements at a time as an 8×8 byte matrix
-// transpose in registers: toPlanes shuffles, otherwise unshuffles.
-func transpose8(dst, src []byte, n int, toPlanes bool) {
+// shuffle8 is shuffleBytes for 8-byte elements: eight elements at a
+// time, as an 8×8 byte matrix transposed in registers.
+func shuffle8(dst, src []byte, n int) {
 	le := binary.LittleEndian
-	planes, elems := dst, src
-	if !toPlanes {
-		planes, elems = src, dst
-	}
-	i := n &^ 7 // the bytes of whole tiles; the rest one by one below
-	p0, p1, p2, p3 := planes[0*n:0*n+i], planes[1*n:1*n+i], planes[2*n:2*n+i], planes[3*n:3*n+i]
-	p4, p5, p6, p7 := planes[4*n:4*n+i], planes[5*n:5*n+i], planes[6*n:6*n+i], planes[7*n:7*n+i]
-	e := elems[:8*i]
-	// Each turn takes 8 bytes off every plane and 64 off the elements;
-	// the length tests are all the bounds checks the loop needs.
+	i := n &^ 7
+	p0, p1, p2, p3 := dst[0*n:0*n+i], dst[1*n:1*n+i], dst[2*n:2*n+i], dst[3*n:3*n+i]
+	p4, p5, p6, p7 := dst[4*n:4*n+i], dst[5*n:5*n+i], dst[6*n:6*n+i], dst[7*n:7*n+i]
+	e := src[:8*i]
+	// The length tests are all the bounds checks the loop needs.
 	for len(p0) >= 8 && len(p1) >= 8 && len(p2) >= 8 && len(p3) >= 8 &&
 		len(p4) >= 8 && len(p5) >= 8 && len(p6) >= 8 && len(p7) >= 8 && len(e) >= 64 {
-		if toPlanes {
-			r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
-				le.Uint64(e[0:]), le.Uint64(e[8:]), le.Uint64(e[16:]), le.Uint64(e[24:]),
-				le.Uint64(e[32:]), le.Uint64(e[40:]), le.Uint64(e[48:]), le.Uint64(e[56:]))
-			le.PutUint64(p0, r0)
-			le.PutUint64(p1, r1)
-			le.PutUint64(p2, r2)
-			le.PutUint64(p3, r3)
-			le.PutUint64(p4, r4)
-			le.PutUint64(p5, r5)
-			le.PutUint64(p6, r6)
-			le.PutUint64(p7, r7)
-		} else {
-			r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
-				le.Uint64(p0), le.Uint64(p1), le.Uint64(p2), le.Uint64(p3),
-				le.Uint64(p4), le.Uint64(p5), le.Uint64(p6), le.Uint64(p7))
-			le.PutUint64(e[0:], r0)
-			le.PutUint64(e[8:], r1)
-			le.PutUint64(e[16:], r2)
-			le.PutUint64(e[24:], r3)
-			le.PutUint64(e[32:], r4)
-			le.PutUint64(e[40:], r5)
-			le.PutUint64(e[48:], r6)
-			le.PutUint64(e[56:], r7)
-		}
+		r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
+			le.Uint64(e[0:]), le.Uint64(e[8:]), le.Uint64(e[16:]), le.Uint64(e[24:]),
+			le.Uint64(e[32:]), le.Uint64(e[40:]), le.Uint64(e[48:]), le.Uint64(e[56:]))
+		le.PutUint64(p0, r0)
+		le.PutUint64(p1, r1)
+		le.PutUint64(p2, r2)
+		le.PutUint64(p3, r3)
+		le.PutUint64(p4, r4)
+		le.PutUint64(p5, r5)
+		le.PutUint64(p6, r6)
+		le.PutUint64(p7, r7)
 		p0, p1, p2, p3, p4, p5, p6, p7 = p0[8:], p1[8:], p2[8:], p3[8:], p4[8:], p5[8:], p6[8:], p7[8:]
 		e = e[64:]
 	}
 	for ; i < n; i++ {
 		for j := range 8 {
-			if toPlanes {
-				planes[j*n+i] = elems[i*8+j]
-			} else {
-				elems[i*8+j] = planes[j*n+i]
-			}
+			dst[j*n+i] = src[i*8+j]
+		}
+	}
+}
+
+// unshuffle8 is unshuffleBytes for 8-byte elements: the inverse of
+// shuffle8, a cache line of every plane at a time (64 elements), so that
+// each line is used whole while it is in the cache: the planes lie a
+// multiple of 4 KiB apart and compete for the same L1 sets.
+func unshuffle8(dst, src []byte, n int) {
+	le := binary.LittleEndian
+	i := n &^ 7
+	p0, p1, p2, p3 := src[0*n:0*n+i], src[1*n:1*n+i], src[2*n:2*n+i], src[3*n:3*n+i]
+	p4, p5, p6, p7 := src[4*n:4*n+i], src[5*n:5*n+i], src[6*n:6*n+i], src[7*n:7*n+i]
+	e := dst[:8*i]
+	// Whole lines first, then what is left of the planes 8 bytes at a
+	// time; the length tests are all the bounds checks the loops need.
+	for len(p0) >= 64 && len(p1) >= 64 && len(p2) >= 64 && len(p3) >= 64 &&
+		len(p4) >= 64 && len(p5) >= 64 && len(p6) >= 64 && len(p7) >= 64 && len(e) >= 512 {
+		for w := 0; w < 64; w += 8 {
+			r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
+				le.Uint64(p0[w:]), le.Uint64(p1[w:]), le.Uint64(p2[w:]), le.Uint64(p3[w:]),
+				le.Uint64(p4[w:]), le.Uint64(p5[w:]), le.Uint64(p6[w:]), le.Uint64(p7[w:]))
+			q := e[8*w : 8*w+64]
+			le.PutUint64(q[0:], r0)
+			le.PutUint64(q[8:], r1)
+			le.PutUint64(q[16:], r2)
+			le.PutUint64(q[24:], r3)
+			le.PutUint64(q[32:], r4)
+			le.PutUint64(q[40:], r5)
+			le.PutUint64(q[48:], r6)
+			le.PutUint64(q[56:], r7)
+		}
+		p0, p1, p2, p3, p4, p5, p6, p7 = p0[64:], p1[64:], p2[64:], p3[64:], p4[64:], p5[64:], p6[64:], p7[64:]
+		e = e[512:]
+	}
+	for len(p0) >= 8 && len(p1) >= 8 && len(p2) >= 8 && len(p3) >= 8 &&
+		len(p4) >= 8 && len(p5) >= 8 && len(p6) >= 8 && len(p7) >= 8 && len(e) >= 64 {
+		r0, r1, r2, r3, r4, r5, r6, r7 := transposeBytes8(
+			le.Uint64(p0), le.Uint64(p1), le.Uint64(p2), le.Uint64(p3),
+			le.Uint64(p4), le.Uint64(p5), le.Uint64(p6), le.Uint64(p7))
+		le.PutUint64(e[0:], r0)
+		le.PutUint64(e[8:], r1)
+		le.PutUint64(e[16:], r2)
+		le.PutUint64(e[24:], r3)
+		le.PutUint64(e[32:], r4)
+		le.PutUint64(e[40:], r5)
+		le.PutUint64(e[48:], r6)
+		le.PutUint64(e[56:], r7)
+		p0, p1, p2, p3, p4, p5, p6, p7 = p0[8:], p1[8:], p2[8:], p3[8:], p4[8:], p5[8:], p6[8:], p7[8:]
+		e = e[64:]
+	}
+	for ; i < n; i++ {
+		for j := range 8 {
+			dst[i*8+j] = src[j*n+i]
 		}
 	}
 }
