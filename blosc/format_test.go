@@ -116,28 +116,31 @@ func TestShuffleBytes(t *testing.T) {
 			t.Errorf("unshuffle k=%d: % x, want % x", tt.k, back, tt.in)
 		}
 	}
-	// The 8-byte path (whole 8×8 tiles and a tail) against the definition.
-	for _, n := range []int{0, 1, 7, 8, 9, 17, 64, 1001} {
-		in := make([]byte, n*8+5)
-		for i := range in {
-			in[i] = byte(i*7 + i/8)
-		}
-		got := make([]byte, len(in))
-		shuffleBytes(got, in, 8)
-		for i := range n {
-			for j := range 8 {
-				if got[j*n+i] != in[i*8+j] {
-					t.Fatalf("n=%d: byte %d of element %d is at the wrong place", n, j, i)
+	// The paths of their own (whole tiles, whole lines, tails) against
+	// the definition.
+	for _, k := range []int{2, 3, 4, 8} {
+		for _, n := range []int{0, 1, 7, 8, 9, 17, 64, 65, 1001} {
+			in := make([]byte, n*k+k-1)
+			for i := range in {
+				in[i] = byte(i*7 + i/8)
+			}
+			got := make([]byte, len(in))
+			shuffleBytes(got, in, k)
+			for i := range n {
+				for j := range k {
+					if got[j*n+i] != in[i*k+j] {
+						t.Fatalf("k=%d n=%d: byte %d of element %d is at the wrong place", k, n, j, i)
+					}
 				}
 			}
-		}
-		if !bytes.Equal(got[n*8:], in[n*8:]) {
-			t.Fatalf("n=%d: the tail moved", n)
-		}
-		back := make([]byte, len(in))
-		unshuffleBytes(back, got, 8)
-		if !bytes.Equal(back, in) {
-			t.Fatalf("n=%d: unshuffle differs at %d", n, firstDiff(back, in))
+			if !bytes.Equal(got[n*k:], in[n*k:]) {
+				t.Fatalf("k=%d n=%d: the tail moved", k, n)
+			}
+			back := make([]byte, len(in))
+			unshuffleBytes(back, got, k)
+			if !bytes.Equal(back, in) {
+				t.Fatalf("k=%d n=%d: unshuffle differs at %d", k, n, firstDiff(back, in))
+			}
 		}
 	}
 }

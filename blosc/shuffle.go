@@ -29,12 +29,7 @@ func unshuffleBytes(dst, src []byte, k int) {
 	case 8:
 		unshuffle8(dst, src, n)
 	case 4:
-		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
-		d := dst[:4*n]
-		for i := range p0 {
-			e := d[4*i : 4*i+4 : 4*i+4]
-			e[0], e[1], e[2], e[3] = p0[i], p1[i], p2[i], p3[i]
-		}
+		unshuffle4(dst, src, n)
 	case 2:
 		p0, p1 := src[:n], src[n:2*n]
 		d := dst[:2*n]
@@ -134,6 +129,45 @@ func unshuffle8(dst, src []byte, n int) {
 	for ; i < n; i++ {
 		for j := range 8 {
 			dst[i*8+j] = src[j*n+i]
+		}
+	}
+}
+
+// unshuffle4 is unshuffleBytes for 4-byte elements, eight elements at a
+// time: the four planes' next 8 bytes are two 4×4 byte matrices side by
+// side (elements 0-3 in the low halves, 4-7 in the high ones), transposed
+// together in two rounds of swaps.
+func unshuffle4(dst, src []byte, n int) {
+	le := binary.LittleEndian
+	const m2, m1, hi = 0x0000ffff0000ffff, 0x00ff00ff00ff00ff, 0xffffffff00000000
+	i := n &^ 7
+	p0, p1, p2, p3 := src[0*n:0*n+i], src[1*n:1*n+i], src[2*n:2*n+i], src[3*n:3*n+i]
+	e := dst[:4*i]
+	for len(p0) >= 8 && len(p1) >= 8 && len(p2) >= 8 && len(p3) >= 8 && len(e) >= 32 {
+		r0, r1, r2, r3 := le.Uint64(p0), le.Uint64(p1), le.Uint64(p2), le.Uint64(p3)
+		t := ((r0 >> 16) ^ r2) & m2
+		r2 ^= t
+		r0 ^= t << 16
+		t = ((r1 >> 16) ^ r3) & m2
+		r3 ^= t
+		r1 ^= t << 16
+		t = ((r0 >> 8) ^ r1) & m1
+		r1 ^= t
+		r0 ^= t << 8
+		t = ((r2 >> 8) ^ r3) & m1
+		r3 ^= t
+		r2 ^= t << 8
+		// rj holds element j in its low half and element j+4 in its high one.
+		le.PutUint64(e[0:], r0&^hi|r1<<32)
+		le.PutUint64(e[8:], r2&^hi|r3<<32)
+		le.PutUint64(e[16:], r0>>32|r1&hi)
+		le.PutUint64(e[24:], r2>>32|r3&hi)
+		p0, p1, p2, p3 = p0[8:], p1[8:], p2[8:], p3[8:]
+		e = e[32:]
+	}
+	for ; i < n; i++ {
+		for j := range 4 {
+			dst[i*4+j] = src[j*n+i]
 		}
 	}
 }
