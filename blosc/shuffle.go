@@ -145,18 +145,10 @@ func unshuffle4(dst, src []byte, n int) {
 	e := dst[:4*i]
 	for len(p0) >= 8 && len(p1) >= 8 && len(p2) >= 8 && len(p3) >= 8 && len(e) >= 32 {
 		r0, r1, r2, r3 := le.Uint64(p0), le.Uint64(p1), le.Uint64(p2), le.Uint64(p3)
-		t := ((r0 >> 16) ^ r2) & m2
-		r2 ^= t
-		r0 ^= t << 16
-		t = ((r1 >> 16) ^ r3) & m2
-		r3 ^= t
-		r1 ^= t << 16
-		t = ((r0 >> 8) ^ r1) & m1
-		r1 ^= t
-		r0 ^= t << 8
-		t = ((r2 >> 8) ^ r3) & m1
-		r3 ^= t
-		r2 ^= t << 8
+		r0, r2 = swapBlocks(r0, r2, 16, m2)
+		r1, r3 = swapBlocks(r1, r3, 16, m2)
+		r0, r1 = swapBlocks(r0, r1, 8, m1)
+		r2, r3 = swapBlocks(r2, r3, 8, m1)
 		// rj holds element j in its low half and element j+4 in its high one.
 		le.PutUint64(e[0:], r0&^hi|r1<<32)
 		le.PutUint64(e[8:], r2&^hi|r3<<32)
@@ -178,46 +170,26 @@ func unshuffle4(dst, src []byte, n int) {
 // rows a < b moving a's upper columns and b's lower ones.
 func transposeBytes8(r0, r1, r2, r3, r4, r5, r6, r7 uint64) (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64) {
 	const m4, m2, m1 = 0x00000000ffffffff, 0x0000ffff0000ffff, 0x00ff00ff00ff00ff
-	var t uint64
-	t = ((r0 >> 32) ^ r4) & m4
-	r4 ^= t
-	r0 ^= t << 32
-	t = ((r1 >> 32) ^ r5) & m4
-	r5 ^= t
-	r1 ^= t << 32
-	t = ((r2 >> 32) ^ r6) & m4
-	r6 ^= t
-	r2 ^= t << 32
-	t = ((r3 >> 32) ^ r7) & m4
-	r7 ^= t
-	r3 ^= t << 32
-
-	t = ((r0 >> 16) ^ r2) & m2
-	r2 ^= t
-	r0 ^= t << 16
-	t = ((r1 >> 16) ^ r3) & m2
-	r3 ^= t
-	r1 ^= t << 16
-	t = ((r4 >> 16) ^ r6) & m2
-	r6 ^= t
-	r4 ^= t << 16
-	t = ((r5 >> 16) ^ r7) & m2
-	r7 ^= t
-	r5 ^= t << 16
-
-	t = ((r0 >> 8) ^ r1) & m1
-	r1 ^= t
-	r0 ^= t << 8
-	t = ((r2 >> 8) ^ r3) & m1
-	r3 ^= t
-	r2 ^= t << 8
-	t = ((r4 >> 8) ^ r5) & m1
-	r5 ^= t
-	r4 ^= t << 8
-	t = ((r6 >> 8) ^ r7) & m1
-	r7 ^= t
-	r6 ^= t << 8
+	r0, r4 = swapBlocks(r0, r4, 32, m4)
+	r1, r5 = swapBlocks(r1, r5, 32, m4)
+	r2, r6 = swapBlocks(r2, r6, 32, m4)
+	r3, r7 = swapBlocks(r3, r7, 32, m4)
+	r0, r2 = swapBlocks(r0, r2, 16, m2)
+	r1, r3 = swapBlocks(r1, r3, 16, m2)
+	r4, r6 = swapBlocks(r4, r6, 16, m2)
+	r5, r7 = swapBlocks(r5, r7, 16, m2)
+	r0, r1 = swapBlocks(r0, r1, 8, m1)
+	r2, r3 = swapBlocks(r2, r3, 8, m1)
+	r4, r5 = swapBlocks(r4, r5, 8, m1)
+	r6, r7 = swapBlocks(r6, r7, 8, m1)
 	return r0, r1, r2, r3, r4, r5, r6, r7
+}
+
+// swapBlocks swaps the columns of row a that mask<<shift selects with
+// those of row b that mask selects: one round of a byte matrix transpose.
+func swapBlocks(a, b uint64, shift uint, mask uint64) (uint64, uint64) {
+	t := ((a >> shift) ^ b) & mask
+	return a ^ t<<shift, b ^ t
 }
 
 // Bit shuffle: a block of n elements of size k, n a multiple of 8,
