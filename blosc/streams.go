@@ -74,6 +74,15 @@ type encoder struct {
 	lz4hc lz4.CompressorHC
 	buf   bytes.Buffer
 	zw    *zlib.Writer
+	out   []byte // the codecs' output before it is copied into the frame
+}
+
+// room returns e.out with a capacity of at least n bytes.
+func (e *encoder) room(n int) []byte {
+	if cap(e.out) < n {
+		e.out = make([]byte, n)
+	}
+	return e.out[:n]
 }
 
 func newEncoder(c Codec, level int) *encoder {
@@ -103,7 +112,7 @@ func (e *encoder) encodeStream(dst, src []byte) (int, error) {
 		return blosclzEncode(dst[:limit], src, e.table), nil
 	case LZ4, LZ4HC:
 		// lz4 needs room for the worst case to try at all.
-		buf := make([]byte, lz4.CompressBlockBound(len(src)))
+		buf := e.room(lz4.CompressBlockBound(len(src)))
 		var n int
 		var err error
 		if e.codec == LZ4 {
@@ -116,7 +125,7 @@ func (e *encoder) encodeStream(dst, src []byte) (int, error) {
 		}
 		out = buf[:n]
 	case Snappy:
-		out = snappy.Encode(nil, src)
+		out = snappy.Encode(e.room(snappy.MaxEncodedLen(len(src))), src)
 	case Zlib:
 		e.buf.Reset()
 		if e.zw == nil {
@@ -136,7 +145,7 @@ func (e *encoder) encodeStream(dst, src []byte) (int, error) {
 		}
 		out = e.buf.Bytes()
 	case Zstd:
-		out = zstdpool.Encoder(zstdLevel(e.level)).EncodeAll(src, nil)
+		out = zstdpool.Encoder(zstdLevel(e.level)).EncodeAll(src, e.room(len(src))[:0])
 	default:
 		return 0, errors.New("blosc: unknown codec " + e.codec.String())
 	}
