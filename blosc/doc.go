@@ -23,4 +23,7 @@
 // standard library; blosclz and the shuffles are written here. Frames
 // written here decode with c-blosc, though their compressed bytes differ
 // from what c-blosc would write for the same data.
+//
+// The same frames are HDF5's Blosc filter (32001) chunks, for a reader of
+// that filter to decode with Decode.
 package blosc

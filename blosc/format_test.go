@@ -225,7 +225,7 @@ func TestHostileFrames(t *testing.T) {
 		{"more blocks than the table holds", set(8, 1), 1 << 20, ErrCorrupt},
 		{"decoded size over the limit", nil, len(data) - 1, ErrTooLarge},
 		{"decoded size 2 GiB", func(f []byte) []byte { set(4, 1<<31-1-16)(f); return set(8, maxBlockSize)(f) }, 1 << 20, ErrTooLarge},
-		{"decoded size beyond a frame", set(4, 1<<31-1), 1 << 31, ErrCorrupt},
+		{"decoded size beyond a frame", set(4, 1<<31-1), 1<<31 - 1, ErrCorrupt},
 		{"block start outside", set(16, 1<<30), 1 << 20, ErrCorrupt},
 		{"block start negative", set(16, 0xfffffff0), 1 << 20, ErrCorrupt},
 		{"stream size outside", set(20, 1<<20), 1 << 20, ErrCorrupt},

@@ -182,7 +182,7 @@ func (h Header) Stored() bool { return h.Flags&flagMemcpyed != 0 }
 // the element: the flag, or, in frames older than the flag, the rule
 // c-blosc applied then.
 func (h Header) Split() bool {
-	return h.Flags&flagDontSplit == 0 && h.TypeSize <= maxSplits && h.BlockSize/h.TypeSize >= minBufferSize
+	return h.Flags&flagDontSplit == 0 && h.TypeSize > 0 && h.TypeSize <= maxSplits && h.BlockSize/h.TypeSize >= minBufferSize
 }
 
 // Blocks is the number of blocks.
@@ -204,26 +204,25 @@ func ReadHeader(frame []byte) (Header, error) {
 	if len(frame) < HeaderSize {
 		return Header{}, corrupt(0, "%d bytes cannot hold a blosc header (%d bytes)", len(frame), HeaderSize)
 	}
-	h := Header{
-		Version:      frame[0],
-		CodecVersion: frame[1],
-		Flags:        frame[2],
-		TypeSize:     int(frame[3]),
-		Size:         int(binary.LittleEndian.Uint32(frame[4:])),
-		BlockSize:    int(binary.LittleEndian.Uint32(frame[8:])),
-		FrameSize:    int(binary.LittleEndian.Uint32(frame[12:])),
+	// The sizes are compared as uint32 before they become ints, which
+	// hold less on 32-bit machines.
+	size, block, framed := binary.LittleEndian.Uint32(frame[4:]), binary.LittleEndian.Uint32(frame[8:]), binary.LittleEndian.Uint32(frame[12:])
+	h := Header{Version: frame[0], CodecVersion: frame[1], Flags: frame[2], TypeSize: int(frame[3])}
+	if size > MaxSize {
+		return h, corrupt(4, "decoded size %d is more than a frame can hold (%d)", size, MaxSize)
 	}
+	if block > maxBlockSize {
+		return h, corrupt(8, "block size %d is more than %d", block, maxBlockSize)
+	}
+	if uint64(framed) != uint64(len(frame)) {
+		return h, corrupt(12, "the header says the frame has %d bytes, it has %d", framed, len(frame))
+	}
+	h.Size, h.BlockSize, h.FrameSize = int(size), int(block), int(framed)
 	if h.Version != formatVersion {
 		return h, fmt.Errorf("blosc: offset 0: format version %d (this package reads version %d, what c-blosc 1.x writes): %w", h.Version, formatVersion, ErrUnsupported)
 	}
-	if h.FrameSize != len(frame) {
-		return h, corrupt(12, "the header says the frame has %d bytes, it has %d", h.FrameSize, len(frame))
-	}
 	if h.Flags&flagReserved != 0 {
 		return h, fmt.Errorf("blosc: offset 2: flags 0x%02x set the reserved bit 3: %w", h.Flags, ErrUnsupported)
-	}
-	if h.Size > MaxSize {
-		return h, corrupt(4, "decoded size %d is more than a frame can hold (%d)", h.Size, MaxSize)
 	}
 	if h.Size == 0 {
 		return h, nil
@@ -231,8 +230,8 @@ func ReadHeader(frame []byte) (Header, error) {
 	if h.TypeSize == 0 {
 		return h, corrupt(3, "element size 0")
 	}
-	if h.BlockSize <= 0 || h.BlockSize > maxBlockSize {
-		return h, corrupt(8, "block size %d is not between 1 and %d", h.BlockSize, maxBlockSize)
+	if h.BlockSize == 0 {
+		return h, corrupt(8, "block size 0")
 	}
 	if h.Stored() {
 		if h.FrameSize != HeaderSize+h.Size {
@@ -249,7 +248,7 @@ func ReadHeader(frame []byte) (Header, error) {
 	// The block table: one 4-byte start per block, which the frame must
 	// hold; nothing is allocated from the count.
 	if h.Blocks() > (h.FrameSize-HeaderSize)/4 {
-		return h, corrupt(16, "%d blocks of %d bytes need a table of %d bytes, the frame has %d after its header", h.Blocks(), h.BlockSize, 4*h.Blocks(), h.FrameSize-HeaderSize)
+		return h, corrupt(16, "%d blocks of %d bytes need a table of 4 bytes each, the frame has %d after its header", h.Blocks(), h.BlockSize, h.FrameSize-HeaderSize)
 	}
 	return h, nil
 }
