@@ -168,7 +168,8 @@ func scratch(n int) []byte {
 
 func (d *blockDecoder) release() {
 	if d.tmp != nil {
-		scratchBuffers.Put(&d.tmp)
+		b := d.tmp
+		scratchBuffers.Put(&b)
 		d.tmp = nil
 	}
 }
