@@ -289,7 +289,9 @@ func TestDecodeReusesScratch(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+	// A block per decode and core would be 10 MiB or more; a collection
+	// that empties the pool costs a block or two again.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
 		t.Errorf("10 decodes of a frame of 1 MiB blocks allocated %d bytes", grew)
 	}
 	if !bytes.Equal(dst, data) {
