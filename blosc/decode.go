@@ -166,10 +166,14 @@ func scratch(n int) []byte {
 	return make([]byte, n)
 }
 
+// putScratch returns a buffer of scratch to the pool.
+func putScratch(b []byte) {
+	scratchBuffers.Put(&b)
+}
+
 func (d *blockDecoder) release() {
 	if d.tmp != nil {
-		b := d.tmp
-		scratchBuffers.Put(&b)
+		putScratch(d.tmp)
 		d.tmp = nil
 	}
 }

@@ -222,28 +222,50 @@ func bitShuffle(dst, src []byte, k int) {
 	copy(dst[n*k:], src[n*k:])
 }
 
-// bitUnshuffle undoes bitShuffle.
+// bitUnshuffle undoes bitShuffle in two steps: the bit rows of each byte
+// plane become the plane's bytes (what a byte shuffle makes), 64 at a
+// time — a byte transpose of 8 bytes of each of the plane's 8 rows, then
+// a bit transpose of each word —, and the planes are unshuffled into
+// elements.
 func bitUnshuffle(dst, src []byte, k int) {
 	n := len(src) / k
 	if n%8 != 0 {
 		copy(dst, src)
 		return
 	}
+	le := binary.LittleEndian
+	planes := scratch(n * k)
+	defer putScratch(planes)
 	row := n / 8
-	for j := 0; j < k; j++ {
+	for j := range k {
 		rows := src[8*j*row : 8*(j+1)*row]
-		for g := 0; g < row; g++ {
+		plane := planes[j*n : (j+1)*n]
+		r0, r1, r2, r3 := rows[0*row:1*row], rows[1*row:2*row], rows[2*row:3*row], rows[3*row:4*row]
+		r4, r5, r6, r7 := rows[4*row:5*row], rows[5*row:6*row], rows[6*row:7*row], rows[7*row:8*row]
+		g := 0
+		for ; g+8 <= row; g += 8 {
+			v0, v1, v2, v3, v4, v5, v6, v7 := transposeBytes8(
+				le.Uint64(r0[g:]), le.Uint64(r1[g:]), le.Uint64(r2[g:]), le.Uint64(r3[g:]),
+				le.Uint64(r4[g:]), le.Uint64(r5[g:]), le.Uint64(r6[g:]), le.Uint64(r7[g:]))
+			q := plane[8*g : 8*g+64]
+			le.PutUint64(q[0:], transposeBits8(v0))
+			le.PutUint64(q[8:], transposeBits8(v1))
+			le.PutUint64(q[16:], transposeBits8(v2))
+			le.PutUint64(q[24:], transposeBits8(v3))
+			le.PutUint64(q[32:], transposeBits8(v4))
+			le.PutUint64(q[40:], transposeBits8(v5))
+			le.PutUint64(q[48:], transposeBits8(v6))
+			le.PutUint64(q[56:], transposeBits8(v7))
+		}
+		for ; g < row; g++ {
 			var x uint64
-			for b := 0; b < 8; b++ {
+			for b := range 8 {
 				x |= uint64(rows[b*row+g]) << (8 * b)
 			}
-			x = transposeBits8(x)
-			base := 8*g*k + j
-			for b := 0; b < 8; b++ {
-				dst[base+b*k] = byte(x >> (8 * b))
-			}
+			le.PutUint64(plane[8*g:], transposeBits8(x))
 		}
 	}
+	unshuffleBytes(dst[:n*k], planes, k)
 	copy(dst[n*k:], src[n*k:])
 }
 
