@@ -9,21 +9,25 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/mmapkit/mmapkit/blosc"
+	"github.com/mmapkit/mmapkit/internal/zstdpool"
 )
 
 // codec is one bytes-to-bytes codec of a chunk's chain: a compressor
 // (v2's "compressor", v3's bytes→bytes codecs) or a checksum.
 type codec struct {
-	name  string // "zlib", "gzip", "zstd", "lz4", "crc32c", or the unsupported codec's own name
+	name  string // "zlib", "gzip", "zstd", "lz4", "blosc", "crc32c", or the unsupported codec's own name
 	level int
 	// unsupported, when set, says why chunks of this codec cannot be
 	// decoded; listing the store still works.
 	unsupported string
+	// blosc is the configuration of a "blosc" codec, for chunks written.
+	blosc *blosc.Options
 }
 
 // castagnoli is the CRC-32C table (RFC 3720).
@@ -119,7 +123,7 @@ func decompress(c *codec, dst, src []byte, partial bool) (int, error) {
 			}
 		}
 	case "zstd":
-		out, err := zstdDecoder().DecodeAll(src, dst[:0:len(dst)])
+		out, err := zstdpool.Decoder().DecodeAll(src, dst[:0:len(dst)])
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 			return 0, errInflate(len(dst))
 		}
@@ -133,6 +137,19 @@ func decompress(c *codec, dst, src []byte, partial bool) (int, error) {
 			return len(out), errShort(len(out), len(dst))
 		}
 		return len(out), nil
+	case "blosc":
+		n, err := blosc.DecodeInto(dst, src)
+		switch {
+		case errors.Is(err, blosc.ErrTooLarge):
+			return 0, errInflate(len(dst))
+		case errors.Is(err, blosc.ErrUnsupported):
+			return 0, fmt.Errorf("%v: %w", err, ErrUnsupported)
+		case err != nil:
+			return 0, fmt.Errorf("%v: %w", err, ErrCorrupt)
+		case !partial && n != len(dst):
+			return n, errShort(n, len(dst))
+		}
+		return n, nil
 	case "lz4":
 		// numcodecs' LZ4: the decoded size (u32, little-endian), then an
 		// LZ4 block.
@@ -158,11 +175,7 @@ func decompress(c *codec, dst, src []byte, partial bool) (int, error) {
 	return 0, fmt.Errorf("codec %q: %w", c.name, ErrUnsupported)
 }
 
-var (
-	zlibReaders, gzipReaders sync.Pool
-	zstdOnce                 sync.Once
-	zstdDec                  *zstd.Decoder
-)
+var zlibReaders, gzipReaders sync.Pool
 
 func flatePool(name string) *sync.Pool {
 	if name == "gzip" {
@@ -198,21 +211,6 @@ func flateReader(name string, src []byte) (io.ReadCloser, error) {
 		return r, nil
 	}
 	return zlib.NewReader(br)
-}
-
-// zstdDecoder is one decoder shared by every goroutine (DecodeAll is safe
-// for concurrent use), limited to the capacity of the destination so that
-// a hostile frame cannot make it allocate.
-func zstdDecoder() *zstd.Decoder {
-	zstdOnce.Do(func() {
-		var err error
-		zstdDec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxWindow(1<<31))
-		if err != nil {
-			panic(err) // only invalid options fail
-		}
-	})
-	return zstdDec
 }
 
 // encodeChain encodes a chunk's bytes with chain, appending to dst.
@@ -265,7 +263,12 @@ func compress(c *codec, dst, src []byte) ([]byte, error) {
 		}
 		return buf.Bytes(), nil
 	case "zstd":
-		return zstdEncoder(c.level).EncodeAll(src, dst), nil
+		return zstdpool.Encoder(c.level).EncodeAll(src, dst), nil
+	case "blosc":
+		if c.blosc == nil {
+			return nil, fmt.Errorf("codec %q without its configuration: %w", c.name, ErrUnsupported)
+		}
+		return blosc.Encode(dst, src, *c.blosc)
 	case "lz4":
 		if int64(len(src)) > 1<<31-1 {
 			return nil, fmt.Errorf("lz4: a chunk of %d bytes is too large for lz4's size header", len(src))
@@ -281,30 +284,6 @@ func compress(c *codec, dst, src []byte) ([]byte, error) {
 		return dst[:start+n], nil
 	}
 	return nil, fmt.Errorf("codec %q: %w", c.name, ErrUnsupported)
-}
-
-var (
-	zstdEncMu sync.Mutex
-	zstdEncs  = map[int]*zstd.Encoder{}
-)
-
-// zstdEncoder returns the shared encoder of a zstd level (EncodeAll is
-// safe for concurrent use).
-func zstdEncoder(level int) *zstd.Encoder {
-	zstdEncMu.Lock()
-	defer zstdEncMu.Unlock()
-	if e, ok := zstdEncs[level]; ok {
-		return e
-	}
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithEncoderCRC(false),
-		// The content size in every frame header, as numcodecs needs it.
-		zstd.WithSingleSegment(true))
-	if err != nil {
-		panic(err) // only invalid options fail
-	}
-	zstdEncs[level] = e
-	return e
 }
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -7,10 +7,12 @@
 // a []T that aliases the chunk file's mapping (ViewChunk), read-only or
 // read-write, with no copy. Copying reads of the whole array, of any run
 // of its elements or of any region gather across chunks (Read, ReadAt,
-// ReadRegion), decompressing zlib, gzip, zstd and lz4 chunks straight
-// into the destination where it holds them whole, on every core, and fill
-// chunks that are missing with the array's fill value. Blosc has no
-// well-kept pure-Go implementation: its chunks are an error that names it.
+// ReadRegion), decompressing zlib, gzip, zstd, lz4 and Blosc chunks
+// straight into the destination where it holds them whole, on every core,
+// and fill chunks that are missing with the array's fill value. Blosc —
+// the default compressor of zarr-python 2 and of xarray's to_zarr — is
+// read and written with package blosc (v2's "blosc" compressor, v3's
+// "blosc" codec).
 //
 //	s, err := zarr.Open("data.zarr", nil)
 //	a, err := s.Array("/temp")

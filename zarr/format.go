@@ -45,7 +45,7 @@ func init() {
 			{Name: "zarr-version", Usage: "Zarr version of the store written: 2 or 3 (default 3)", Write: true},
 			{Name: "chunks", Usage: "chunk shape of the arrays written, such as 512,1024 (default: chunks of about 8 MiB chosen from each array's shape)", Write: true},
 			{Name: "shards", Usage: "version 3: gather chunks into shard files of this shape, such as 4096,4096", Write: true},
-			{Name: "compress", Usage: "none|zlib|gzip|zstd[:LEVEL] (default none: chunks that map as typed slices)", Write: true},
+			{Name: "compress", Usage: "none|zlib|gzip|zstd[:LEVEL]|blosc[:CNAME[:LEVEL]] (default none: chunks that map as typed slices; blosc is numcodecs' Blosc, by default lz4 level 5 with byte shuffle; CNAME: blosclz, lz4, lz4hc, snappy, zlib, zstd)", Write: true},
 		},
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/blosc"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -192,10 +193,18 @@ func TestHostile(t *testing.T) {
 			z := bytes.Replace(zarray("[4]", "[2]", ""), []byte(`"compressor": null`), []byte(`"compressor": {"id": "zstd", "level": 1}`), 1)
 			return v2(t, map[string][]byte{".zarray": z, "0": []byte("not zstd at all")})
 		}, ErrCorrupt, "0", 0, "zstd"},
-		{"blosc", func(t *testing.T) string {
+		{"blosc chunk is garbage", func(t *testing.T) string {
 			z := bytes.Replace(zarray("[4]", "[2]", ""), []byte(`"compressor": null`), []byte(`"compressor": {"id": "blosc", "cname": "lz4"}`), 1)
 			return v2(t, map[string][]byte{".zarray": z, "0": []byte("whatever")})
-		}, ErrUnsupported, "0", 0, `codec "blosc"`},
+		}, ErrCorrupt, "0", 0, "cannot hold a blosc header"},
+		{"blosc chunk decodes to more than the chunk", func(t *testing.T) string {
+			z := bytes.Replace(zarray("[4]", "[2]", ""), []byte(`"compressor": null`), []byte(`"compressor": {"id": "blosc", "cname": "lz4"}`), 1)
+			frame, err := blosc.Encode(nil, make([]byte, 1<<20), blosc.DefaultOptions(8))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v2(t, map[string][]byte{".zarray": z, "0": frame})
+		}, ErrCorrupt, "0", 0, "more than the chunk's 16 bytes"},
 		{"shard index points past the file", func(t *testing.T) string {
 			p := shardStore(t, "")
 			setIndex(t, p, 2, 100, 32)

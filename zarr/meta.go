@@ -219,6 +219,13 @@ func parseV2(doc []byte, attrs map[string]any) (*meta, *metaError) {
 			return nil, bad("compressor %s has no id", clip(c))
 		}
 		m.chain = []codec{v2Codec(cfg.ID, cfg.Level)}
+		if cfg.ID == "blosc" {
+			bc, err := bloscCodec(c, m.dt.typ.Size())
+			if err != nil {
+				return nil, err
+			}
+			m.chain = []codec{bc}
+		}
 	}
 	if m.dt.typ.Valid() {
 		fill, err := parseFill(z.FillValue, m.dt.typ, m.byteOrder())
@@ -243,11 +250,9 @@ func v2Codec(id string, level *int) codec {
 		c.level = *level
 	}
 	switch id {
-	case "zlib", "gzip", "zstd", "lz4", "crc32c":
-	case "blosc":
-		c.unsupported = "there is no well-kept pure-Go implementation of blosc; re-compress the store with zstd, zlib or gzip (numcodecs.Zstd) to read it here"
+	case "zlib", "gzip", "zstd", "lz4", "blosc", "crc32c":
 	default:
-		c.unsupported = "this package reads zlib, gzip, zstd and lz4"
+		c.unsupported = "this package reads zlib, gzip, zstd, lz4 and blosc"
 	}
 	return c
 }
@@ -568,7 +573,7 @@ func parseCodecsV3(list []json.RawMessage, k int, dt dtype, allowShard bool) (ch
 			c.perm, c.big, c.chain, c.shard, c.inner = inner.perm, inner.big, inner.chain, spec, sc.ChunkShape
 			stage = 2
 		case stage == 1:
-			cc, merr := v3Codec(e, i)
+			cc, merr := v3Codec(e, i, dt)
 			if merr != nil {
 				return c, merr
 			}
@@ -587,7 +592,7 @@ func parseCodecsV3(list []json.RawMessage, k int, dt dtype, allowShard bool) (ch
 }
 
 // v3Codec is a bytes→bytes codec of version 3.
-func v3Codec(e extension, i int) (codec, *metaError) {
+func v3Codec(e extension, i int, dt dtype) (codec, *metaError) {
 	var cfg struct {
 		Level *int `json:"level"`
 	}
@@ -600,11 +605,15 @@ func v3Codec(e extension, i int) (codec, *metaError) {
 	case "numcodecs.zlib", "numcodecs.gzip", "numcodecs.zstd", "numcodecs.lz4":
 		return v2Codec(strings.TrimPrefix(e.Name, "numcodecs."), cfg.Level), nil
 	case "blosc", "numcodecs.blosc":
-		return v2Codec("blosc", nil), nil
+		c, merr := bloscCodec(e.Config, dt.typ.Size())
+		if merr != nil {
+			merr.msg = fmt.Sprintf("codecs[%d]: %s", i, merr.msg)
+		}
+		return c, merr
 	case "transpose", "bytes", "sharding_indexed":
 		return codec{}, bad("codecs[%d]: %q after the array-to-bytes codec", i, e.Name)
 	}
-	return codec{name: e.Name, unsupported: "this package reads gzip, zstd, crc32c and numcodecs.zlib/lz4"}, nil
+	return codec{name: e.Name, unsupported: "this package reads gzip, zstd, blosc, crc32c and numcodecs.zlib/lz4"}, nil
 }
 
 func isPermutation(p []int) bool {

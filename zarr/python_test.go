@@ -60,13 +60,18 @@ for dt in dtypes:
         z = zarr.open(p, mode='w', shape=(5, 7), chunks=(2, 3), dtype=dt, order=order, dimension_separator=sep, compressor=comp)
         z[...] = arr(dt, (5, 7))
         save(p, '/', z, 'dtype %s order %s sep %r compressor %s' % (dt, order, sep, comp and comp.codec_id))
-for comp in [Zlib(level=1), GZip(level=5), Zstd(level=3), LZ4(), Blosc(cname='lz4')]:
+blosc = [Blosc(cname='lz4'), Blosc(cname='zstd', clevel=9, shuffle=Blosc.BITSHUFFLE), Blosc(cname='blosclz', clevel=1, shuffle=Blosc.NOSHUFFLE, blocksize=256), Blosc(cname='zlib', shuffle=Blosc.AUTOSHUFFLE)]
+for comp in [Zlib(level=1), GZip(level=5), Zstd(level=3), LZ4()] + blosc:
     for order in 'CF':
         p = store()
         z = zarr.open(p, mode='w', shape=(9, 4, 5), chunks=(4, 3, 2), dtype='<f8', order=order, compressor=comp)
         z[...] = arr('<f8', (9, 4, 5))
-        err = 'blosc' if comp.codec_id == 'blosc' else None
-        save(p, '/', z, 'compressor %s order %s' % (comp.codec_id, order), err)
+        save(p, '/', z, 'compressor %r order %s' % (comp, order))
+for dt in ['|u1', '<i2', '<f4', '>f8', '<c16']:
+    p = store()
+    z = zarr.open(p, mode='w', shape=(300, 7), chunks=(128, 5), dtype=dt)  # zarr-python's default: Blosc lz4
+    z[...] = arr(dt, (300, 7))
+    save(p, '/', z, 'default compressor %r, dtype %s' % (z.compressor, dt))
 fills = [('<f8', np.nan), ('<f8', np.inf), ('<f4', -np.inf), ('<f8', -2.5), ('<i4', 7), ('<u8', 2**64 - 1), ('|b1', True), ('<c16', 1 + 2j), ('<c8', complex(np.nan, -1)), ('<i2', 0), ('>f8', 1e300), ('<M8[s]', 5)]
 for dt, fv in fills:
     for comp in [None, Zstd()]:
@@ -245,7 +250,8 @@ func TestZarrPythonReadsWrites(t *testing.T) {
 			order layout.Order
 			big   bool
 			comp  string
-		}{{layout.RowMajor, false, ""}, {layout.ColMajor, true, "zlib"}, {layout.ColMajor, false, "zstd:5"}, {layout.RowMajor, true, "gzip:9"}} {
+		}{{layout.RowMajor, false, ""}, {layout.ColMajor, true, "zlib"}, {layout.ColMajor, false, "zstd:5"}, {layout.RowMajor, true, "gzip:9"},
+			{layout.RowMajor, false, "blosc"}, {layout.ColMajor, true, "blosc:zstd:9"}, {layout.RowMajor, false, "blosc:blosclz:1"}} {
 			data := ramp(typ, 13*9, -50)
 			src := (&memSource{}).add("/", typ, shape, v.order, v.big, toOrder(t, typ, shape, data, v.order, v.big))
 			store := filepath.Join(dir, fmt.Sprintf("s%d.zarr", k))

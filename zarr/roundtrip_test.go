@@ -17,7 +17,7 @@ func TestRoundTrip(t *testing.T) {
 	data := ramp(layout.F64, 35, 0)
 	for _, v := range []int{2, 3} {
 		for _, ord := range []layout.Order{layout.RowMajor, layout.ColMajor} {
-			for _, comp := range []string{"", "zstd", "gzip"} {
+			for _, comp := range []string{"", "zstd", "gzip", "blosc", "blosc:snappy:9"} {
 				for _, shards := range [][]int64{nil, {4, 6}} {
 					if v == 2 && shards != nil {
 						continue

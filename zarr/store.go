@@ -555,7 +555,9 @@ func storageOf(m *meta) string {
 	}
 	for _, c := range m.chain {
 		b.WriteString(", " + c.name)
-		if c.level != 0 {
+		if o := c.blosc; o != nil {
+			fmt.Fprintf(&b, "(%s:%d, %s)", o.Codec, o.Level, o.Shuffle)
+		} else if c.level != 0 {
 			fmt.Fprintf(&b, "(%d)", c.level)
 		}
 	}

@@ -229,7 +229,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		if sp.Order == layout.ColMajor && len(m.shape) >= 2 {
 			m.perm = reversed(len(m.shape))
 		}
-		m.chain = chain
+		m.chain = withElementSize(chain, sp.Type.Size())
 		if m.fill, err = fillOf(sp.FillValue, sp.Type, m.byteOrder()); err != nil {
 			if !fromSource {
 				return nil, fail(sp.Name, ErrInvalid, "%v", err)
@@ -446,9 +446,12 @@ func dimNames(sp ArraySpec, m *meta, dims map[string]map[string]int64) []string 
 }
 
 // parseCompress parses "none", "zlib", "gzip" or "zstd", with an optional
-// ":LEVEL".
+// ":LEVEL", or "blosc[:CNAME[:LEVEL]]".
 func parseCompress(s string) ([]codec, error) {
 	name, lv, hasLevel := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
+	if name == "blosc" {
+		return parseBloscCompress(s, lv)
+	}
 	if name == "" || name == "none" {
 		if hasLevel {
 			return nil, fmt.Errorf("compress %q: none takes no level", s)
@@ -462,7 +465,7 @@ func parseCompress(s string) ([]codec, error) {
 	case "zstd":
 		lo, hi = 1, 22
 	default:
-		return nil, fmt.Errorf("compress %q: not one of none, zlib, gzip, zstd", s)
+		return nil, fmt.Errorf("compress %q: not one of none, zlib, gzip, zstd, blosc", s)
 	}
 	if hasLevel {
 		l, err := strconv.Atoi(lv)
@@ -842,6 +845,9 @@ func docV2(m *meta) (map[string]any, map[string]any) {
 	var comp any
 	if len(m.chain) > 0 {
 		comp = map[string]any{"id": m.chain[0].name, "level": m.chain[0].level}
+		if o := m.chain[0].blosc; o != nil {
+			comp = bloscConfigV2(o)
+		}
 	}
 	za := map[string]any{
 		"zarr_format": 2, "shape": m.shape, "chunks": m.unit, "dtype": dtypeV2(m.dt),
@@ -873,6 +879,8 @@ func docV3(m *meta) map[string]any {
 			codecs = append(codecs, map[string]any{"name": "gzip", "configuration": map[string]any{"level": c.level}})
 		case "zlib":
 			codecs = append(codecs, map[string]any{"name": "numcodecs.zlib", "configuration": map[string]any{"level": c.level}})
+		case "blosc":
+			codecs = append(codecs, bloscConfigV3(c.blosc))
 		}
 	}
 	if m.shard != nil {
