@@ -1,0 +1,62 @@
+package h5
+
+import (
+	"bytes"
+	stdzlib "compress/zlib"
+	"encoding/binary"
+	"io"
+	"math"
+	"testing"
+
+	kzlib "github.com/klauspost/compress/zlib"
+)
+
+// benchChunk is a 256 KiB chunk of smooth f64 values, shuffled and deflated at level 4
+// as h5py's compression="gzip", shuffle=True writes it.
+func benchChunk(b *testing.B) (raw, stored []byte) {
+	raw = make([]byte, 32768*8)
+	for i := 0; i < 32768; i++ {
+		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(math.Sin(float64(i)/100)*1000))
+	}
+	return raw, deflateForTest(b, shuffleForTest(raw, 8))
+}
+
+// BenchmarkInflate compares the standard library's inflater with klauspost's on one
+// chunk, which is how Decode's deflate was chosen.
+func BenchmarkInflate(b *testing.B) {
+	raw, compressed := benchChunk(b)
+	dst := make([]byte, len(raw))
+	b.Run("stdlib", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		zr, _ := stdzlib.NewReader(bytes.NewReader(compressed))
+		for i := 0; i < b.N; i++ {
+			zr.(stdzlib.Resetter).Reset(bytes.NewReader(compressed), nil)
+			if _, err := io.ReadFull(zr, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("klauspost", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		zr, _ := kzlib.NewReader(bytes.NewReader(compressed))
+		for i := 0; i < b.N; i++ {
+			zr.(kzlib.Resetter).Reset(bytes.NewReader(compressed), nil)
+			if _, err := io.ReadFull(zr, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeShuffleDeflate is one chunk through Decode's shuffle + deflate.
+func BenchmarkDecodeShuffleDeflate(b *testing.B) {
+	raw, stored := benchChunk(b)
+	p := &Pipeline{Filters: []Filter{{ID: FilterShuffle, Params: []uint32{8}}, {ID: FilterDeflate, Params: []uint32{4}}}}
+	dst := make([]byte, len(raw))
+	b.SetBytes(int64(len(raw)))
+	for i := 0; i < b.N; i++ {
+		if err := p.Decode(dst, stored, 0, 8); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
