@@ -255,3 +255,7 @@ func fileReader(file []byte) *Reader {
 func (c oracleChunk) String() string {
 	return fmt.Sprintf("{%v mask %#x at %d, %d bytes}", c.Offset, c.Mask, c.Addr, c.Size)
 }
+
+func absTestdata(name string) (string, error) { return filepath.Abs(filepath.Join(testdataDir, name)) }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
