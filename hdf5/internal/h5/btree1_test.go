@@ -205,3 +205,5 @@ func TestGroupBTreeReference(t *testing.T) {
 		}
 	}
 }
+
+func TestChunksV4Reference(t *testing.T) { checkChunksAgainstH5py(t, "chunked_v4.h5") }

@@ -29,6 +29,16 @@ func (r *Reader) Chunks(l *Layout, dims, maxDims []uint64, filtered bool, fn fun
 	switch l.Index.Type {
 	case IndexBTree1:
 		return r.btree1Chunks(l.Index.Addr, len(dims), fn)
+	case IndexSingle:
+		return r.singleChunk(l, fn)
+	case IndexImplicit:
+		return r.implicitChunks(l, dims, maxDims, fn)
+	case IndexFixedArray:
+		return r.fixedArrayChunks(l, dims, maxDims, fn)
+	case IndexExtArray:
+		return r.extArrayChunks(l, dims, maxDims, fn)
+	case IndexBTree2:
+		return r.btree2Chunks(l, fn)
 	}
 	return unsupported(r.Base, "chunk index type %d", l.Index.Type)
 }
