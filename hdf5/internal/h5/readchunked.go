@@ -1,0 +1,278 @@
+package h5
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// chunkTask is one stored chunk that a read touches.
+type chunkTask struct {
+	c       Chunk
+	partial bool // an edge chunk reaching beyond the dataset's dims
+}
+
+// ReadChunked copies elements [first, first+n) (row-major logical order, the file's
+// byte order, elemSize bytes each) of a chunked dataset into dst (len n*elemSize). The
+// chunks that range touches are decoded in parallel, one worker per core
+// (runtime.GOMAXPROCS), each straight into dst where the chunk's bytes are contiguous
+// there, else into a per-worker buffer copied row by row (edge chunks clipped). Elements
+// of unallocated chunks read as fill (elemSize bytes; nil = zeros).
+func (r *Reader) ReadChunked(l *Layout, p *Pipeline, dims, maxDims []uint64, elemSize int,
+	fill []byte, dst []byte, first, n int64) error {
+	if l.Class != Chunked || len(dims) != len(l.ChunkDims) {
+		return fmt.Errorf("h5: ReadChunked of a %v layout of rank %d over %d dims", l.Class, len(l.ChunkDims), len(dims))
+	}
+	if elemSize <= 0 || uint32(elemSize) != l.ElemSize {
+		return errorf(r.Base, "element size %d, the chunk layout says %d", elemSize, l.ElemSize)
+	}
+	if fill != nil && len(fill) != elemSize {
+		return fmt.Errorf("h5: fill value of %d bytes for elements of %d", len(fill), elemSize)
+	}
+	total := uint64(1)
+	for _, d := range dims {
+		var ok bool
+		if total, ok = mul64(total, d); !ok {
+			return errorf(r.Base, "dataspace %v overflows", dims)
+		}
+	}
+	if first < 0 || n < 0 || uint64(first) > total || uint64(n) > total-uint64(first) {
+		return fmt.Errorf("h5: elements [%d, +%d) outside the dataset's %d", first, n, total)
+	}
+	if want, ok := mul64(uint64(n), uint64(elemSize)); !ok || uint64(len(dst)) != want {
+		return fmt.Errorf("h5: destination of %d bytes for %d elements of %d", len(dst), n, elemSize)
+	}
+	if n == 0 {
+		return nil
+	}
+	chunkBytes, ok := l.ChunkBytes()
+	if !ok || chunkBytes > 1<<40 {
+		return errorf(r.Base, "chunks of %v × %d bytes are too large", l.ChunkDims, l.ElemSize)
+	}
+	if p != nil && len(p.Filters) > 0 {
+		if err := p.Supported(); err != nil {
+			return err
+		}
+	}
+	rank := len(dims)
+	strides := make([]uint64, rank) // elements per step in each dim
+	s := uint64(1)
+	for i := rank - 1; i >= 0; i-- {
+		strides[i] = s
+		s *= dims[i]
+	}
+	last := uint64(first + n - 1)
+	grid := chunkGrid(dims, l.ChunkDims)
+	gridN, _ := gridCount(grid)
+
+	// Collect the chunks inside the dataset whose element span meets the range.
+	var tasks []chunkTask
+	inside := uint64(0)
+	seen := map[string]bool{}
+	err := r.Chunks(l, dims, maxDims, p != nil && len(p.Filters) > 0, func(c Chunk) error {
+		lo, hi, partial := uint64(0), uint64(0), false
+		for i, o := range c.Offset {
+			if o >= dims[i] {
+				return nil // beyond the current extent (a dataset that shrank)
+			}
+			if o%l.ChunkDims[i] != 0 {
+				return errorf(c.Addr, "chunk offset %v is not a multiple of the chunk dims %v", c.Offset, l.ChunkDims)
+			}
+			end := min(o+l.ChunkDims[i], dims[i])
+			partial = partial || o+l.ChunkDims[i] > dims[i]
+			lo += o * strides[i]
+			hi += (end - 1) * strides[i]
+		}
+		key := fmt.Sprint(c.Offset)
+		if seen[key] {
+			return errorf(c.Addr, "chunk %v is listed twice in the chunk index", c.Offset)
+		}
+		seen[key] = true
+		inside++
+		if hi < uint64(first) || lo > last {
+			return nil
+		}
+		tasks = append(tasks, chunkTask{c: c, partial: partial})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if inside < gridN {
+		fillElements(dst, fill, elemSize)
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+
+	workers := min(runtime.GOMAXPROCS(0), len(tasks))
+	next := atomic.Int64{}
+	var failed atomic.Bool
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cr := chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
+				chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
+			for !failed.Load() {
+				i := next.Add(1) - 1
+				if i >= int64(len(tasks)) {
+					return
+				}
+				if err := cr.read(tasks[i]); err != nil {
+					failed.Store(true)
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// fillElements sets every element of dst to fill (zeros when nil).
+func fillElements(dst, fill []byte, elemSize int) {
+	if fill == nil || allZero(fill) {
+		clear(dst)
+		return
+	}
+	copy(dst, fill)
+	for done := elemSize; done < len(dst); done *= 2 {
+		copy(dst[done:], dst[:done])
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// chunkReader is one worker's state: its buffers and the geometry of the read.
+type chunkReader struct {
+	r          *Reader
+	l          *Layout
+	p          *Pipeline
+	dims       []uint64
+	strides    []uint64
+	elemSize   int
+	chunkBytes int
+	dst        []byte
+	first      uint64
+	last       uint64
+	stored     []byte
+	decoded    []byte
+	idx        []uint64
+}
+
+func (cr *chunkReader) read(t chunkTask) error {
+	c := t.c
+	if c.Size > uint64(len(cr.stored)) {
+		cr.stored = make([]byte, c.Size)
+	}
+	stored := cr.stored[:c.Size]
+	if err := cr.r.readAt(stored, c.Addr, "chunk"); err != nil {
+		return err
+	}
+	mask := c.FilterMask
+	if t.partial && cr.l.EdgeChunksUnfiltered {
+		mask = ^uint32(0)
+	}
+	if out, ok := cr.contiguousTarget(c, t.partial); ok {
+		if err := cr.p.Decode(out, stored, mask, cr.elemSize); err != nil {
+			return wrapf(c.Addr, err, "chunk %v", c.Offset)
+		}
+		return nil
+	}
+	if cr.decoded == nil {
+		cr.decoded = make([]byte, cr.chunkBytes)
+	}
+	if err := cr.p.Decode(cr.decoded, stored, mask, cr.elemSize); err != nil {
+		return wrapf(c.Addr, err, "chunk %v", c.Offset)
+	}
+	cr.copyRows(c)
+	return nil
+}
+
+// contiguousTarget returns the part of dst a whole chunk occupies when the chunk's
+// elements are consecutive in the dataset (every dim after its first one of extent > 1
+// spans the whole dataset) and all inside the range read.
+func (cr *chunkReader) contiguousTarget(c Chunk, partial bool) ([]byte, bool) {
+	if partial {
+		return nil, false
+	}
+	cd := cr.l.ChunkDims
+	j := 0
+	for j < len(cd)-1 && cd[j] == 1 {
+		j++
+	}
+	for i := j + 1; i < len(cd); i++ {
+		if cd[i] != cr.dims[i] {
+			return nil, false
+		}
+	}
+	var lo uint64
+	for i, o := range c.Offset {
+		lo += o * cr.strides[i]
+	}
+	n := uint64(cr.chunkBytes / cr.elemSize)
+	if lo < cr.first || lo+n-1 > cr.last {
+		return nil, false
+	}
+	start := (lo - cr.first) * uint64(cr.elemSize)
+	return cr.dst[start : start+uint64(cr.chunkBytes)], true
+}
+
+// copyRows copies the rows (runs along the last dim) of the decoded chunk that lie in
+// the dataset and in the range read.
+func (cr *chunkReader) copyRows(c Chunk) {
+	cd := cr.l.ChunkDims
+	rank := len(cd)
+	if len(cr.idx) != rank {
+		cr.idx = make([]uint64, rank)
+	}
+	idx := cr.idx
+	clear(idx)
+	extent := make([]uint64, rank) // the chunk clipped to the dataset
+	for i := range cd {
+		extent[i] = min(cd[i], cr.dims[i]-c.Offset[i])
+	}
+	es := uint64(cr.elemSize)
+	rowLen := extent[rank-1]
+	for {
+		// Start of this row in the dataset and in the chunk.
+		var lin, local uint64
+		cstride := uint64(1)
+		for i := rank - 1; i >= 0; i-- {
+			lin += (c.Offset[i] + idx[i]) * cr.strides[i]
+			local += idx[i] * cstride
+			cstride *= cd[i]
+		}
+		lo, hi := lin, lin+rowLen-1
+		if hi >= cr.first && lo <= cr.last {
+			from, to := max(lo, cr.first), min(hi, cr.last)
+			src := cr.decoded[(local+from-lin)*es : (local+to-lin+1)*es]
+			copy(cr.dst[(from-cr.first)*es:], src)
+		}
+		// Next row: an odometer over all dims but the last.
+		d := rank - 2
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < extent[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
