@@ -59,6 +59,8 @@ func checkReadChunkedAgainstH5py(t *testing.T, name string) {
 	}
 }
 
-func TestReadChunkedV1BTreeReference(t *testing.T) { checkReadChunkedAgainstH5py(t, "chunked_v1btree.h5") }
-func TestReadChunkedV4Reference(t *testing.T)      { checkReadChunkedAgainstH5py(t, "chunked_v4.h5") }
-func TestReadChunkedSurface(t *testing.T)          { checkReadChunkedAgainstH5py(t, "surface.h5") }
+func TestReadChunkedV1BTreeReference(t *testing.T) {
+	checkReadChunkedAgainstH5py(t, "chunked_v1btree.h5")
+}
+func TestReadChunkedV4Reference(t *testing.T) { checkReadChunkedAgainstH5py(t, "chunked_v4.h5") }
+func TestReadChunkedSurface(t *testing.T)     { checkReadChunkedAgainstH5py(t, "surface.h5") }
