@@ -183,6 +183,9 @@ func (v *view) ScanTableText(batch int, text []bool, fn func(first int64, cols [
 // from the batches of all of them; over any other, only the view's
 // columns are read.
 func (v *view) scan(batch int, text []bool, fn func(first int64, cols []Column) error) error {
+	if cs, ok := v.src.(ColumnScanner); ok && text == nil {
+		return cs.ScanColumns(v.index, batch, fn)
+	}
 	if _, ok := v.src.(TableScanner); text == nil && (!ok || !hasColumns(v.src)) {
 		return scanRecords(v, batch, fn)
 	}
