@@ -21,6 +21,7 @@ import (
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/hdf5"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/npy"
@@ -834,6 +835,7 @@ func TestTypedCalls(t *testing.T) {
 		{"scidb", scidb.View[T], scidb.Read[T], scidb.ReadAt[T], scidb.Set[T], reflect.TypeFor[*scidb.File](), reflect.TypeFor[int]()},
 		{"npy", npy.View[T], npy.Read[T], npy.ReadAt[T], npy.Set[T], reflect.TypeFor[*npy.File](), reflect.TypeFor[string]()},
 		{"zarr", zarr.View[T], zarr.Read[T], zarr.ReadAt[T], zarr.Set[T], reflect.TypeFor[*zarr.Array](), nil},
+		{"hdf5", hdf5.View[T], hdf5.Read[T], hdf5.ReadAt[T], hdf5.Set[T], reflect.TypeFor[*hdf5.File](), reflect.TypeFor[string]()},
 	} {
 		t.Run(c.format, func(t *testing.T) {
 			in := func(more ...reflect.Type) []reflect.Type {
@@ -889,6 +891,7 @@ func TestConstructors(t *testing.T) {
 		{"npy", npy.Open, npy.OpenFile, npy.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"zarr", zarr.Open, zarr.OpenFile, zarr.NewReader, reflect.TypeFor[fs.FS](), true, true},
 		{"csv", csvtable.Open, csvtable.OpenFile, csvtable.NewReader, reflect.TypeFor[io.ReaderAt](), false, true},
+		{"hdf5", hdf5.Open, hdf5.OpenFile, hdf5.NewReader, reflect.TypeFor[io.ReaderAt](), true, false},
 	} {
 		t.Run(c.format, func(t *testing.T) {
 			open, openFile, reader := ptrOf(c.open), ptrOf(c.openFile), ptrOf(c.reader)
