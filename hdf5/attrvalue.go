@@ -6,6 +6,7 @@ import (
 	"math"
 	"path"
 
+	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
@@ -165,7 +166,11 @@ func (f *File) vlenData(b []byte, unit int) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	obj, err := f.m.r.GlobalHeapObject(addr, index)
+	heap, err := f.globalHeap(addr)
+	var obj []byte
+	if err == nil {
+		obj, err = heap.Object(index)
+	}
 	if err != nil {
 		return nil, wrapErr(f.name, -1, err, "variable-length string")
 	}
@@ -173,6 +178,28 @@ func (f *File) vlenData(b []byte, unit int) ([]byte, error) {
 		return nil, f.m.errf(-1, nil, "a variable-length value of %d × %d bytes in a heap object of %d", n, unit, len(obj))
 	}
 	return obj[:int(n)*unit], nil
+}
+
+// maxHeaps bounds the global heap collections a File keeps indexed.
+const maxHeaps = 64
+
+// globalHeap returns the global heap collection at addr, read once and
+// kept (a few of them: a dataset's strings are mostly in one or two).
+func (f *File) globalHeap(addr uint64) (*h5.GlobalHeap, error) {
+	f.heapMu.Lock()
+	defer f.heapMu.Unlock()
+	if h, ok := f.heaps[addr]; ok {
+		return h, nil
+	}
+	h, err := f.m.r.ReadGlobalHeap(addr)
+	if err != nil {
+		return nil, err
+	}
+	if f.heaps == nil || len(f.heaps) >= maxHeaps {
+		f.heaps = map[uint64]*h5.GlobalHeap{}
+	}
+	f.heaps[addr] = h
+	return h, nil
 }
 
 // netCDFDims names the dimensions of each dataset as netCDF does: a 1-D

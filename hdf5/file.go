@@ -51,6 +51,9 @@ type File struct {
 	groups   []Group
 	types    map[uint64]*dtype // committed datatypes by address
 
+	heapMu sync.Mutex
+	heaps  map[uint64]*h5.GlobalHeap // global heap collections read
+
 	wmu    sync.Mutex   // serialises Set
 	mu     sync.RWMutex // guards closed and reg
 	reg    *mmapfile.Region
