@@ -169,3 +169,79 @@ func TestTablesAndOrders(t *testing.T) {
 		}
 	}
 }
+
+// A bool byte other than 0 and 1 is an error naming it, unless Lenient
+// (h5py hands out the enum's bytes).
+func TestBoolBytes(t *testing.T) {
+	p := copyRef(t, "tree_old.h5")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	b[6164] = 2 // /x_tail's first element
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	_, err = Read[bool](f, "/x_tail")
+	assert.ErrorIs(t, err, mmapfile.ErrInvalidBool)
+	require.NoError(t, f.Close())
+	f, err = Open(p, &Options{Lenient: true})
+	require.NoError(t, err)
+	v, err := Read[bool](f, "/x_tail")
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, false}, v)
+	require.NoError(t, f.Close())
+}
+
+// Types h5py writes beyond numbers: a compound with a variable-length
+// string member and a nested compound (listed, refused naming the
+// member), an enumeration over u16 (its base type), opaque bytes (hex),
+// and attributes of each kind.
+func TestH5pyTypes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "types.h5")
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    s = h5py.string_dtype()
+    inner = np.dtype([('a', '<i2'), ('b', '<f4')])
+    dt = np.dtype([('name', s), ('n', '>i4'), ('in', inner)])
+    d = f.create_dataset('c', (3,), dtype=dt)
+    d[...] = np.array([('x', 1, (1, 2.5)), ('yy', -2, (3, 4.5)), ('', 3, (5, 6.5))], dtype=dt)
+    e = h5py.enum_dtype({'LOW': 0, 'HIGH': 1000}, basetype='<u2')
+    f.create_dataset('e', data=np.array([0, 1000, 0], dtype='<u2'), dtype=e)
+    f.create_dataset('o', data=np.array([b'\x01\x02', b'\xff\x00'], dtype='V2'))
+    f.attrs['nums'] = np.array([[1, 2], [3, 4]], dtype='<i8')
+    f.attrs['one'] = np.array([1.5])
+    f.attrs['nan'] = np.float32('nan')
+    f.attrs['s'] = 'text'
+    f.attrs['flag'] = True
+`, p)
+	f, err := format.Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	var names, types []string
+	var kinds []format.Kind
+	for _, r := range f.Records() {
+		names, types, kinds = append(names, r.Name), append(types, r.TypeString()), append(kinds, r.Kind)
+	}
+	assert.Equal(t, []string{"/c/name", "/c/n", "/c/in", "/e", "/o"}, names)
+	assert.Equal(t, []string{"string", "i32", "compound", "u16", "void<2>"}, types)
+	assert.Equal(t, []format.Kind{format.KindColumn, format.KindColumn, format.KindOpaque, format.KindArray, format.KindOpaque}, kinds)
+	sel, err := format.Select(f, "/c/name", "/c/n")
+	require.NoError(t, err)
+	require.NoError(t, format.ScanTable(sel, 10, func(_ int64, cols []format.Column) error {
+		assert.Equal(t, []string{"x", "yy", ""}, cols[0].Values)
+		assert.Equal(t, []int32{1, -2, 3}, cols[1].Values)
+		return nil
+	}))
+	err = f.ReadArray(2, make([]byte, 8), 0, layout.RowMajor, binary.LittleEndian)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.Contains(t, err.Error(), "/c/in")
+	e, err := format.ReadAll(f, 3, layout.RowMajor, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{0, 0, 0xe8, 3, 0, 0}, e)
+	var hex []string
+	require.NoError(t, f.(format.TextReader).ReadText(4, func(b []string) error { hex = append(hex, b...); return nil }))
+	assert.Equal(t, []string{"0x0102", "0xff00"}, hex)
+	root := f.(format.FileInfo).FileInfo()["groups"].([]map[string]any)[0]["attributes"]
+	assert.Equal(t, map[string]any{"nums": []any{[]any{int64(1), int64(2)}, []any{int64(3), int64(4)}}, "one": []any{1.5},
+		"nan": "nan", "s": "text", "flag": true}, root)
+}

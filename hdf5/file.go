@@ -78,6 +78,9 @@ type dataset struct {
 	stored int64   // absolute offset of allocated contiguous storage, -1 otherwise
 	// why its values cannot be read, or nil
 	unreadable error
+	// elsewhere says where values stored outside the file are, for a
+	// listing ("external file 'x.bin'", "virtual"), or "".
+	elsewhere string
 	// listed is false for a netCDF dimension that is not a variable.
 	listed bool
 	dims   []string // netCDF dimension names, where known
@@ -404,7 +407,9 @@ func (f *File) measure(d *dataset, at int64) error {
 func (f *File) storage(d *dataset, oh *objectHeader) error {
 	m := f.m
 	if em := oh.find(msgExternal); em != nil {
-		return m.errf(em.at, errors.ErrUnsupported, "dataset %s: data in external file '%s': external storage is not supported", d.path, externalFile(m, em))
+		name := externalFile(m, em)
+		d.elsewhere = "external file '" + name + "'"
+		return m.errf(em.at, errors.ErrUnsupported, "dataset %s: data in external file '%s': external storage is not supported", d.path, name)
 	}
 	if d.typ.unsupported != "" {
 		return m.errf(d.at, errors.ErrUnsupported, "dataset %s: %s cannot be read", d.path, d.typ.unsupported)
@@ -419,6 +424,7 @@ func (f *File) storage(d *dataset, oh *objectHeader) error {
 	l := d.lay
 	switch l.Class {
 	case h5.Virtual:
+		d.elsewhere = "virtual"
 		return m.errf(d.at, errors.ErrUnsupported, "dataset %s: virtual dataset: not supported", d.path)
 	case h5.Compact:
 		if int64(len(l.Compact)) < stored {

@@ -158,6 +158,8 @@ func (f *File) extra(d *dataset) map[string]any {
 		}
 		x["filters"] = filters
 		x["storage"] = "chunks " + layout.ShapeString(ds.Chunks) + strings.TrimSuffix(" "+strings.Join(names, ","), " ")
+	} else if d.elsewhere != "" {
+		x["storage"] = d.elsewhere
 	} else if d.lay.Class == h5.Compact {
 		x["storage"] = "compact"
 	} else if d.lay.Class == h5.Contiguous && d.data < 0 && d.count > 0 {
