@@ -36,7 +36,9 @@ func (f *File) attrValue(a *attribute) any {
 
 // nest shapes a flat row-major list into nested lists of shape.
 func nest(vals []any, shape []int64) any {
-	if len(shape) <= 1 {
+	if len(shape) <= 1 || len(vals) == 0 {
+		// No values: a dimension of 0 somewhere, whatever the others
+		// claim.
 		return vals
 	}
 	n := int64(len(vals)) / max(1, shape[0])

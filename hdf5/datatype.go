@@ -145,6 +145,11 @@ func parseType(c *cursor, depth int) *dtype {
 		c.fail(errors.ErrUnsupported, "datatype class %d", class)
 		return nil
 	}
+	if size == 0 {
+		c.pos = start
+		c.fail(mmapfile.ErrOutOfRange, "a datatype of 0 bytes")
+		return nil
+	}
 	switch class {
 	case classFixed:
 		d.bigEndian = bits&1 != 0

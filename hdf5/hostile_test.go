@@ -247,3 +247,10 @@ func TestTruncatedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// An attribute of shape [2^40, 0] holds nothing: no list of 2^40 empty
+// lists is made.
+func TestNestEmpty(t *testing.T) {
+	assert.Equal(t, []any{}, nest([]any{}, []int64{1 << 40, 0}))
+	assert.Equal(t, []any{[]any{1}, []any{2}}, nest([]any{1, 2}, []int64{2, 1}))
+}
