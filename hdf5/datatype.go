@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -386,7 +387,11 @@ func parseDataspace(m *meta, body []byte, at int64) (*dataspace, error) {
 	}
 	if flags&1 != 0 {
 		for i := 0; i < rank; i++ {
-			s.maxDims = append(s.maxDims, c.length())
+			v := c.length()
+			if m.sl < 8 && v == 1<<(8*m.sl)-1 {
+				v = h5.Unlimited // all ones: unlimited, whatever the width
+			}
+			s.maxDims = append(s.maxDims, v)
 		}
 	}
 	if c.err != nil {

@@ -456,6 +456,9 @@ func (f *File) storage(d *dataset, oh *objectHeader) error {
 		if len(l.ChunkDims) != len(d.space.dims) {
 			return m.errf(d.at, nil, "dataset %s: chunks of rank %d for a dataspace of rank %d", d.path, len(l.ChunkDims), len(d.space.dims))
 		}
+		if l.ElemSize != d.typ.size {
+			return m.errf(d.at, nil, "dataset %s: chunks of %d-byte elements for a datatype of %d bytes", d.path, l.ElemSize, d.typ.size)
+		}
 		if d.pipe != nil {
 			if err := d.pipe.Supported(); err != nil {
 				return wrapErr(m.name, d.at, err, "dataset %s", d.path)
