@@ -245,3 +245,40 @@ with h5py.File(sys.argv[1], 'w') as f:
 	assert.Equal(t, map[string]any{"nums": []any{[]any{int64(1), int64(2)}, []any{int64(3), int64(4)}}, "one": []any{1.5},
 		"nan": "nan", "s": "text", "flag": true}, root)
 }
+
+// Readers in several goroutines read what one reads alone: chunks,
+// tables, variable-length strings (through the kept heap collections).
+func TestConcurrentReads(t *testing.T) {
+	for _, name := range []string{"chunked_v4.h5", "text.h5", "records.h5"} {
+		f, err := format.Open(filepath.Join(testdata, name), nil)
+		if errors.Is(err, os.ErrNotExist) {
+			t.Skip("no reference files")
+		}
+		require.NoError(t, err)
+		readAll := func() []string {
+			var out []string
+			for i, r := range f.Records() {
+				if r.Type.Valid() {
+					b, err := format.ReadAll(f, i, layout.RowMajor, binary.LittleEndian)
+					assert.NoError(t, err)
+					out = append(out, string(b))
+					continue
+				}
+				assert.NoError(t, f.(format.TextReader).ReadText(i, func(b []string) error {
+					out = append(out, strings.Join(b, "\x00"))
+					return nil
+				}))
+			}
+			return out
+		}
+		want := readAll()
+		done := make(chan []string)
+		for k := 0; k < 4; k++ {
+			go func() { done <- readAll() }()
+		}
+		for k := 0; k < 4; k++ {
+			assert.Equal(t, want, <-done, name)
+		}
+		require.NoError(t, f.Close())
+	}
+}
