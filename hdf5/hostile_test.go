@@ -128,6 +128,12 @@ func TestHostile(t *testing.T) {
 			put64(b, 64, 1<<40)
 			return 1 << 40
 		}, mmapfile.ErrTruncated},
+		{"unknown message that must be understood", "linked_target.h5", "", func(t *testing.T, b []byte, f *File) int64 {
+			m := messageOf(t, f, "/payload", msgFill)
+			binary.LittleEndian.PutUint16(b[m.at-8:], 200)
+			b[m.at-4] = flagFailIfUnknownAll
+			return m.at
+		}, errors.ErrUnsupported},
 		{"dataspace of rank 33", "linked_target.h5", "", func(t *testing.T, b []byte, f *File) int64 {
 			m := messageOf(t, f, "/payload", msgDataspace)
 			b[m.at+1] = 33
@@ -246,6 +252,29 @@ func TestTruncatedEverywhere(t *testing.T) {
 			assert.LessOrEqual(t, fe.Offset, int64(n), "%s cut to %d: %v", name, n, err)
 		}
 	}
+}
+
+// An unknown message marked "fail if unknown and open for writing" is
+// skipped by a reader and refused by a read-write open, as the HDF5
+// library does.
+func TestUnknownMessageForWriting(t *testing.T) {
+	b := reference(t, "linked_target.h5")
+	m := messageOf(t, parsed(t, b), "/payload", msgFill)
+	binary.LittleEndian.PutUint16(b[m.at-8:], 200)
+	b[m.at-4] = flagFailIfUnknownRW
+	p := filepath.Join(t.TempDir(), "u.h5")
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	v, err := Read[int16](f, "/payload")
+	require.NoError(t, err)
+	assert.Equal(t, []int16{-7, -8}, v)
+	require.NoError(t, f.Close())
+	_, err = OpenFile(p, mmapfile.ReadWrite, nil)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, m.at, fe.Offset)
 }
 
 // An attribute of shape [2^40, 0] holds nothing: no list of 2^40 empty
