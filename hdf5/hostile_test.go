@@ -160,6 +160,15 @@ func TestHostile(t *testing.T) {
 			put64(b, m.at, math.MaxUint64)
 			return -1
 		}, nil},
+		{"group B-tree claiming 65535 entries", "linked_target.h5", "", func(t *testing.T, b []byte, f *File) int64 {
+			m := messageOf(t, f, "/", msgSymbolTable)
+			st, err := parseSymbolTable(f.m, &m)
+			require.NoError(t, err)
+			at, err := f.m.abs(st.btree, 8, "")
+			require.NoError(t, err)
+			binary.LittleEndian.PutUint16(b[at+6:], 0xffff) // entries used
+			return at + 6
+		}, nil},
 		{"name past the local heap", "linked_target.h5", "", func(t *testing.T, b []byte, f *File) int64 {
 			m := messageOf(t, f, "/", msgSymbolTable)
 			st, err := parseSymbolTable(f.m, &m)
