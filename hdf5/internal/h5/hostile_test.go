@@ -158,7 +158,7 @@ func fractalHeapFile(patchHeader func([]byte) []byte) []byte {
 	h := []byte("FRHP\x00")
 	h = binary.LittleEndian.AppendUint16(h, 4) // ID length: flags, 2 offset bytes, 1 length byte
 	h = binary.LittleEndian.AppendUint16(h, 0) // no filters
-	h = append(h, 2)                            // checksummed direct blocks
+	h = append(h, 2)                           // checksummed direct blocks
 	h = binary.LittleEndian.AppendUint32(h, 100)
 	for i := 0; i < 12; i++ { // 10 statistics, then starting and maximum direct block size
 		v := uint64(0)
