@@ -104,10 +104,13 @@ func TestBTree1ChunksBytes(t *testing.T) {
 // checkChunksAgainstH5py asserts that Chunks lists exactly h5py's chunks (order, offsets,
 // addresses, sizes and masks) for every chunked dataset of a reference file.
 func checkChunksAgainstH5py(t *testing.T, name string) {
-	file := testFile(t, name)
+	checkChunks(t, name, testFile(t, name), h5pyDatasets(t, name))
+}
+
+func checkChunks(t *testing.T, name string, file []byte, datasets []oracleDataset) {
 	r := fileReader(file)
 	n := 0
-	for _, ds := range h5pyDatasets(t, name) {
+	for _, ds := range datasets {
 		if ds.Chunks == nil {
 			continue
 		}

@@ -11,13 +11,14 @@ const testdataDir = "../../../../shared/testdata/hdf5"
 
 func testFile(t testing.TB, name string) []byte {
 	t.Helper()
-	p := filepath.Join(testdataDir, name)
-	b, err := os.ReadFile(p)
+	b, err := readReference(name)
 	if err != nil {
-		t.Skipf("reference file %s is absent: %v", p, err)
+		t.Skipf("reference file %s is absent: %v", filepath.Join(testdataDir, name), err)
 	}
 	return b
 }
+
+func readReference(name string) ([]byte, error) { return os.ReadFile(filepath.Join(testdataDir, name)) }
 
 func TestHashLittleVectors(t *testing.T) {
 	// The values lookup3.c's own driver prints for hashlittle.

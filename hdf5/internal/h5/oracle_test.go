@@ -79,12 +79,18 @@ func h5pyDatasets(t testing.TB, name string) []oracleDataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := oracle.Run(t, []string{"h5py", "numpy"}, oracleScript, p)
+	ds := h5pyDatasetsAt(t, p)
+	oracleCache[name] = ds
+	return ds
+}
+
+// h5pyDatasetsAt runs the oracle on the file at path.
+func h5pyDatasetsAt(t testing.TB, path string) []oracleDataset {
+	out := oracle.Run(t, []string{"h5py", "numpy"}, oracleScript, path)
 	var ds []oracleDataset
 	if err := json.Unmarshal([]byte(out), &ds); err != nil {
-		t.Fatalf("h5py output for %s: %v", name, err)
+		t.Fatalf("h5py output for %s: %v", path, err)
 	}
-	oracleCache[name] = ds
 	return ds
 }
 

@@ -7,6 +7,13 @@ import (
 	"sync/atomic"
 )
 
+// maxExpansion and maxExpansionSlack bound what a stored chunk can decode to: deflate
+// expands at most about 1032 times, lzf and the other filters less.
+const (
+	maxExpansion      = 1040
+	maxExpansionSlack = 1 << 16
+)
+
 // chunkTask is one stored chunk that a read touches.
 type chunkTask struct {
 	c       Chunk
@@ -47,8 +54,8 @@ func (r *Reader) ReadChunked(l *Layout, p *Pipeline, dims, maxDims []uint64, ele
 		return nil
 	}
 	chunkBytes, ok := l.ChunkBytes()
-	if !ok || chunkBytes > 1<<40 {
-		return errorf(r.Base, "chunks of %v × %d bytes are too large", l.ChunkDims, l.ElemSize)
+	if !ok || chunkBytes >= 1<<32 {
+		return errorf(r.Base, "chunks of %v × %d bytes reach HDF5's 4 GiB limit", l.ChunkDims, l.ElemSize)
 	}
 	if p != nil && len(p.Filters) > 0 {
 		if err := p.Supported(); err != nil {
@@ -185,6 +192,11 @@ func (cr *chunkReader) read(t chunkTask) error {
 	mask := c.FilterMask
 	if t.partial && cr.l.EdgeChunksUnfiltered {
 		mask = ^uint32(0)
+	}
+	if uint64(cr.chunkBytes) > maxExpansion*c.Size+maxExpansionSlack {
+		// No filter here expands more than deflate does, so such a chunk cannot decode;
+		// refusing it first keeps a tiny hostile chunk from sizing a huge buffer.
+		return errorf(c.Addr, "chunk %v of %d stored bytes cannot hold %d bytes of elements", c.Offset, c.Size, cr.chunkBytes)
 	}
 	if out, ok := cr.contiguousTarget(c, t.partial); ok {
 		if err := cr.p.Decode(out, stored, mask, cr.elemSize); err != nil {
