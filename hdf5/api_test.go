@@ -282,3 +282,29 @@ func TestConcurrentReads(t *testing.T) {
 		require.NoError(t, f.Close())
 	}
 }
+
+// Select finds records through links, for a few names and for many.
+func TestSelectThroughLinks(t *testing.T) {
+	f, err := format.Open(filepath.Join(testdata, "tree_old.h5"), nil)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skip("no reference files")
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	for _, n := range []int{1, 9} {
+		var names []string
+		for k := 0; k < n; k++ {
+			names = append(names, []string{"/p/branch", "shortcut", "/x_tail"}[k%3])
+		}
+		sel, err := format.Select(f, names...)
+		require.NoError(t, err, "%d names", n)
+		recs := sel.Records()
+		assert.Equal(t, "/alias", recs[0].Name)
+		if n > 1 {
+			assert.Equal(t, "/p/q/leaf", recs[1].Name)
+		}
+		_, err = format.Select(f, append(names, "/broken")...)
+		assert.ErrorIs(t, err, ErrNotFound, "%d names", n)
+		assert.Contains(t, err.Error(), "dangling")
+	}
+}
