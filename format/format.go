@@ -182,6 +182,13 @@ type Resolver interface {
 	Resolve(name string) (int, error)
 }
 
+// Skipper is implemented by files that hold what a whole-file conversion
+// leaves out (HDF5's external links, which are never followed): Skipped
+// says what, a line each, for a notice.
+type Skipper interface {
+	Skipped() []string
+}
+
 // FileInfo is implemented by files that know facts about the whole file
 // beyond its records (HDF5's links and groups): fields that a listing adds
 // to the file's description, by JSON field name.

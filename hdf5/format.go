@@ -252,6 +252,18 @@ func (s *source) Resolve(name string) (int, error) {
 	return -1, errAt(s.f.name, d.at, fmt.Errorf("%w %q", format.ErrNoRecord, name), "%s is not listed (a netCDF dimension that is not a variable)", d.path)
 }
 
+// Skipped lists the external links, which a whole-file conversion leaves
+// out: they are never followed.
+func (s *source) Skipped() []string {
+	var out []string
+	for _, l := range s.f.links {
+		if l.ExternalFile != "" || l.ExternalPath != "" {
+			out = append(out, fmt.Sprintf("%s is an external link to %s:%s; external links are not followed: skipped", l.Name, l.ExternalFile, l.ExternalPath))
+		}
+	}
+	return out
+}
+
 func (s *source) bad(i int, err error, msg string, args ...any) error {
 	return errAt(s.f.name, s.refs[i].d.at, err, "%s: "+msg, append([]any{s.recs[i].Name}, args...)...)
 }

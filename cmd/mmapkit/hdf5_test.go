@@ -86,6 +86,11 @@ func TestHDF5SetConvert(t *testing.T) {
 	after, err := os.ReadFile(c)
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the file is unchanged")
+	// A whole-file conversion leaves external links out, and says so.
+	r = mk(t, "convert", filepath.Join(dir, "external_link.h5"), filepath.Join(tmp, "e.npz"))
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "/elsewhere is an external link to linked_target.h5:/payload; external links are not followed: skipped")
+	assert.Contains(t, mustMk(t, "ls", filepath.Join(tmp, "e.npz")), "own")
 	npyOut := filepath.Join(tmp, "leaf.npy")
 	mustMk(t, "convert", "--name", "/p/q/leaf", p, npyOut)
 	assert.Equal(t, "[[1i32, 2i32, 42i32]]\n", mustMk(t, "cat", npyOut))
