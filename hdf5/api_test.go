@@ -213,6 +213,7 @@ with h5py.File(sys.argv[1], 'w') as f:
     f.attrs['nan'] = np.float32('nan')
     f.attrs['s'] = 'text'
     f.attrs['flag'] = True
+    f.create_dataset('z', data=h5py.Empty('<f8'))
 `, p)
 	f, err := format.Open(p, nil)
 	require.NoError(t, err)
@@ -222,9 +223,13 @@ with h5py.File(sys.argv[1], 'w') as f:
 	for _, r := range f.Records() {
 		names, types, kinds = append(names, r.Name), append(types, r.TypeString()), append(kinds, r.Kind)
 	}
-	assert.Equal(t, []string{"/c/name", "/c/n", "/c/in", "/e", "/o"}, names)
-	assert.Equal(t, []string{"string", "i32", "compound", "u16", "void<2>"}, types)
-	assert.Equal(t, []format.Kind{format.KindColumn, format.KindColumn, format.KindOpaque, format.KindArray, format.KindOpaque}, kinds)
+	assert.Equal(t, []string{"/c/name", "/c/n", "/c/in", "/e", "/o", "/z"}, names)
+	assert.Equal(t, []string{"string", "i32", "compound", "u16", "void<2>", "f64"}, types)
+	assert.Equal(t, []format.Kind{format.KindColumn, format.KindColumn, format.KindOpaque, format.KindArray, format.KindOpaque, format.KindArray}, kinds)
+	empty, err := format.ReadAll(f, 5, layout.RowMajor, binary.LittleEndian)
+	require.NoError(t, err, "h5py's Empty: no elements")
+	assert.Empty(t, empty)
+	assert.Equal(t, []int64{0}, f.Records()[5].Shape)
 	sel, err := format.Select(f, "/c/name", "/c/n")
 	require.NoError(t, err)
 	require.NoError(t, format.ScanTable(sel, 10, func(_ int64, cols []format.Column) error {

@@ -385,7 +385,9 @@ func (f *File) measure(d *dataset, at int64) error {
 		return f.m.errf(at, err, "dataset %s: dataspace %v", d.path, d.space.dims)
 	}
 	if d.space.null {
+		// No elements at all (h5py's Empty): listed as an empty array.
 		d.count = 0
+		d.shape = []int64{0}
 	}
 	d.shape = append(d.shape, d.typ.arrayDims()...)
 	if _, err := layout.Count(d.shape); err != nil {
