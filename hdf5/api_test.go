@@ -313,3 +313,25 @@ func TestSelectThroughLinks(t *testing.T) {
 		assert.Contains(t, err.Error(), "dangling")
 	}
 }
+
+// A MATLAB v7.3 MAT-file (HDF5 after a 512-byte user block that starts
+// "MATLAB 7.3 MAT-file") is detected from its bytes.
+func TestMatlabDetected(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.mat")
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w', userblock_size=512) as f:
+    f.create_dataset('x', data=np.arange(6, dtype='<f8').reshape(2, 3))
+with open(sys.argv[1], 'r+b') as f:
+    f.write(b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Fri Nov 27 00:00:00 2026 HDF5 schema 1.00 .')
+`, p)
+	f, err := format.Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, "hdf5", f.Format())
+	r := f.Records()[0]
+	assert.Equal(t, "/x", r.Name)
+	b, err := format.ReadAll(f, 0, layout.RowMajor, binary.LittleEndian)
+	require.NoError(t, err)
+	assert.Equal(t, []any{0.0, 1.0, 2.0, 3.0, 4.0, 5.0}, values(layout.F64, b))
+}

@@ -26,11 +26,15 @@ func netCDF3(head []byte) bool {
 	return len(head) >= 4 && string(head[:3]) == "CDF" && (head[3] == 1 || head[3] == 2 || head[3] == 5)
 }
 
+// matlabHeader starts the 512-byte user block of MATLAB's v7.3 MAT-files,
+// which are HDF5 files.
+const matlabHeader = "MATLAB 7.3 MAT-file"
+
 // sniff recognises the signature at offset 0, the only place within the
-// bytes a registry hands over; files with a user block are found by
-// their extension or by Options.Format.
+// bytes a registry hands over, and MATLAB v7.3's user block; files with
+// other user blocks are found by their extension or by Options.Format.
 func sniff(head []byte) bool {
-	return bytes.HasPrefix(head, []byte(signature))
+	return bytes.HasPrefix(head, []byte(signature)) || bytes.HasPrefix(head, []byte(matlabHeader))
 }
 
 // findSignature looks for the signature at 0, 512, 1024, 2048, … below
