@@ -16,7 +16,7 @@ import (
 // "inf", "-inf"; nil for what has no such form (references, compounds,
 // opaque bytes) or does not fit its bytes.
 func (f *File) attrValue(a *attribute) any {
-	if a.space.null {
+	if a.typ == nil || a.space == nil || a.space.null {
 		return nil
 	}
 	count, err := layout.Count(u64s(a.space.dims))
@@ -229,7 +229,7 @@ func (f *File) netCDFDims() {
 // the axis by the scale's name.
 func (f *File) dimensionList(a *attribute) []string {
 	t := a.typ
-	if t.class != classVlen || t.vstring || t.base == nil || t.base.class != classRef || len(a.space.dims) != 1 {
+	if t == nil || a.space == nil || t.class != classVlen || t.vstring || t.base == nil || t.base.class != classRef || len(a.space.dims) != 1 {
 		return nil
 	}
 	elem := int(t.size)

@@ -292,3 +292,23 @@ func TestNestEmpty(t *testing.T) {
 	assert.Equal(t, []any{}, nest([]any{}, []int64{1 << 40, 0}))
 	assert.Equal(t, []any{[]any{1}, []any{2}}, nest([]any{1, 2}, []int64{2, 1}))
 }
+
+// An attribute of a datatype class this package does not know is listed
+// without a value; the file still opens.
+func TestAttributeOfUnknownClass(t *testing.T) {
+	b := reference(t, "tree_old.h5")
+	f := parsed(t, b)
+	m := messageOf(t, f, "/alias", msgAttribute)
+	// Version 1: name size at +2, then the name padded to 8; the datatype
+	// follows, its first byte class and version.
+	nameLen := int64(binary.LittleEndian.Uint16(b[m.at+2:]))
+	typeAt := m.at + 8 + (nameLen+7)/8*8
+	b[typeAt] = b[typeAt]&0xf0 | 12
+	g, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	ds, err := g.Lookup("/alias")
+	require.NoError(t, err)
+	assert.Contains(t, ds.Attributes, "k00")
+	assert.Nil(t, ds.Attributes["k00"])
+	assert.Equal(t, int64(12), ds.Attributes["k24"])
+}

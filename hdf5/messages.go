@@ -206,13 +206,16 @@ func parseAttribute(m *meta, body []byte, at int64, shared func(msg *message) (*
 	} else {
 		a.typ, err = parseDatatype(m, tb, typeAt)
 	}
+	if flags&2 == 0 && err == nil {
+		a.space, err = parseDataspace(m, sb, spaceAt)
+	}
+	if errors.Is(err, errors.ErrUnsupported) || flags&2 != 0 {
+		// A type or dataspace this package does not read (a shared
+		// dataspace, a datatype class of a later HDF5): the attribute is
+		// listed without a value.
+		return &attribute{name: a.name}, nil
+	}
 	if err != nil {
-		return nil, err
-	}
-	if flags&2 != 0 {
-		return nil, m.errf(spaceAt, errors.ErrUnsupported, "attribute %q: a shared dataspace", a.name)
-	}
-	if a.space, err = parseDataspace(m, sb, spaceAt); err != nil {
 		return nil, err
 	}
 	a.at = c.here()
