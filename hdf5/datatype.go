@@ -24,6 +24,7 @@ const (
 	classVlen     = 9
 	classArray    = 10
 	classComplex  = 11
+	classUnknown  = -1 // a class or version this package does not read
 )
 
 var classNames = [...]string{"fixed-point", "floating-point", "time", "string", "bitfield", "opaque", "compound", "reference", "enumeration", "variable-length", "array", "complex"}
@@ -62,6 +63,8 @@ type member struct {
 // typeName is how a listing names the element type.
 func (d *dtype) typeName() string {
 	switch d.class {
+	case classUnknown:
+		return "unknown"
 	case classString:
 		return "bytes<" + strconv.FormatUint(uint64(d.size), 10) + ">"
 	case classOpaque:

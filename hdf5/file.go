@@ -329,7 +329,13 @@ func (f *File) addDataset(p string, oh *objectHeader) error {
 	if d.space, err = parseDataspace(m, sm.body, sm.at); err != nil {
 		return err
 	}
-	if d.typ, err = f.datatype(tm); err != nil {
+	if d.typ, err = f.datatype(tm); errors.Is(err, errors.ErrUnsupported) {
+		// A datatype this package does not read: listed, refused when read.
+		d.typ = &dtype{class: classUnknown, unsupported: unreadableText(err)}
+		if len(tm.body) >= 8 && tm.flags&flagShared == 0 {
+			d.typ.size = le.Uint32(tm.body[4:])
+		}
+	} else if err != nil {
 		return err
 	}
 	if fm := oh.find(msgFill); fm != nil {

@@ -312,3 +312,20 @@ func TestAttributeOfUnknownClass(t *testing.T) {
 	assert.Nil(t, ds.Attributes["k00"])
 	assert.Equal(t, int64(12), ds.Attributes["k24"])
 }
+
+// A dataset of a datatype class this package does not know is listed,
+// of type "unknown", and refused when read.
+func TestDatasetOfUnknownClass(t *testing.T) {
+	b := reference(t, "linked_target.h5")
+	m := messageOf(t, parsed(t, b), "/payload", msgDatatype)
+	b[m.at] = b[m.at]&0xf0 | 12
+	f, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	src := newSource(f)
+	r := src.Records()[0]
+	assert.Equal(t, "unknown", r.TypeString())
+	assert.Equal(t, int64(4), r.Size)
+	err = src.ReadArray(0, make([]byte, 4), 0, layout.RowMajor, binary.LittleEndian)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.Contains(t, err.Error(), "datatype class 12")
+}
