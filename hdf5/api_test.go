@@ -335,3 +335,33 @@ with open(sys.argv[1], 'r+b') as f:
 	require.NoError(t, err)
 	assert.Equal(t, []any{0.0, 1.0, 2.0, 3.0, 4.0, 5.0}, values(layout.F64, b))
 }
+
+// A group linked into itself is walked once (its second path is a link)
+// and names through it resolve; soft links that lead in a circle are an
+// error, not a hang.
+func TestLinkCycles(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "loop.h5")
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w', libver='latest') as f:
+    g = f.create_group('g')
+    g['x'] = np.arange(3, dtype='<i4')
+    g['loop'] = g
+    f['a'] = h5py.SoftLink('/b')
+    f['b'] = h5py.SoftLink('/a')
+`, p)
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	var names []string
+	for _, d := range f.Datasets() {
+		names = append(names, d.Name)
+	}
+	assert.Equal(t, []string{"/g/x"}, names)
+	assert.Equal(t, []Link{{Name: "/a", Soft: "/b"}, {Name: "/b", Soft: "/a"}, {Name: "/g/loop", Hard: "/g"}}, f.Links())
+	v, err := Read[int32](f, "/g/loop/loop/x")
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0, 1, 2}, v)
+	_, err = Read[int32](f, "/a")
+	assert.ErrorIs(t, err, ErrCycle)
+}
