@@ -4,8 +4,10 @@ import (
 	"bytes"
 	stdzlib "compress/zlib"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"testing"
 
 	kzlib "github.com/klauspost/compress/zlib"
@@ -58,5 +60,43 @@ func BenchmarkDecodeShuffleDeflate(b *testing.B) {
 		if err := p.Decode(dst, stored, 0, 8); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkReadChunkedGzip reads surface.h5's /height_gz (256×384 f64 in 16 shuffled,
+// deflated chunks of 64×96) with one worker and with one per core.
+func BenchmarkReadChunkedGzip(b *testing.B) {
+	file := testFile(b, "surface.h5")
+	var ds *oracleDataset
+	for _, d := range h5pyDatasets(b, "surface.h5") {
+		if d.Name == "height_gz" {
+			d := d
+			ds = &d
+		}
+	}
+	if ds == nil {
+		b.Fatal("surface.h5 has no /height_gz")
+	}
+	dm := findDatasetMessages(b, file, ds.Addr)
+	l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := ParsePipeline(dm.Pipeline.Body, dm.Pipeline.At)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := fileReader(file)
+	dst := make([]byte, 256*384*8)
+	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			b.SetBytes(int64(len(dst)))
+			for i := 0; i < b.N; i++ {
+				if err := r.ReadChunked(l, p, dm.Dims, dm.MaxDims, 8, nil, dst, 0, 256*384); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
