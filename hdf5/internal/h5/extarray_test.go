@@ -35,7 +35,7 @@ func extArrayFile() []byte {
 
 	iblock := append(head("EAIB"), elems(0)...)
 	iblock = u64(u64(iblock, 200), 300) // data blocks of super blocks 0 and 1
-	iblock = u64(iblock, 500)            // super block 2
+	iblock = u64(iblock, 500)           // super block 2
 	for i := 0; i < 5; i++ {
 		iblock = u64(iblock, undef)
 	}
