@@ -267,10 +267,14 @@ func (h *FractalHeap) findDirectBlock(off uint64) (addr, blockOff, size uint64, 
 		if row >= rows {
 			return 0, 0, 0, errorf(h.at, "fractal heap offset %d beyond its indirect block of %d rows", off, rows)
 		}
-		bsize := h.rowBlockSize(row)
-		col := (rel - h.rowOffset(row)) / bsize
+		bsize, start := h.rowBlockSize(row), h.rowOffset(row)
+		if h.firstRowBit+row > 64 || bsize == 0 || rel < start || (rel-start)/bsize >= uint64(h.width) {
+			// A row this deep would start beyond 2^64 bytes of heap.
+			return 0, 0, 0, errorf(h.at, "fractal heap offset %d does not fit the doubling table", off)
+		}
+		col := (rel - start) / bsize
 		child := entries[row*h.width+int(col)]
-		childOff := ioff + h.rowOffset(row) + col*bsize
+		childOff := ioff + start + col*bsize
 		if IsUndefined(child, h.r.OffsetSize) {
 			return 0, 0, 0, errorf(h.at, "fractal heap offset %d lies in a block that was never allocated", off)
 		}
