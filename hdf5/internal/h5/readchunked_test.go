@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/internal/oracle"
@@ -44,9 +45,17 @@ func checkReadChunked(t *testing.T, name string, file []byte, datasets []oracleD
 			a := rng.Int63n(count)
 			ranges = append(ranges, [2]int64{a, rng.Int63n(count-a) + 1})
 		}
-		for _, rg := range ranges {
+		table, err := r.ChunkTable(l, dm.Dims, dm.MaxDims, p != nil)
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, ds.Name, err)
+		}
+		for k, rg := range ranges {
 			dst := bytes.Repeat([]byte{0xa5}, int(rg[1])*ds.ItemSize)
-			if err := r.ReadChunked(l, p, dm.Dims, dm.MaxDims, ds.ItemSize, fill, dst, rg[0], rg[1]); err != nil {
+			read := func() error { return r.ReadChunked(l, p, dm.Dims, dm.MaxDims, ds.ItemSize, fill, dst, rg[0], rg[1]) }
+			if k%2 == 1 { // every other range through the table collected once
+				read = func() error { return r.ReadChunkTable(table, p, ds.ItemSize, fill, dst, rg[0], rg[1]) }
+			}
+			if err := read(); err != nil {
 				t.Errorf("%s %s [%d,+%d): %v", name, ds.Name, rg[0], rg[1], err)
 				continue
 			}
@@ -100,4 +109,31 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
 	datasets := h5pyDatasetsAt(t, path)
 	checkChunks(t, "indexes.h5", file, datasets)
 	checkReadChunked(t, "indexes.h5", file, datasets)
+}
+
+func TestReadChunkedRefusesBadIndexes(t *testing.T) {
+	l := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 1, Index: ChunkIndex{Type: IndexBTree1, Addr: 100}}
+	for _, tc := range []struct {
+		name   string
+		second uint64 // offset of the second chunk
+		err    string
+	}{
+		{"a chunk listed twice", 0, "offset 1010: chunk [0] is listed twice"},
+		{"an offset between chunks", 2, "offset 1010: chunk offset [2] is not a multiple of the chunk dims [4]"},
+	} {
+		file := placeAt(nil, 100, tree1Node(1, 0, [][]byte{chunkKey1(4, 0, 0), chunkKey1(4, 0, tc.second), chunkKey1(0, 0, 8)}, []uint64{1000, 1010}))
+		file = placeAt(file, 1000, []byte("abcd______efgh"))
+		dst := make([]byte, 8)
+		err := memReader(file, 0).ReadChunked(l, nil, []uint64{8}, []uint64{8}, 1, nil, dst, 0, 8)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.err)
+		}
+	}
+	// The same tree with the second chunk at 4 reads, and a missing third is filled.
+	file := placeAt(nil, 100, tree1Node(1, 0, [][]byte{chunkKey1(4, 0, 0), chunkKey1(4, 0, 4), chunkKey1(0, 0, 8)}, []uint64{1000, 1010}))
+	file = placeAt(file, 1000, []byte("abcd______efgh"))
+	dst := make([]byte, 10)
+	if err := memReader(file, 0).ReadChunked(l, nil, []uint64{10}, []uint64{10}, 1, []byte{'.'}, dst, 0, 10); err != nil || string(dst) != "abcdefgh.." {
+		t.Errorf("ReadChunked = %q, %v; want \"abcdefgh..\"", dst, err)
+	}
 }
