@@ -152,6 +152,7 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 			defer wg.Done()
 			cr := chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
 				chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
+			defer cr.release()
 			for !failed.Load() {
 				i := next.Add(1) - 1
 				if i >= int64(len(tasks)) {
@@ -167,6 +168,29 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// buffers keeps the chunk buffers of finished reads for the next ones.
+var buffers sync.Pool
+
+func getBuffer(n int) []byte {
+	if b, ok := buffers.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+func putBuffer(b []byte) {
+	if cap(b) > 0 {
+		buffers.Put(&b)
+	}
+}
+
+// release returns the worker's buffers to the pool.
+func (cr *chunkReader) release() {
+	putBuffer(cr.stored)
+	putBuffer(cr.decoded)
+	cr.stored, cr.decoded = nil, nil
 }
 
 // fillElements sets every element of dst to fill (zeros when nil).
@@ -209,8 +233,9 @@ type chunkReader struct {
 
 func (cr *chunkReader) read(t chunkTask) error {
 	c := t.c
-	if c.Size > uint64(len(cr.stored)) {
-		cr.stored = make([]byte, c.Size)
+	if c.Size > uint64(cap(cr.stored)) {
+		putBuffer(cr.stored)
+		cr.stored = getBuffer(int(c.Size))
 	}
 	stored := cr.stored[:c.Size]
 	if err := cr.r.readAt(stored, c.Addr, "chunk"); err != nil {
@@ -232,7 +257,7 @@ func (cr *chunkReader) read(t chunkTask) error {
 		return nil
 	}
 	if cr.decoded == nil {
-		cr.decoded = make([]byte, cr.chunkBytes)
+		cr.decoded = getBuffer(cr.chunkBytes)[:cr.chunkBytes]
 	}
 	if err := cr.p.Decode(cr.decoded, stored, mask, cr.elemSize); err != nil {
 		return wrapf(c.Addr, err, "chunk %v", c.Offset)
