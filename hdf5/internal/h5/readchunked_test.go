@@ -2,6 +2,7 @@ package h5
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"math/rand"
 	"os"
@@ -135,5 +136,45 @@ func TestReadChunkedRefusesBadIndexes(t *testing.T) {
 	dst := make([]byte, 10)
 	if err := memReader(file, 0).ReadChunked(l, nil, []uint64{10}, []uint64{10}, 1, []byte{'.'}, dst, 0, 10); err != nil || string(dst) != "abcdefgh.." {
 		t.Errorf("ReadChunked = %q, %v; want \"abcdefgh..\"", dst, err)
+	}
+}
+
+// A fixed array index built byte by byte over 2 chunks of 4 bytes of a 6-byte dataset
+// whose pipeline deflates: the full chunk is deflated, the partial edge chunk stored
+// raw, as the "don't filter partial edge chunks" flag of layout version 4 says.
+func TestReadChunkedEdgeChunksUnfiltered(t *testing.T) {
+	deflated := deflateForTest(t, []byte("abcd"))
+	sum := func(b []byte) []byte { return binary.LittleEndian.AppendUint32(b, Checksum(b)) }
+	entry := func(addr uint64, size uint16) []byte {
+		b := binary.LittleEndian.AppendUint64(nil, addr)
+		b = binary.LittleEndian.AppendUint16(b, size)
+		return binary.LittleEndian.AppendUint32(b, 0)
+	}
+	hdr := append([]byte("FAHD"), 0, 1, 14, 10)
+	hdr = binary.LittleEndian.AppendUint64(hdr, 2)
+	hdr = sum(binary.LittleEndian.AppendUint64(hdr, 100))
+	dblock := binary.LittleEndian.AppendUint64(append([]byte("FADB"), 0, 1), 0)
+	dblock = sum(append(append(dblock, entry(300, uint16(len(deflated)))...), entry(400, 4)...))
+	file := placeAt(placeAt(placeAt(placeAt(nil, 0, hdr), 100, dblock), 300, deflated), 400, []byte("efXY"))
+
+	p := &Pipeline{Filters: []Filter{{ID: FilterDeflate, Name: "deflate", Params: []uint32{4}}}}
+	l := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 1, EdgeChunksUnfiltered: true,
+		Index: ChunkIndex{Type: IndexFixedArray, Addr: 0, PageBits: 10}}
+	dst := make([]byte, 6)
+	if err := memReader(file, 0).ReadChunked(l, p, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6); err != nil || string(dst) != "abcdef" {
+		t.Errorf("ReadChunked = %q, %v; want \"abcdef\"", dst, err)
+	}
+	l.EdgeChunksUnfiltered = false
+	err := memReader(file, 0).ReadChunked(l, p, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6)
+	if err == nil || !strings.Contains(err.Error(), "offset 400: chunk [4]: filter 0 (deflate)") {
+		t.Errorf("without the flag: %v, want the raw edge chunk refused by deflate", err)
+	}
+	// More entries than the grid holds.
+	bad := append([]byte(nil), file...)
+	bad[8] = 3
+	copy(bad[24:], sum(bad[:24])[24:])
+	if err := memReader(bad, 0).ReadChunked(l, p, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6); err == nil ||
+		!strings.Contains(err.Error(), "fixed array of 3 entries for a grid of [2] chunks") {
+		t.Errorf("3 entries for 2 chunks: %v", err)
 	}
 }
