@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -177,4 +178,46 @@ func TestReadChunkedEdgeChunksUnfiltered(t *testing.T) {
 		!strings.Contains(err.Error(), "fixed array of 3 entries for a grid of [2] chunks") {
 		t.Errorf("3 entries for 2 chunks: %v", err)
 	}
+}
+
+// One ChunkTable read by several goroutines at once (each read itself parallel) gives
+// every reader h5py's bytes.
+func TestReadChunkTableConcurrent(t *testing.T) {
+	file := testFile(t, "chunked_v1btree.h5")
+	r := fileReader(file)
+	for _, ds := range h5pyDatasets(t, "chunked_v1btree.h5") {
+		if ds.Name != "lots" {
+			continue
+		}
+		dm := findDatasetMessages(t, file, ds.Addr)
+		l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table, err := r.ChunkTable(l, dm.Dims, dm.MaxDims, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ds.data(t)
+		n := int64(len(want) / ds.ItemSize)
+		errs := make(chan error, 4)
+		for g := 0; g < 4; g++ {
+			go func(g int64) {
+				first := g * n / 8
+				dst := make([]byte, (n-first)*int64(ds.ItemSize))
+				err := r.ReadChunkTable(table, nil, ds.ItemSize, nil, dst, first, n-first)
+				if err == nil && !bytes.Equal(dst, want[first*int64(ds.ItemSize):]) {
+					err = fmt.Errorf("reader %d: other bytes than h5py's", g)
+				}
+				errs <- err
+			}(int64(g))
+		}
+		for g := 0; g < 4; g++ {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		return
+	}
+	t.Fatal("chunked_v1btree.h5 has no /lots")
 }
