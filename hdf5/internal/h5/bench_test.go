@@ -100,3 +100,45 @@ func BenchmarkReadChunkedGzip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRegionRead reads 10 elements of chunked_v1btree.h5's /lots (400 chunks in a
+// v1 B-tree with internal nodes): walking the index on every read (ReadChunked) and
+// through a ChunkTable collected once (ReadChunkTable).
+func BenchmarkRegionRead(b *testing.B) {
+	file := testFile(b, "chunked_v1btree.h5")
+	var ds *oracleDataset
+	for _, d := range h5pyDatasets(b, "chunked_v1btree.h5") {
+		if d.Name == "lots" {
+			d := d
+			ds = &d
+		}
+	}
+	if ds == nil {
+		b.Fatal("chunked_v1btree.h5 has no /lots")
+	}
+	dm := findDatasetMessages(b, file, ds.Addr)
+	l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := fileReader(file)
+	dst := make([]byte, 10*ds.ItemSize)
+	b.Run("ReadChunked", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := r.ReadChunked(l, nil, dm.Dims, dm.MaxDims, ds.ItemSize, nil, dst, 100, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadChunkTable", func(b *testing.B) {
+		table, err := r.ChunkTable(l, dm.Dims, dm.MaxDims, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < b.N; i++ {
+			if err := r.ReadChunkTable(table, nil, ds.ItemSize, nil, dst, 100, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

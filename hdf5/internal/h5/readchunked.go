@@ -140,7 +140,21 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 	}
 	dims, strides, chunkBytes := t.dims, t.strides, t.chunkBytes
 
+	newReader := func() *chunkReader {
+		return &chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
+			chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(tasks))
+	if workers == 1 { // one chunk or one core: no goroutine to start
+		cr := newReader()
+		defer cr.release()
+		for _, task := range tasks {
+			if err := cr.read(task); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	next := atomic.Int64{}
 	var failed atomic.Bool
 	var firstErr error
@@ -150,8 +164,7 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cr := chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
-				chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
+			cr := newReader()
 			defer cr.release()
 			for !failed.Load() {
 				i := next.Add(1) - 1
