@@ -4,8 +4,10 @@ import (
 	"bytes"
 	stdzlib "compress/zlib"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"testing"
 
 	kzlib "github.com/klauspost/compress/zlib"
@@ -59,4 +61,84 @@ func BenchmarkDecodeShuffleDeflate(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReadChunkedGzip reads surface.h5's /height_gz (256×384 f64 in 16 shuffled,
+// deflated chunks of 64×96) with one worker and with one per core.
+func BenchmarkReadChunkedGzip(b *testing.B) {
+	file := testFile(b, "surface.h5")
+	var ds *oracleDataset
+	for _, d := range h5pyDatasets(b, "surface.h5") {
+		if d.Name == "height_gz" {
+			d := d
+			ds = &d
+		}
+	}
+	if ds == nil {
+		b.Fatal("surface.h5 has no /height_gz")
+	}
+	dm := findDatasetMessages(b, file, ds.Addr)
+	l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := ParsePipeline(dm.Pipeline.Body, dm.Pipeline.At)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := fileReader(file)
+	dst := make([]byte, 256*384*8)
+	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			b.SetBytes(int64(len(dst)))
+			for i := 0; i < b.N; i++ {
+				if err := r.ReadChunked(l, p, dm.Dims, dm.MaxDims, 8, nil, dst, 0, 256*384); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRegionRead reads 10 elements of chunked_v1btree.h5's /lots (400 chunks in a
+// v1 B-tree with internal nodes): walking the index on every read (ReadChunked) and
+// through a ChunkTable collected once (ReadChunkTable).
+func BenchmarkRegionRead(b *testing.B) {
+	file := testFile(b, "chunked_v1btree.h5")
+	var ds *oracleDataset
+	for _, d := range h5pyDatasets(b, "chunked_v1btree.h5") {
+		if d.Name == "lots" {
+			d := d
+			ds = &d
+		}
+	}
+	if ds == nil {
+		b.Fatal("chunked_v1btree.h5 has no /lots")
+	}
+	dm := findDatasetMessages(b, file, ds.Addr)
+	l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := fileReader(file)
+	dst := make([]byte, 10*ds.ItemSize)
+	b.Run("ReadChunked", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := r.ReadChunked(l, nil, dm.Dims, dm.MaxDims, ds.ItemSize, nil, dst, 100, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadChunkTable", func(b *testing.B) {
+		table, err := r.ChunkTable(l, dm.Dims, dm.MaxDims, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < b.N; i++ {
+			if err := r.ReadChunkTable(table, nil, ds.ItemSize, nil, dst, 100, 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -77,13 +77,13 @@ func TestDenseStorageReference(t *testing.T) {
 }
 
 // A group of 3000 links with long names (700 KB of heap objects, beyond what the root
-// indirect block's direct rows hold) and an object of 400 attributes: fractal heaps with
-// child indirect blocks and v2 B-trees with internal nodes, which the reference files
-// are too small for.
+// indirect block's direct rows hold) and an object of 401 attributes, one of 400 KB (a
+// huge heap object): fractal heaps with child indirect blocks and huge objects, v2
+// B-trees with internal nodes, which the reference files are too small for.
 func TestDenseStorageLarge(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "large.h5")
-	oracle.Run(t, []string{"h5py"}, `
-import h5py, sys
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import h5py, sys, numpy as np
 with h5py.File(sys.argv[1], 'w', libver='latest') as f:
     g = f.create_group('many')
     for i in range(3000):
@@ -91,6 +91,7 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
     d = f.create_dataset('d', data=[1, 2, 3])
     for i in range(400):
         d.attrs['attribute_number_%04d' % i] = 'value %d' % i
+    d.attrs['huge_attribute'] = np.arange(50000, dtype='<f8')  # beyond a managed object: huge
 `, path)
 	checkDenseStorage(t, path)
 	file, err := os.ReadFile(path)

@@ -4,6 +4,10 @@
 // and filter pipeline messages, the filters mmapkit decodes (deflate, shuffle,
 // fletcher32, lzf) and the Jenkins lookup3 checksum that guards HDF5's metadata.
 //
+// Chunked data is read through Chunks (every stored chunk, whatever the index) and
+// ReadChunked or ChunkTable + ReadChunkTable, which decode the chunks a range of
+// elements touches in parallel, one worker per core, into the caller's buffer.
+//
 // Everything read from a file is untrusted: every address and size is checked against
 // the Reader's End before anything is read or allocated, counts are bounded by what the
 // file can hold, tree levels must decrease and visited blocks are remembered, so that a

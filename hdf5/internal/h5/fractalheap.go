@@ -8,14 +8,16 @@ import (
 // FractalHeap is an open fractal heap ("FRHP"): the store of dense links and dense
 // attributes. Objects are found by heap ID: managed objects live in direct blocks
 // ("FHDB") reached through a doubling table of indirect blocks ("FHIB"); tiny objects
-// live in the ID itself. Huge objects (stored outside the heap through a v2 B-tree) are
-// refused.
+// live in the ID itself; huge objects are stored outside the heap, their address and
+// length either in the ID or in a v2 B-tree keyed by the ID (huge objects of heaps with
+// I/O filters are refused).
 type FractalHeap struct {
 	r    *Reader
 	addr uint64
 	at   int64
 
 	idLen          int
+	hugeBTree      uint64 // v2 B-tree of huge objects' addresses
 	filtered       bool
 	checksumDirect bool
 	maxManaged     uint32
@@ -88,7 +90,7 @@ func (r *Reader) FractalHeap(addr uint64) (*FractalHeap, error) {
 	flags := d.u8("fractal heap flags")
 	h.maxManaged = d.u32("maximum managed object size")
 	d.length("next huge object ID")
-	d.addr("huge object B-tree address")
+	h.hugeBTree = d.addr("huge object B-tree address")
 	d.length("free space in managed blocks")
 	d.addr("free space manager address")
 	d.length("managed space")
@@ -163,8 +165,8 @@ func (h *FractalHeap) rowOffset(row int) uint64 {
 	return uint64(h.width) * h.startBlock << uint(row-1)
 }
 
-// Object returns the bytes of the object whose heap ID is id: managed and tiny objects;
-// huge objects are refused with errors.ErrUnsupported.
+// Object returns the bytes of the object whose heap ID is id: managed, tiny and huge
+// objects (huge ones of filtered heaps are refused with errors.ErrUnsupported).
 func (h *FractalHeap) Object(id []byte) ([]byte, error) {
 	if len(id) == 0 {
 		return nil, errorf(h.at, "empty fractal heap ID")
@@ -176,7 +178,7 @@ func (h *FractalHeap) Object(id []byte) ([]byte, error) {
 	case 0x00:
 		return h.managed(id)
 	case 0x10:
-		return nil, unsupported(h.at, "huge fractal heap objects")
+		return h.huge(id)
 	case 0x20:
 		return h.tiny(id)
 	}
@@ -267,10 +269,14 @@ func (h *FractalHeap) findDirectBlock(off uint64) (addr, blockOff, size uint64, 
 		if row >= rows {
 			return 0, 0, 0, errorf(h.at, "fractal heap offset %d beyond its indirect block of %d rows", off, rows)
 		}
-		bsize := h.rowBlockSize(row)
-		col := (rel - h.rowOffset(row)) / bsize
+		bsize, start := h.rowBlockSize(row), h.rowOffset(row)
+		if h.firstRowBit+row > 64 || bsize == 0 || rel < start || (rel-start)/bsize >= uint64(h.width) {
+			// A row this deep would start beyond 2^64 bytes of heap.
+			return 0, 0, 0, errorf(h.at, "fractal heap offset %d does not fit the doubling table", off)
+		}
+		col := (rel - start) / bsize
 		child := entries[row*h.width+int(col)]
-		childOff := ioff + h.rowOffset(row) + col*bsize
+		childOff := ioff + start + col*bsize
 		if IsUndefined(child, h.r.OffsetSize) {
 			return 0, 0, 0, errorf(h.at, "fractal heap offset %d lies in a block that was never allocated", off)
 		}
@@ -353,3 +359,58 @@ func (h *FractalHeap) readDirectBlock(addr, blockOff, size uint64) ([]byte, erro
 	}
 	return b, d.err
 }
+
+// huge returns an object stored outside the heap. Its ID holds the address and length
+// when they fit, else a key into the heap's v2 B-tree of huge objects (record type 1:
+// address, length, key).
+func (h *FractalHeap) huge(id []byte) ([]byte, error) {
+	r := h.r
+	if h.filtered {
+		return nil, unsupported(h.at, "huge objects of a filtered fractal heap")
+	}
+	var addr, n uint64
+	if h.idLen-1 >= r.OffsetSize+r.LengthSize {
+		d := &decoder{b: id, at: h.at, offsetSize: r.OffsetSize, lengthSize: r.LengthSize}
+		d.skip(1, "flags")
+		addr, n = d.addr("huge object address"), d.length("huge object length")
+		if d.err != nil {
+			return nil, d.err
+		}
+	} else {
+		keySize := min(h.idLen-1, 8)
+		if len(id) < 1+keySize {
+			return nil, errorf(h.at, "huge fractal heap ID of %d bytes, want %d", len(id), 1+keySize)
+		}
+		key := (&decoder{b: id[1 : 1+keySize]}).uint(keySize, "huge object key")
+		if IsUndefined(h.hugeBTree, r.OffsetSize) {
+			return nil, errorf(h.at, "huge fractal heap object %d in a heap without huge objects", key)
+		}
+		found := false
+		err := r.BTree2(h.hugeBTree, func(typ uint8, rec []byte) error {
+			if typ != 1 {
+				return errorf(h.at, "huge object B-tree of record type %d, want 1", typ)
+			}
+			d := r.decoder(rec, h.at)
+			a, l, k := d.addr("huge object address"), d.length("huge object length"), d.length("huge object key")
+			if d.err != nil {
+				return d.err
+			}
+			if k == key {
+				addr, n, found = a, l, true
+				return errStopWalk
+			}
+			return nil
+		})
+		if err != nil && err != errStopWalk {
+			return nil, err
+		}
+		if !found {
+			return nil, errorf(h.at, "fractal heap has no huge object %d", key)
+		}
+	}
+	b, _, err := r.read(addr, n, "huge fractal heap object")
+	return b, err
+}
+
+// errStopWalk ends a tree walk that found what it looked for.
+var errStopWalk = &Error{Msg: "found"}

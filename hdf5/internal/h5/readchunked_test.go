@@ -2,10 +2,13 @@ package h5
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/internal/oracle"
@@ -44,9 +47,17 @@ func checkReadChunked(t *testing.T, name string, file []byte, datasets []oracleD
 			a := rng.Int63n(count)
 			ranges = append(ranges, [2]int64{a, rng.Int63n(count-a) + 1})
 		}
-		for _, rg := range ranges {
+		table, err := r.ChunkTable(l, dm.Dims, dm.MaxDims, p != nil)
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, ds.Name, err)
+		}
+		for k, rg := range ranges {
 			dst := bytes.Repeat([]byte{0xa5}, int(rg[1])*ds.ItemSize)
-			if err := r.ReadChunked(l, p, dm.Dims, dm.MaxDims, ds.ItemSize, fill, dst, rg[0], rg[1]); err != nil {
+			read := func() error { return r.ReadChunked(l, p, dm.Dims, dm.MaxDims, ds.ItemSize, fill, dst, rg[0], rg[1]) }
+			if k%2 == 1 { // every other range through the table collected once
+				read = func() error { return r.ReadChunkTable(table, p, ds.ItemSize, fill, dst, rg[0], rg[1]) }
+			}
+			if err := read(); err != nil {
 				t.Errorf("%s %s [%d,+%d): %v", name, ds.Name, rg[0], rg[1], err)
 				continue
 			}
@@ -100,4 +111,113 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
 	datasets := h5pyDatasetsAt(t, path)
 	checkChunks(t, "indexes.h5", file, datasets)
 	checkReadChunked(t, "indexes.h5", file, datasets)
+}
+
+func TestReadChunkedRefusesBadIndexes(t *testing.T) {
+	l := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 1, Index: ChunkIndex{Type: IndexBTree1, Addr: 100}}
+	for _, tc := range []struct {
+		name   string
+		second uint64 // offset of the second chunk
+		err    string
+	}{
+		{"a chunk listed twice", 0, "offset 1010: chunk [0] is listed twice"},
+		{"an offset between chunks", 2, "offset 1010: chunk offset [2] is not a multiple of the chunk dims [4]"},
+	} {
+		file := placeAt(nil, 100, tree1Node(1, 0, [][]byte{chunkKey1(4, 0, 0), chunkKey1(4, 0, tc.second), chunkKey1(0, 0, 8)}, []uint64{1000, 1010}))
+		file = placeAt(file, 1000, []byte("abcd______efgh"))
+		dst := make([]byte, 8)
+		err := memReader(file, 0).ReadChunked(l, nil, []uint64{8}, []uint64{8}, 1, nil, dst, 0, 8)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.err)
+		}
+	}
+	// The same tree with the second chunk at 4 reads, and a missing third is filled.
+	file := placeAt(nil, 100, tree1Node(1, 0, [][]byte{chunkKey1(4, 0, 0), chunkKey1(4, 0, 4), chunkKey1(0, 0, 8)}, []uint64{1000, 1010}))
+	file = placeAt(file, 1000, []byte("abcd______efgh"))
+	dst := make([]byte, 10)
+	if err := memReader(file, 0).ReadChunked(l, nil, []uint64{10}, []uint64{10}, 1, []byte{'.'}, dst, 0, 10); err != nil || string(dst) != "abcdefgh.." {
+		t.Errorf("ReadChunked = %q, %v; want \"abcdefgh..\"", dst, err)
+	}
+}
+
+// A fixed array index built byte by byte over 2 chunks of 4 bytes of a 6-byte dataset
+// whose pipeline deflates: the full chunk is deflated, the partial edge chunk stored
+// raw, as the "don't filter partial edge chunks" flag of layout version 4 says.
+func TestReadChunkedEdgeChunksUnfiltered(t *testing.T) {
+	deflated := deflateForTest(t, []byte("abcd"))
+	sum := func(b []byte) []byte { return binary.LittleEndian.AppendUint32(b, Checksum(b)) }
+	entry := func(addr uint64, size uint16) []byte {
+		b := binary.LittleEndian.AppendUint64(nil, addr)
+		b = binary.LittleEndian.AppendUint16(b, size)
+		return binary.LittleEndian.AppendUint32(b, 0)
+	}
+	hdr := append([]byte("FAHD"), 0, 1, 14, 10)
+	hdr = binary.LittleEndian.AppendUint64(hdr, 2)
+	hdr = sum(binary.LittleEndian.AppendUint64(hdr, 100))
+	dblock := binary.LittleEndian.AppendUint64(append([]byte("FADB"), 0, 1), 0)
+	dblock = sum(append(append(dblock, entry(300, uint16(len(deflated)))...), entry(400, 4)...))
+	file := placeAt(placeAt(placeAt(placeAt(nil, 0, hdr), 100, dblock), 300, deflated), 400, []byte("efXY"))
+
+	p := &Pipeline{Filters: []Filter{{ID: FilterDeflate, Name: "deflate", Params: []uint32{4}}}}
+	l := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 1, EdgeChunksUnfiltered: true,
+		Index: ChunkIndex{Type: IndexFixedArray, Addr: 0, PageBits: 10}}
+	dst := make([]byte, 6)
+	if err := memReader(file, 0).ReadChunked(l, p, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6); err != nil || string(dst) != "abcdef" {
+		t.Errorf("ReadChunked = %q, %v; want \"abcdef\"", dst, err)
+	}
+	l.EdgeChunksUnfiltered = false
+	err := memReader(file, 0).ReadChunked(l, p, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6)
+	if err == nil || !strings.Contains(err.Error(), "offset 400: chunk [4]: filter 0 (deflate)") {
+		t.Errorf("without the flag: %v, want the raw edge chunk refused by deflate", err)
+	}
+	// More entries than the grid holds.
+	bad := append([]byte(nil), file...)
+	bad[8] = 3
+	copy(bad[24:], sum(bad[:24])[24:])
+	if err := memReader(bad, 0).ReadChunked(l, p, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6); err == nil ||
+		!strings.Contains(err.Error(), "fixed array of 3 entries for a grid of [2] chunks") {
+		t.Errorf("3 entries for 2 chunks: %v", err)
+	}
+}
+
+// One ChunkTable read by several goroutines at once (each read itself parallel) gives
+// every reader h5py's bytes.
+func TestReadChunkTableConcurrent(t *testing.T) {
+	file := testFile(t, "chunked_v1btree.h5")
+	r := fileReader(file)
+	for _, ds := range h5pyDatasets(t, "chunked_v1btree.h5") {
+		if ds.Name != "lots" {
+			continue
+		}
+		dm := findDatasetMessages(t, file, ds.Addr)
+		l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table, err := r.ChunkTable(l, dm.Dims, dm.MaxDims, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ds.data(t)
+		n := int64(len(want) / ds.ItemSize)
+		errs := make(chan error, 4)
+		for g := 0; g < 4; g++ {
+			go func(g int64) {
+				first := g * n / 8
+				dst := make([]byte, (n-first)*int64(ds.ItemSize))
+				err := r.ReadChunkTable(table, nil, ds.ItemSize, nil, dst, first, n-first)
+				if err == nil && !bytes.Equal(dst, want[first*int64(ds.ItemSize):]) {
+					err = fmt.Errorf("reader %d: other bytes than h5py's", g)
+				}
+				errs <- err
+			}(int64(g))
+		}
+		for g := 0; g < 4; g++ {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		return
+	}
+	t.Fatal("chunked_v1btree.h5 has no /lots")
 }
