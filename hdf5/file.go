@@ -84,6 +84,10 @@ type dataset struct {
 	// listed is false for a netCDF dimension that is not a variable.
 	listed bool
 	dims   []string // netCDF dimension names, where known
+
+	tableOnce sync.Once
+	table     *h5.ChunkTable // a chunked dataset's chunks, once read
+	tableErr  error
 }
 
 // Link is a link that is not the first path of a dataset: a soft link, a

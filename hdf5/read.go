@@ -158,13 +158,27 @@ func (f *File) readElems(d *dataset, dst []byte, first, n int64) error {
 			return wrapErr(f.name, d.stored+first*size+int64(k), err, "dataset %s: reading its data", d.path)
 		}
 	case h5.Chunked:
-		if err := f.m.r.ReadChunked(l, d.pipe, d.space.dims, d.space.maxDims, int(size), d.fill, dst, first, n); err != nil {
+		t, err := d.chunkTable(f.m.r)
+		if err == nil {
+			err = f.m.r.ReadChunkTable(t, d.pipe, int(size), d.fill, dst, first, n)
+		}
+		if err != nil {
 			return wrapErr(f.name, d.at, err, "dataset %s", d.path)
 		}
 	default:
 		return errAt(f.name, d.at, errors.ErrUnsupported, "dataset %s: %s storage", d.path, l.Class)
 	}
 	return nil
+}
+
+// chunkTable returns the dataset's allocated chunks, collected from its
+// index on the first read, so that a dataset read a piece at a time (as
+// cat and conversions read) walks its index once.
+func (d *dataset) chunkTable(r *h5.Reader) (*h5.ChunkTable, error) {
+	d.tableOnce.Do(func() {
+		d.table, d.tableErr = r.ChunkTable(d.lay, d.space.dims, d.space.maxDims, d.pipe != nil && len(d.pipe.Filters) > 0)
+	})
+	return d.table, d.tableErr
 }
 
 // fillWith repeats fill over dst (zeros for nil).
