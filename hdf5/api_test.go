@@ -365,3 +365,50 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
 	_, err = Read[int32](f, "/a")
 	assert.ErrorIs(t, err, ErrCycle)
 }
+
+// Ranges that start and end inside an array datatype's element read the
+// logical elements asked for; a table scanned whole; UserBlock and Groups.
+func TestPartialElements(t *testing.T) {
+	f, err := format.Open(filepath.Join(testdata, "oldstyle_numbers.h5"), nil)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skip("no reference files")
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	i, err := format.Find(f, "/vec3") // f64 [2][3] as 2 elements of f64[3]
+	require.NoError(t, err)
+	all, err := format.ReadAll(f, i, layout.RowMajor, binary.BigEndian)
+	require.NoError(t, err)
+	for first := int64(0); first < 6; first++ {
+		for n := int64(0); first+n <= 6; n++ {
+			dst := make([]byte, 8*n)
+			require.NoError(t, f.ReadArray(i, dst, first, layout.RowMajor, binary.BigEndian))
+			assert.Equal(t, all[8*first:8*(first+n)], dst, "[%d, %d)", first, first+n)
+		}
+	}
+	h := f.(*source).File()
+	assert.Equal(t, int64(0), h.UserBlock())
+	assert.Equal(t, "/", h.Groups()[0].Name)
+
+	u, err := Open(filepath.Join(testdata, "userblock_1k.h5"), nil)
+	require.NoError(t, err)
+	defer u.Close()
+	assert.Equal(t, int64(1024), u.UserBlock())
+
+	r, err := format.Open(filepath.Join(testdata, "records.h5"), nil)
+	require.NoError(t, err)
+	defer r.Close()
+	sel, err := format.Select(r, "/pair/r", "/pair/i")
+	require.NoError(t, err)
+	one, err := format.Open(filepath.Join(testdata, "records.h5"), nil)
+	require.NoError(t, err)
+	defer one.Close()
+	// The whole file is several tables: a scan of all of them is refused.
+	err = one.(format.TableScanner).ScanTable(10, func(int64, []format.Column) error { return nil })
+	assert.ErrorIs(t, err, format.ErrNotRepresentable)
+	require.NoError(t, format.ScanTable(sel, 10, func(_ int64, cols []format.Column) error {
+		assert.Equal(t, []float64{1}, cols[0].Values)
+		assert.Equal(t, []float32{2}, cols[1].Values)
+		return nil
+	}))
+}
