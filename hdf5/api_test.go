@@ -1,6 +1,7 @@
 package hdf5
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/internal/oracle"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -411,4 +413,51 @@ func TestPartialElements(t *testing.T) {
 		assert.Equal(t, []float32{2}, cols[1].Values)
 		return nil
 	}))
+}
+
+// A superblock extension is read (paged file space, as h5py makes it).
+func TestSuperblockExtension(t *testing.T) {
+	dir := t.TempDir()
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1] + '/paged.h5', 'w', libver='latest', fs_strategy='page') as f:
+    f['x'] = np.arange(5, dtype='<i8')
+`, dir)
+	f, err := Open(filepath.Join(dir, "paged.h5"), nil)
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, f.m.undefined(f.sb.ext), "the file has a superblock extension")
+	v, err := Read[int64](f, "/x")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0, 1, 2, 3, 4}, v)
+
+	// Its first message made a shared message table (checksum redone):
+	// refused, naming the message.
+	oh, err := readObjectHeader(f.m, f.sb.ext)
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, "paged.h5"))
+	require.NoError(t, err)
+	flags := b[oh.at+5]
+	require.Zero(t, flags&0x04, "no creation order in the messages")
+	n := int64(6)
+	if flags&0x20 != 0 {
+		n += 16
+	}
+	if flags&0x10 != 0 {
+		n += 4
+	}
+	w := int64(1) << (flags & 3)
+	var size int64
+	for k := w - 1; k >= 0; k-- {
+		size = size<<8 | int64(b[oh.at+n+k])
+	}
+	b[oh.msgs[0].at-4] = msgSharedTable
+	end := oh.at + n + w + size
+	binary.LittleEndian.PutUint32(b[end:], h5.Checksum(b[oh.at:end]))
+	_, err = NewReader(bytes.NewReader(b), int64(len(b)), nil)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.Contains(t, err.Error(), "shared message table")
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, oh.msgs[0].at, fe.Offset)
 }
