@@ -170,6 +170,16 @@ func TestReadChunkedEdgeChunksUnfiltered(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "offset 400: chunk [4]: filter 0 (deflate)") {
 		t.Errorf("without the flag: %v, want the raw edge chunk refused by deflate", err)
 	}
+	// An index of filtered entries for a dataset without a pipeline, and the reverse.
+	if err := memReader(file, 0).ReadChunked(l, nil, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6); err == nil ||
+		!strings.Contains(err.Error(), "offset 5: fixed array of filtered chunks: true, for a dataset with a filter pipeline: false") {
+		t.Errorf("filtered entries without a pipeline: %v", err)
+	}
+	single := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 1, Index: ChunkIndex{Type: IndexSingle, Addr: 300}}
+	if err := memReader(file, 0).Chunks(single, []uint64{4}, []uint64{4}, true, func(Chunk) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), "chunk index type 1 (filtered entries: false) for a dataset with a filter pipeline: true") {
+		t.Errorf("unfiltered single chunk of a filtered dataset: %v", err)
+	}
 	// More entries than the grid holds.
 	bad := append([]byte(nil), file...)
 	bad[8] = 3
