@@ -78,7 +78,7 @@ func BenchmarkReadChunkedGzip(b *testing.B) {
 		b.Fatal("surface.h5 has no /height_gz")
 	}
 	dm := findDatasetMessages(b, file, ds.Addr)
-	l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+	l, err := dm.parseLayout()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func BenchmarkRegionRead(b *testing.B) {
 		b.Fatal("chunked_v1btree.h5 has no /lots")
 	}
 	dm := findDatasetMessages(b, file, ds.Addr)
-	l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+	l, err := dm.parseLayout()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func checkChunks(t *testing.T, name string, file []byte, datasets []oracleDatase
 			continue
 		}
 		dm := findDatasetMessages(t, file, ds.Addr)
-		l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+		l, err := dm.parseLayout()
 		if err != nil {
 			t.Fatalf("%s: %v", ds.Name, err)
 		}

@@ -224,7 +224,7 @@ func (r *Reader) readPages(addr uint64, total, pageElems uint64, entrySize int, 
 
 // fixedArrayChunks reports the chunks of a fixed array index (FAHD, FADB and, when the
 // array is larger than a page, its pages).
-func (r *Reader) fixedArrayChunks(l *Layout, dims, maxDims []uint64, fn func(Chunk) error) error {
+func (r *Reader) fixedArrayChunks(l *Layout, dims, maxDims []uint64, datasetFiltered bool, fn func(Chunk) error) error {
 	hsize := uint64(4 + 1 + 1 + 1 + 1 + r.LengthSize + r.OffsetSize + 4)
 	head, abs, err := r.block(l.Index.Addr, hsize, "FAHD", true)
 	if err != nil {
@@ -246,6 +246,9 @@ func (r *Reader) fixedArrayChunks(l *Layout, dims, maxDims []uint64, fn func(Chu
 	filtered := client == 1
 	if client > 1 {
 		return errorf(abs+5, "fixed array client %d is not a chunk index", client)
+	}
+	if err := indexFiltered(abs+5, "fixed array", filtered, datasetFiltered); err != nil {
+		return err
 	}
 	if err := r.checkEntrySize(entrySize, filtered, abs+6); err != nil {
 		return err
@@ -340,7 +343,7 @@ type extArray struct {
 // EADB): the index block's own elements, then the data blocks it points at, then those
 // of its super blocks. Element i is the chunk at row-major position i of the chunk grid
 // with the unlimited dimension made the slowest.
-func (r *Reader) extArrayChunks(l *Layout, dims, maxDims []uint64, fn func(Chunk) error) error {
+func (r *Reader) extArrayChunks(l *Layout, dims, maxDims []uint64, datasetFiltered bool, fn func(Chunk) error) error {
 	hsize := uint64(4+1+1+6+6*r.LengthSize+r.OffsetSize) + 4
 	head, abs, err := r.block(l.Index.Addr, hsize, "EAHD", true)
 	if err != nil {
@@ -378,6 +381,9 @@ func (r *Reader) extArrayChunks(l *Layout, dims, maxDims []uint64, fn func(Chunk
 		return errorf(abs+11, "extensible array page bits %d", pageBits)
 	}
 	if err := r.checkEntrySize(ea.entrySize, ea.filtered, abs+6); err != nil {
+		return err
+	}
+	if err := indexFiltered(abs+5, "extensible array", ea.filtered, datasetFiltered); err != nil {
 		return err
 	}
 	ea.pageElems = 1 << uint(pageBits)
@@ -543,7 +549,7 @@ func (ea *extArray) dataBlock(l *Layout, addr, n, first uint64, bitmap []byte, l
 
 // btree2Chunks reports the chunks of a v2 B-tree index: records of type 10 (address and
 // scaled offsets) or 11 (address, stored size, filter mask and scaled offsets).
-func (r *Reader) btree2Chunks(l *Layout, fn func(Chunk) error) error {
+func (r *Reader) btree2Chunks(l *Layout, datasetFiltered bool, fn func(Chunk) error) error {
 	t, err := r.openBTree2(l.Index.Addr)
 	if err != nil {
 		return err
@@ -563,6 +569,9 @@ func (r *Reader) btree2Chunks(l *Layout, fn func(Chunk) error) error {
 		}
 	default:
 		return errorf(t.at+5, "v2 B-tree of record type %d is not a chunk index", t.typ)
+	}
+	if err := indexFiltered(t.at+5, "v2 B-tree", t.typ == 11, datasetFiltered); err != nil {
+		return err
 	}
 	return t.walk(func(typ uint8, rec []byte) error {
 		d := r.decoder(rec, t.at)

@@ -282,10 +282,10 @@ func FuzzChunkIndexes(f *testing.F) {
 	for _, name := range referenceFiles {
 		file := referenceBytes(name)
 		for _, ds := range chunkedDatasets(file) {
-			f.Add(file, append([]byte(nil), ds.layout...), encodeDims(ds.dims, ds.maxDims))
+			f.Add(file, append([]byte(nil), ds.layout...), encodeDims(ds.dims, ds.maxDims), len(ds.pipeline) > 0)
 		}
 	}
-	f.Fuzz(func(t *testing.T, file, layoutBody, dimBytes []byte) {
+	f.Fuzz(func(t *testing.T, file, layoutBody, dimBytes []byte, filtered bool) {
 		var dims, maxDims []uint64
 		for i := 0; i+4 <= len(dimBytes) && len(dims) < 4; i += 4 {
 			d := uint64(binary.LittleEndian.Uint16(dimBytes[i:]))
@@ -301,7 +301,7 @@ func FuzzChunkIndexes(f *testing.F) {
 		}
 		r := fileReader(file)
 		n := 0
-		r.Chunks(l, dims, maxDims, true, func(Chunk) error {
+		r.Chunks(l, dims, maxDims, filtered, func(Chunk) error {
 			if n++; n > 1<<16 {
 				return errStop
 			}
@@ -316,6 +316,10 @@ func FuzzChunkIndexes(f *testing.F) {
 			return
 		}
 		dst := make([]byte, count*uint64(l.ElemSize))
-		r.ReadChunked(l, nil, dims, maxDims, int(l.ElemSize), nil, dst, 0, int64(count))
+		var p *Pipeline
+		if filtered {
+			p = &Pipeline{Filters: []Filter{{ID: FilterDeflate, Name: "deflate"}}}
+		}
+		r.ReadChunked(l, p, dims, maxDims, int(l.ElemSize), nil, dst, 0, int64(count))
 	})
 }

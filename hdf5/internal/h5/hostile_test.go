@@ -31,7 +31,7 @@ func TestChunksTruncatedAtEveryByte(t *testing.T) {
 				continue
 			}
 			dm := findDatasetMessages(t, file, ds.Addr)
-			l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+			l, err := dm.parseLayout()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -93,7 +93,7 @@ func TestParseLayoutReferenceFiles(t *testing.T) {
 		file := testFile(t, name)
 		for _, ds := range h5pyDatasets(t, name) {
 			dm := findDatasetMessages(t, file, ds.Addr)
-			l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+			l, err := dm.parseLayout()
 			if err != nil {
 				t.Errorf("%s %s: %v", name, ds.Name, err)
 				continue

@@ -208,16 +208,42 @@ type datasetMessages struct {
 	Dims, MaxDims []uint64
 	Layout        headerMessage
 	Pipeline      *headerMessage
+	// OffsetSize and LengthSize are the file's (from its superblock).
+	OffsetSize, LengthSize int
+}
+
+// parseLayout parses the dataset's layout message.
+func (dm datasetMessages) parseLayout() (*Layout, error) {
+	return ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), dm.OffsetSize, dm.LengthSize)
+}
+
+// fileSizes returns the sizes of offsets and lengths of a file whose superblock is at 0
+// (8 where the bytes there say something else than 2, 4 or 8).
+func fileSizes(file []byte) (offsetSize, lengthSize int) {
+	valid := func(b byte) int {
+		if b == 2 || b == 4 || b == 8 {
+			return int(b)
+		}
+		return 8
+	}
+	switch {
+	case len(file) > 14 && file[8] <= 1:
+		return valid(file[13]), valid(file[14])
+	case len(file) > 10:
+		return valid(file[9]), valid(file[10])
+	}
+	return 8, 8
 }
 
 func findDatasetMessages(t testing.TB, file []byte, addr uint64) datasetMessages {
 	t.Helper()
 	var dm datasetMessages
+	dm.OffsetSize, dm.LengthSize = fileSizes(file)
 	found := false
-	for _, m := range scanHeader(t, file, addr, 8, 8) {
+	for _, m := range scanHeader(t, file, addr, dm.OffsetSize, dm.LengthSize) {
 		switch m.Type {
 		case 1:
-			dm.Dims, dm.MaxDims = parseDataspaceForTest(t, m.Body)
+			dm.Dims, dm.MaxDims = parseDataspaceForTest(t, m.Body, dm.LengthSize)
 		case 8:
 			dm.Layout, found = m, true
 		case 11:
@@ -231,20 +257,27 @@ func findDatasetMessages(t testing.TB, file []byte, addr uint64) datasetMessages
 	return dm
 }
 
-func parseDataspaceForTest(t testing.TB, b []byte) (dims, maxDims []uint64) {
+func parseDataspaceForTest(t testing.TB, b []byte, lengthSize int) (dims, maxDims []uint64) {
 	rank, flags := int(b[1]), b[2]
 	p := 8
 	if b[0] == 2 {
 		p = 4
 	}
+	read := func() uint64 {
+		d := &decoder{b: b[p : p+lengthSize]}
+		v := d.uint(lengthSize, "dim")
+		if v == 1<<(8*uint(lengthSize))-1 || lengthSize == 8 && v == ^uint64(0) {
+			v = Unlimited
+		}
+		p += lengthSize
+		return v
+	}
 	for i := 0; i < rank; i++ {
-		dims = append(dims, binary.LittleEndian.Uint64(b[p:]))
-		p += 8
+		dims = append(dims, read())
 	}
 	if flags&1 != 0 {
 		for i := 0; i < rank; i++ {
-			maxDims = append(maxDims, binary.LittleEndian.Uint64(b[p:]))
-			p += 8
+			maxDims = append(maxDims, read())
 		}
 	} else {
 		maxDims = dims
@@ -252,10 +285,11 @@ func parseDataspaceForTest(t testing.TB, b []byte) (dims, maxDims []uint64) {
 	return dims, maxDims
 }
 
-// fileReader is a Reader over a whole reference file (base 0, 8-byte offsets and
-// lengths, as h5py writes them).
+// fileReader is a Reader over a whole file whose superblock is at 0, with its sizes of
+// offsets and lengths.
 func fileReader(file []byte) *Reader {
-	return &Reader{R: bytes.NewReader(file), Base: 0, End: int64(len(file)), OffsetSize: 8, LengthSize: 8}
+	o, l := fileSizes(file)
+	return &Reader{R: bytes.NewReader(file), Base: 0, End: int64(len(file)), OffsetSize: o, LengthSize: l}
 }
 
 func (c oracleChunk) String() string {

@@ -29,7 +29,7 @@ func checkReadChunked(t *testing.T, name string, file []byte, datasets []oracleD
 			continue
 		}
 		dm := findDatasetMessages(t, file, ds.Addr)
-		l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+		l, err := dm.parseLayout()
 		if err != nil {
 			t.Fatalf("%s: %v", ds.Name, err)
 		}
@@ -170,6 +170,16 @@ func TestReadChunkedEdgeChunksUnfiltered(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "offset 400: chunk [4]: filter 0 (deflate)") {
 		t.Errorf("without the flag: %v, want the raw edge chunk refused by deflate", err)
 	}
+	// An index of filtered entries for a dataset without a pipeline, and the reverse.
+	if err := memReader(file, 0).ReadChunked(l, nil, []uint64{6}, []uint64{6}, 1, nil, dst, 0, 6); err == nil ||
+		!strings.Contains(err.Error(), "offset 5: fixed array of filtered chunks: true, for a dataset with a filter pipeline: false") {
+		t.Errorf("filtered entries without a pipeline: %v", err)
+	}
+	single := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 1, Index: ChunkIndex{Type: IndexSingle, Addr: 300}}
+	if err := memReader(file, 0).Chunks(single, []uint64{4}, []uint64{4}, true, func(Chunk) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), "chunk index type 1 (filtered entries: false) for a dataset with a filter pipeline: true") {
+		t.Errorf("unfiltered single chunk of a filtered dataset: %v", err)
+	}
 	// More entries than the grid holds.
 	bad := append([]byte(nil), file...)
 	bad[8] = 3
@@ -190,7 +200,7 @@ func TestReadChunkTableConcurrent(t *testing.T) {
 			continue
 		}
 		dm := findDatasetMessages(t, file, ds.Addr)
-		l, err := ParseLayout(dm.Layout.Body, dm.Layout.At, len(dm.Dims), 8, 8)
+		l, err := dm.parseLayout()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,4 +230,45 @@ func TestReadChunkTableConcurrent(t *testing.T) {
 		return
 	}
 	t.Fatal("chunked_v1btree.h5 has no /lots")
+}
+
+// Files with 4-byte offsets: old style (v1 B-tree) with 4-byte lengths too, and new
+// (v4 indexes) with 8-byte lengths (HDF5 itself cannot read unlimited dimensions stored
+// in 4 bytes, which the extensible array and v2 B-tree indexes need).
+func TestFourByteOffsets(t *testing.T) {
+	dir := t.TempDir()
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import h5py, sys, numpy as np
+for libver, lengths, name in (('earliest', 4, sys.argv[1] + '/old.h5'), ('latest', 8, sys.argv[1] + '/new.h5')):
+    fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+    fcpl.set_sizes(4, lengths)
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    low = h5py.h5f.LIBVER_EARLIEST if libver == 'earliest' else h5py.h5f.LIBVER_LATEST
+    fapl.set_libver_bounds(low, h5py.h5f.LIBVER_LATEST)
+    fid = h5py.h5f.create(name.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
+    with h5py.File(fid) as f:
+        f.create_dataset('gz', data=np.arange(300, dtype='<i4').reshape(20, 15), chunks=(4, 4), compression='gzip', shuffle=True)
+        f.create_dataset('one', data=np.arange(6, dtype='<u1'), chunks=(6,), compression='gzip')
+        h = f.create_dataset('fa', shape=(3000,), dtype='<u2', chunks=(1,), fillvalue=7)
+        h[5:2000] = 3
+        if lengths == 8:
+            f.create_dataset('ea', data=np.arange(700, dtype='<i2').reshape(350, 2), chunks=(1, 2), maxshape=(None, 2))
+            f.create_dataset('bt2', data=np.arange(400, dtype='<f4').reshape(20, 20), chunks=(2, 3), maxshape=(None, None), fletcher32=True)
+`, dir)
+	for _, tc := range []struct {
+		name    string
+		lengths int
+	}{{"old.h5", 4}, {"new.h5", 8}} {
+		path := filepath.Join(dir, tc.name)
+		file, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, l := fileSizes(file); o != 4 || l != tc.lengths {
+			t.Fatalf("%s has offsets of %d bytes and lengths of %d", tc.name, o, l)
+		}
+		datasets := h5pyDatasetsAt(t, path)
+		checkChunks(t, tc.name, file, datasets)
+		checkReadChunked(t, tc.name, file, datasets)
+	}
 }
