@@ -461,3 +461,40 @@ with h5py.File(sys.argv[1] + '/paged.h5', 'w', libver='latest', fs_strategy='pag
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, oh.msgs[0].at, fe.Offset)
 }
+
+// Files with 4-byte offsets and lengths (both superblock generations)
+// read as h5py reads them.
+func TestSmallOffsets(t *testing.T) {
+	dir := t.TempDir()
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, h5py, numpy as np
+for name, latest in (('small0.h5', False), ('small3.h5', True)):
+    fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+    fcpl.set_sizes(4, 4)
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    if latest:
+        fapl.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+    fid = h5py.h5f.create((sys.argv[1] + '/' + name).encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
+    with h5py.File(fid) as f:
+        f['g/x'] = np.arange(6, dtype='<i2').reshape(2, 3)
+        f.create_dataset('c', data=np.arange(10, dtype='<f4'), chunks=(3,), compression='gzip')
+        f.create_dataset('u', shape=(4,), dtype='<i4', chunks=(2,), maxshape=(None,), fillvalue=9)
+        f['s'] = h5py.SoftLink('/g/x')
+        f.attrs['a'] = np.int32(-3)
+`, dir)
+	for _, name := range []string{"small0.h5", "small3.h5"} {
+		f, err := Open(filepath.Join(dir, name), nil)
+		require.NoError(t, err, name)
+		x, err := Read[int16](f, "/s")
+		require.NoError(t, err, name)
+		assert.Equal(t, []int16{0, 1, 2, 3, 4, 5}, x, name)
+		c, err := Read[float32](f, "/c")
+		require.NoError(t, err, name)
+		assert.Equal(t, []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, c, name)
+		u, err := Read[int32](f, "/u")
+		require.NoError(t, err, name)
+		assert.Equal(t, []int32{9, 9, 9, 9}, u, name)
+		assert.Equal(t, int64(-3), f.Groups()[0].Attributes["a"], name)
+		require.NoError(t, f.Close())
+	}
+}
