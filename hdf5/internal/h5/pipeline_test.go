@@ -229,3 +229,30 @@ func TestLZFDecodeBytes(t *testing.T) {
 		}
 	}
 }
+
+// unshuffle undoes shuffleForTest for every element size, the specialised ones included,
+// with and without bytes of a partial last element.
+func TestUnshuffleSizes(t *testing.T) {
+	for _, size := range []int{1, 2, 3, 4, 5, 8, 16} {
+		for _, n := range []int{0, 1, size, 7 * size, 7*size + size/2} {
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(i*31 + 7)
+			}
+			got := make([]byte, n)
+			unshuffle(got, shuffleForTest(data, size), size)
+			if !bytes.Equal(got, data) {
+				t.Errorf("size %d, %d bytes: unshuffle(shuffle(x)) = % x, want % x", size, n, got, data)
+			}
+		}
+	}
+}
+
+func BenchmarkUnshuffle8(b *testing.B) {
+	src := make([]byte, 48*1024)
+	dst := make([]byte, len(src))
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		unshuffle(dst, src, 8)
+	}
+}
