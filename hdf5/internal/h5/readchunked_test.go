@@ -103,6 +103,8 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
     f.create_dataset('ea_last', data=np.arange(15, dtype='<i4').reshape(3, 5), chunks=(2, 1), maxshape=(10, None))
     e = f.create_dataset('ea_mid', shape=(3, 4, 5), dtype='<u1', chunks=(2, 1, 3), maxshape=(7, None, 9))
     e[...] = np.arange(60).reshape(3, 4, 5)
+    # A fixed array over a grid of the maximum dims, larger than the current ones.
+    f.create_dataset('fa_grow', data=np.arange(15, dtype='<i4').reshape(5, 3), chunks=(2, 2), maxshape=(10, 6), compression='gzip')
 `, path)
 	file, err := os.ReadFile(path)
 	if err != nil {
