@@ -105,6 +105,9 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
     e[...] = np.arange(60).reshape(3, 4, 5)
     # A fixed array over a grid of the maximum dims, larger than the current ones.
     f.create_dataset('fa_grow', data=np.arange(15, dtype='<i4').reshape(5, 3), chunks=(2, 2), maxshape=(10, 6), compression='gzip')
+    # A chunk stored with its filter skipped (filter mask 1), beside deflated ones.
+    m = f.create_dataset('masked', data=np.arange(6, dtype='<i4'), chunks=(2,), compression='gzip')
+    m.id.write_direct_chunk((2,), np.array([70, 71], dtype='<i4').tobytes(), filter_mask=1)
 `, path)
 	file, err := os.ReadFile(path)
 	if err != nil {
