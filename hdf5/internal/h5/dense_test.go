@@ -104,6 +104,41 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
 	}
 }
 
+// Dense storage in a file with 4-byte offsets and lengths.
+func TestDenseStorageFourByteSizes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "small.h5")
+	oracle.Run(t, []string{"h5py"}, `
+import h5py, sys
+p = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+p.set_sizes(4, 4)
+a = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+a.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+with h5py.File(h5py.h5f.create(sys.argv[1].encode(), h5py.h5f.ACC_TRUNC, fcpl=p, fapl=a)) as f:
+    g = f.create_group('g')
+    for i in range(40):
+        g.create_group('member_%02d' % i)
+    for i in range(20):
+        g.attrs['attr_%02d' % i] = i
+`, path)
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, l := fileSizes(file); o != 4 || l != 4 {
+		t.Fatalf("offsets of %d bytes, lengths of %d", o, l)
+	}
+	if !bytes.Contains(file, []byte("FRHP")) {
+		t.Fatal("no fractal heap in the generated file")
+	}
+	checkDenseStorage(t, path)
+}
+
+// addrAt reads a little-endian address of size bytes at p, all ones as undefined.
+func addrAt(b []byte, p, size int) uint64 {
+	d := &decoder{b: b[p : p+size], offsetSize: size}
+	return d.addr("address")
+}
+
 func checkDenseStorage(t *testing.T, path string) {
 	name := filepath.Base(path)
 	file, err := os.ReadFile(path)
@@ -117,7 +152,7 @@ func checkDenseStorage(t *testing.T, path string) {
 	r := fileReader(file)
 	var sawLinks, sawAttrs bool
 	for _, o := range objs {
-		for _, m := range scanHeader(t, file, o.Addr, 8, 8) {
+		for _, m := range scanHeader(t, file, o.Addr, r.OffsetSize, r.LengthSize) {
 			var heapAddr, btreeAddr uint64
 			var want []string
 			var wantType uint8
@@ -129,23 +164,23 @@ func checkDenseStorage(t *testing.T, path string) {
 				if m.Body[1]&1 != 0 {
 					p += 8
 				}
-				heapAddr, btreeAddr = binary.LittleEndian.Uint64(m.Body[p:]), binary.LittleEndian.Uint64(m.Body[p+8:])
+				heapAddr, btreeAddr = addrAt(m.Body, p, r.OffsetSize), addrAt(m.Body, p+r.OffsetSize, r.OffsetSize)
 				want, wantType, nameOf = o.Links, 5, linkName
 				idOf = func(rec []byte) []byte { return rec[4:] } // hash, then the heap ID
-				sawLinks = sawLinks || !IsUndefined(heapAddr, 8)
+				sawLinks = sawLinks || !IsUndefined(heapAddr, r.OffsetSize)
 			case 21: // attribute info: version, flags, [max creation index u16], heap, name B-tree
 				p := 2
 				if m.Body[1]&1 != 0 {
 					p += 2
 				}
-				heapAddr, btreeAddr = binary.LittleEndian.Uint64(m.Body[p:]), binary.LittleEndian.Uint64(m.Body[p+8:])
+				heapAddr, btreeAddr = addrAt(m.Body, p, r.OffsetSize), addrAt(m.Body, p+r.OffsetSize, r.OffsetSize)
 				want, wantType, nameOf = o.Attrs, 8, attributeName
 				idOf = func(rec []byte) []byte { return rec[:8] } // heap ID, flags, order, hash
 				sawAttrs = true
 			default:
 				continue
 			}
-			if IsUndefined(heapAddr, 8) {
+			if IsUndefined(heapAddr, r.OffsetSize) {
 				continue // compact storage
 			}
 			heap, err := r.FractalHeap(heapAddr)

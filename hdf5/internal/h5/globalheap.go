@@ -10,10 +10,14 @@ type GlobalHeap struct {
 // globalHeapHeader is the collection header before its length field.
 const globalHeapHeader = 8
 
+// align8 rounds n up to a multiple of 8: the library pads the collection header and
+// each object header so (with 4-byte lengths, a length field and 4 bytes of padding).
+func align8(n int) int { return (n + 7) &^ 7 }
+
 // ReadGlobalHeap reads the collection at addr and indexes its objects, so that a caller
 // reading many variable-length elements reads each collection once.
 func (r *Reader) ReadGlobalHeap(addr uint64) (*GlobalHeap, error) {
-	head, abs, err := r.block(addr, uint64(globalHeapHeader+r.LengthSize), "GCOL", false)
+	head, abs, err := r.block(addr, uint64(align8(globalHeapHeader+r.LengthSize)), "GCOL", false)
 	if err != nil {
 		return nil, err
 	}
@@ -24,6 +28,7 @@ func (r *Reader) ReadGlobalHeap(addr uint64) (*GlobalHeap, error) {
 	}
 	d.skip(3, "reserved")
 	size := d.length("collection size")
+	d.skip(len(head)-globalHeapHeader-r.LengthSize, "header padding")
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -37,12 +42,13 @@ func (r *Reader) ReadGlobalHeap(addr uint64) (*GlobalHeap, error) {
 	h := &GlobalHeap{At: abs, objects: map[uint16][]byte{}}
 	d = r.decoder(b, abs)
 	d.skip(len(head), "collection header")
-	objHeader := 8 + r.LengthSize
+	objHeader := align8(8 + r.LengthSize)
 	for len(b)-d.pos >= objHeader {
 		at := d.offset()
 		index := d.u16("heap object index")
 		d.skip(6, "reference count and reserved")
 		n := d.length("heap object size")
+		d.skip(objHeader-8-r.LengthSize, "heap object header padding")
 		if index == 0 {
 			break // free space: the rest of the collection
 		}

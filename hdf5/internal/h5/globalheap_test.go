@@ -1,7 +1,11 @@
 package h5
 
 import (
+	"bytes"
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -101,5 +105,47 @@ func TestGlobalHeapReference(t *testing.T) {
 	}
 	if checked < 6 {
 		t.Errorf("only %d strings checked", checked)
+	}
+}
+
+// With 4-byte lengths the library pads the collection header and each object header to
+// 16 bytes (length, then 4 bytes of padding).
+func TestGlobalHeapFourByteLengths(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "small.h5")
+	oracle.Run(t, []string{"h5py"}, `
+import h5py, sys
+p = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+p.set_sizes(4, 4)
+with h5py.File(h5py.h5f.create(sys.argv[1].encode(), h5py.h5f.ACC_TRUNC, fcpl=p)) as f:
+    f.attrs['a'] = 'text'
+    f.attrs['b'] = 'more text'
+`, path)
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(file, []byte("GCOL"))
+	if at < 0 {
+		t.Fatal("no global heap collection")
+	}
+	r := fileReader(file)
+	if r.OffsetSize != 4 || r.LengthSize != 4 {
+		t.Fatalf("offsets of %d bytes, lengths of %d", r.OffsetSize, r.LengthSize)
+	}
+	h, err := r.ReadGlobalHeap(uint64(at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := uint32(1); i <= 2; i++ {
+		b, err := h.Object(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(b))
+	}
+	sort.Strings(got)
+	if got[0] != "more text" || got[1] != "text" {
+		t.Errorf("objects %q, want the two attribute values", got)
 	}
 }

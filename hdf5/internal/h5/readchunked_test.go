@@ -98,6 +98,16 @@ with h5py.File(sys.argv[1], 'w', libver='latest') as f:
     h = f.create_dataset('fa_holes', shape=(5000,), dtype='<i2', chunks=(1,), fillvalue=-3)
     h[1030:1040] = 5
     h[4000:4001] = 9
+    # Extensible arrays whose other dims may grow, and whose unlimited dim is not the first.
+    f.create_dataset('ea_grow', data=np.arange(15, dtype='<i4').reshape(5, 3), chunks=(1, 2), maxshape=(None, 10))
+    f.create_dataset('ea_last', data=np.arange(15, dtype='<i4').reshape(3, 5), chunks=(2, 1), maxshape=(10, None))
+    e = f.create_dataset('ea_mid', shape=(3, 4, 5), dtype='<u1', chunks=(2, 1, 3), maxshape=(7, None, 9))
+    e[...] = np.arange(60).reshape(3, 4, 5)
+    # A fixed array over a grid of the maximum dims, larger than the current ones.
+    f.create_dataset('fa_grow', data=np.arange(15, dtype='<i4').reshape(5, 3), chunks=(2, 2), maxshape=(10, 6), compression='gzip')
+    # A chunk stored with its filter skipped (filter mask 1), beside deflated ones.
+    m = f.create_dataset('masked', data=np.arange(6, dtype='<i4'), chunks=(2,), compression='gzip')
+    m.id.write_direct_chunk((2,), np.array([70, 71], dtype='<i4').tobytes(), filter_mask=1)
 `, path)
 	file, err := os.ReadFile(path)
 	if err != nil {
