@@ -481,6 +481,7 @@ for name, latest in (('small0.h5', False), ('small3.h5', True)):
         f.create_dataset('u', shape=(4,), dtype='<i4', chunks=(2,), maxshape=(None,), fillvalue=9)
         f['s'] = h5py.SoftLink('/g/x')
         f.attrs['a'] = np.int32(-3)
+        f.attrs['s'] = 'text'
 `, dir)
 	for _, name := range []string{"small0.h5", "small3.h5"} {
 		f, err := Open(filepath.Join(dir, name), nil)
@@ -495,6 +496,7 @@ for name, latest in (('small0.h5', False), ('small3.h5', True)):
 		require.NoError(t, err, name)
 		assert.Equal(t, []int32{9, 9, 9, 9}, u, name)
 		assert.Equal(t, int64(-3), f.Groups()[0].Attributes["a"], name)
+		assert.Equal(t, "text", f.Groups()[0].Attributes["s"], name)
 		require.NoError(t, f.Close())
 	}
 }
