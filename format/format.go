@@ -180,6 +180,36 @@ type TableScanner interface {
 	ScanTable(batch int, fn func(first int64, cols []Column) error) error
 }
 
+// ColumnScanner is implemented by files that hold several tables, each
+// of its own length (HDF5's compound datasets): ScanColumns is ScanTable
+// over the given records, which must be columns of one table. Select uses
+// it, so that a selection of one table's columns scans that table alone.
+type ColumnScanner interface {
+	ScanColumns(recs []int, batch int, fn func(first int64, cols []Column) error) error
+}
+
+// Resolver is implemented by files whose records have other names than
+// their own (HDF5's soft and second hard links): Find asks it for a name
+// no record has, and returns its answer, the record's index or an error
+// that says why the name leads nowhere (a dangling or external link).
+type Resolver interface {
+	Resolve(name string) (int, error)
+}
+
+// Skipper is implemented by files that hold what a whole-file conversion
+// leaves out (HDF5's external links, which are never followed): Skipped
+// says what, a line each, for a notice.
+type Skipper interface {
+	Skipped() []string
+}
+
+// FileInfo is implemented by files that know facts about the whole file
+// beyond its records (HDF5's links and groups): fields that a listing adds
+// to the file's description, by JSON field name.
+type FileInfo interface {
+	FileInfo() map[string]any
+}
+
 // TextTable is implemented by tables whose cells are stored as text and
 // whose column types are inferred from it (CSV): a writer with types of
 // its own (a SciDB format string's "string" entry for a column of digits,

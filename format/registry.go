@@ -416,6 +416,9 @@ func Find(src Source, name string) (int, error) {
 		match(func(s string) bool { return strings.TrimPrefix(s, "/") == bare })
 	}
 	if found < 0 {
+		if r, ok := src.(Resolver); ok {
+			return r.Resolve(name)
+		}
 		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
 	}
 	return found, nil

@@ -102,7 +102,7 @@ func Select(src Source, names ...string) (Source, error) {
 	s := &view{src: src, index: make([]int, 0, len(names)), recs: make([]Record, 0, len(names))}
 	find := func(name string) (int, error) { return Find(src, name) }
 	if len(names) > 8 {
-		find = finder(src.Records()) // a few names need no list of every record
+		find = finder(src) // a few names need no list of every record
 	}
 	for _, name := range names {
 		i, err := find(name)
@@ -115,10 +115,12 @@ func Select(src Source, names ...string) (Source, error) {
 	return s, nil
 }
 
-// finder returns Find's lookup over recs through two maps built once: a
-// name's first exact match, else the first record whose name equals it
-// when a leading "/" is dropped from both.
-func finder(recs []Record) func(name string) (int, error) {
+// finder returns Find's lookup over src's records through two maps built
+// once: a name's first exact match, else the first record whose name
+// equals it when a leading "/" is dropped from both, else what src's
+// Resolver says.
+func finder(src Source) func(name string) (int, error) {
+	recs := src.Records()
 	exact := make(map[string]int, len(recs))
 	trimmed := make(map[string]int, len(recs))
 	for i := len(recs) - 1; i >= 0; i-- {
@@ -131,6 +133,9 @@ func finder(recs []Record) func(name string) (int, error) {
 		}
 		if i, ok := trimmed[strings.TrimPrefix(name, "/")]; ok {
 			return i, nil
+		}
+		if r, ok := src.(Resolver); ok {
+			return r.Resolve(name)
 		}
 		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
 	}
@@ -183,6 +188,9 @@ func (v *view) ScanTableText(batch int, text []bool, fn func(first int64, cols [
 // from the batches of all of them; over any other, only the view's
 // columns are read.
 func (v *view) scan(batch int, text []bool, fn func(first int64, cols []Column) error) error {
+	if cs, ok := v.src.(ColumnScanner); ok && text == nil {
+		return cs.ScanColumns(v.index, batch, fn)
+	}
 	if _, ok := v.src.(TableScanner); text == nil && (!ok || !hasColumns(v.src)) {
 		return scanRecords(v, batch, fn)
 	}

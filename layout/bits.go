@@ -47,3 +47,16 @@ func PutFloat(b []byte, bo binary.ByteOrder, t Type, x float64) {
 		bo.PutUint64(b, math.Float64bits(x))
 	}
 }
+
+// Float reads the element of the float type t (F16, F32 or F64) in b, in
+// byte order bo: the inverse of PutFloat.
+func Float(b []byte, bo binary.ByteOrder, t Type) float64 {
+	u := Uint(b, bo)
+	switch t {
+	case F16:
+		return Float16(u).Float64()
+	case F32:
+		return float64(math.Float32frombits(uint32(u)))
+	}
+	return math.Float64frombits(u)
+}

@@ -471,3 +471,19 @@ func TestPutUintAndFloat(t *testing.T) {
 		assert.Equal(t, c.want, b, "%v", c.t)
 	}
 }
+
+// Float reads back what PutFloat stored, in both byte orders.
+func TestFloatRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		t Type
+		x float64
+	}{{F16, -1.5}, {F16, 65504}, {F32, -0.15625}, {F64, math.Pi}, {F64, math.Inf(-1)}} {
+		for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+			b := make([]byte, c.t.Size())
+			PutFloat(b, bo, c.t, c.x)
+			if got := Float(b, bo, c.t); got != c.x {
+				t.Errorf("%s %v in %v: read %v", c.t, c.x, bo, got)
+			}
+		}
+	}
+}

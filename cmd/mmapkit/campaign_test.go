@@ -54,6 +54,8 @@ func goldenFiles(t *testing.T) []golden {
 		add(filepath.Join(dir, "daphne", "*.csv"), ".csv", nil)
 		add(filepath.Join(dir, "futhark", "generated", "all-types.bin"), ".in", nil)
 		add(filepath.Join(dir, "futhark", "generated", "futhark", "tests", "scatter", "data", "tiny.in.*"), ".in", nil)
+		add(filepath.Join(dir, "hdf5", "*.h5"), ".h5", nil)
+		add(filepath.Join(dir, "hdf5", "*.nc"), ".nc", nil)
 	} else {
 		t.Log("../shared/testdata is absent: the campaign runs on the packages' own golden files only")
 	}

@@ -88,7 +88,7 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
 		if r.Kind == format.KindColumn {
 			k0 := k
 			k++
-			for k < end && format.RecordAt(f, k).Kind == format.KindColumn {
+			for k < end && format.RecordAt(f, k).Kind == format.KindColumn && sameTable(&r, format.RecordAt(f, k)) {
 				k++
 			}
 			var names []string // nil for the whole file: no selection to build
@@ -108,6 +108,13 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
 		k++
 	}
 	return nil
+}
+
+// sameTable reports whether two columns are of one table: a file of
+// several tables (HDF5's compound datasets) names each column's table in
+// Extra["table"].
+func sameTable(a *format.Record, b format.Record) bool {
+	return a.Extra["table"] == b.Extra["table"]
 }
 
 // catTable prints the named columns of f, or all of f where names is nil,

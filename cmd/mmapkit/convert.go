@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -128,6 +129,11 @@ func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, r
 	}
 	defer f.Close()
 	var src format.Source = f
+	if sk, ok := f.(format.Skipper); ok && sel == nil {
+		for _, what := range sk.Skipped() {
+			fmt.Fprintf(e.stderr, "mmapkit: %s: %s\n", in, what)
+		}
+	}
 	if sel != nil {
 		if src, err = format.Select(f, sel...); err != nil {
 			return fileErr(in, err)

@@ -8,6 +8,7 @@ import (
 	_ "github.com/mmapkit/mmapkit/csvtable"
 	_ "github.com/mmapkit/mmapkit/daphne"
 	_ "github.com/mmapkit/mmapkit/futhark"
+	_ "github.com/mmapkit/mmapkit/hdf5"
 	_ "github.com/mmapkit/mmapkit/npy"
 	_ "github.com/mmapkit/mmapkit/scidb"
 	_ "github.com/mmapkit/mmapkit/zarr"

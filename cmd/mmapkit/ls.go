@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"unicode/utf8"
 
@@ -174,7 +175,24 @@ func writeLsJSON(w io.Writer, path string, f format.File) error {
 	if err != nil {
 		return err
 	}
-	bw.WriteString("]}\n")
+	bw.WriteByte(']')
+	if fi, ok := f.(format.FileInfo); ok {
+		info := fi.FileInfo()
+		keys := make([]string, 0, len(info))
+		for k := range info {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			b, err := json.Marshal(info[k])
+			if err != nil {
+				return err
+			}
+			bw.WriteString(`,` + strconv.Quote(k) + `:`)
+			bw.Write(b)
+		}
+	}
+	bw.WriteString("}\n")
 	return bw.Flush()
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/hdf5"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/npy"
@@ -102,6 +103,9 @@ type subject struct {
 	file   string            // the name of the file written
 	params map[string]string // reading parameters
 	src    *memSource        // what the file holds (record 0 is read)
+	// golden, for formats this project does not write, is a reference
+	// file copied in place of writing src.
+	golden string
 
 	// errType is the package's *FormatError type, for the shape row.
 	errType reflect.Type
@@ -134,10 +138,20 @@ func (s *subject) options(o *format.Options) *format.Options {
 	return o
 }
 
-// write writes s.src to dir/s.file with format.Write.
+// write writes s.src to dir/s.file with format.Write (or copies the
+// subject's reference file there).
 func (s *subject) write(t *testing.T, dir string, src format.Source) string {
 	t.Helper()
 	p := filepath.Join(dir, s.file)
+	if s.golden != "" {
+		b, err := os.ReadFile(s.golden)
+		if errors.Is(err, os.ErrNotExist) {
+			t.Skipf("%s: the reference file %s is absent (shared beside the project)", s.format, s.golden)
+		}
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
 	require.NoError(t, format.Write(p, src, &format.Options{Format: s.format}))
 	return p
 }
@@ -401,6 +415,61 @@ func subjects() []*subject {
 				return 18, 16
 			},
 			salvage: true,
+		},
+		hdf5Subject(),
+	}
+}
+
+// hdf5Reference is where the HDF5 reference files are.
+const hdf5Reference = "../../../shared/testdata/hdf5/"
+
+// hdf5Subject is the HDF5 reader, on reference files written by h5py (this
+// project does not write HDF5 yet).
+func hdf5Subject() *subject {
+	return &subject{
+		format: "hdf5", file: "x.h5", golden: hdf5Reference + "tree_new.h5",
+		errType:       reflect.TypeFor[hdf5.FormatError](),
+		asFormatError: formatError[hdf5.FormatError],
+		cut: func(recs []format.Record) (int64, int64) {
+			// Inside /again's data: shorter than the end-of-file
+			// address, which the error names as where the file ends.
+			return recs[0].Offset + 2, recs[0].Offset + 2
+		},
+		wrongType: func(path string) []error {
+			f, err := hdf5.Open(path, nil)
+			if err != nil {
+				return []error{err}
+			}
+			defer f.Close()
+			_, e1 := hdf5.View[int32](f, "/again")
+			_, e2 := hdf5.Read[int32](f, "/again")
+			return []error{e1, e2, hdf5.ReadAt(f, "/again", 0, make([]float32, 1))}
+		},
+		noAlias: func(t *testing.T, dir string) (string, func() error, error, string) {
+			p := (&subject{format: "hdf5", file: "be.h5", golden: hdf5Reference + "oldstyle_numbers.h5"}).write(t, dir, nil)
+			return p, func() error {
+				f, err := hdf5.Open(p, nil)
+				require.NoError(t, err)
+				defer f.Close()
+				_, err = hdf5.View[int64](f, "/num/be_i8")
+				return err
+			}, mmapfile.ErrByteOrder, "Read"
+		},
+		lenient: func(t *testing.T, _ *subject, dir string) (string, error) {
+			// h5py's bool (an enumeration of one byte) holding 2.
+			p := (&subject{format: "hdf5", file: "b.h5", golden: hdf5Reference + "tree_old.h5"}).write(t, dir, nil)
+			f, err := format.Open(p, nil)
+			require.NoError(t, err)
+			i, err := format.Find(f, "/x_tail")
+			require.NoError(t, err)
+			at := f.Records()[i].Offset
+			require.NoError(t, f.Close())
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.Equal(t, byte(1), b[at], "the true byte")
+			b[at] = 2
+			require.NoError(t, os.WriteFile(p, b, 0o644))
+			return p, mmapfile.ErrInvalidBool
 		},
 	}
 }
@@ -798,6 +867,8 @@ func TestCreateAndFill(t *testing.T) {
 					t.Skip("DAPHNE puts values at byte 45, aligned only for 1-byte types: no array to fill through a view")
 				case "csv":
 					t.Skip("CSV is text: no array to fill through a view")
+				case "hdf5":
+					t.Skip("this project does not create HDF5 files yet (no writer)")
 				}
 				t.Fatalf("%s has no create-and-fill", s.format)
 			}
@@ -836,6 +907,7 @@ func TestTypedCalls(t *testing.T) {
 		{"scidb", scidb.View[T], scidb.Read[T], scidb.ReadAt[T], scidb.Set[T], reflect.TypeFor[*scidb.File](), reflect.TypeFor[int]()},
 		{"npy", npy.View[T], npy.Read[T], npy.ReadAt[T], npy.Set[T], reflect.TypeFor[*npy.File](), reflect.TypeFor[string]()},
 		{"zarr", zarr.View[T], zarr.Read[T], zarr.ReadAt[T], zarr.Set[T], reflect.TypeFor[*zarr.Array](), nil},
+		{"hdf5", hdf5.View[T], hdf5.Read[T], hdf5.ReadAt[T], hdf5.Set[T], reflect.TypeFor[*hdf5.File](), reflect.TypeFor[string]()},
 	} {
 		t.Run(c.format, func(t *testing.T) {
 			in := func(more ...reflect.Type) []reflect.Type {
@@ -891,6 +963,7 @@ func TestConstructors(t *testing.T) {
 		{"npy", npy.Open, npy.OpenFile, npy.NewReader, reflect.TypeFor[io.ReaderAt](), true, true},
 		{"zarr", zarr.Open, zarr.OpenFile, zarr.NewReader, reflect.TypeFor[fs.FS](), true, true},
 		{"csv", csvtable.Open, csvtable.OpenFile, csvtable.NewReader, reflect.TypeFor[io.ReaderAt](), false, true},
+		{"hdf5", hdf5.Open, hdf5.OpenFile, hdf5.NewReader, reflect.TypeFor[io.ReaderAt](), true, false},
 	} {
 		t.Run(c.format, func(t *testing.T) {
 			open, openFile, reader := ptrOf(c.open), ptrOf(c.openFile), ptrOf(c.reader)

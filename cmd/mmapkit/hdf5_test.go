@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ls --json of an HDF5 file: its datasets, and the links and groups the
+// file has beside them.
+func TestHDF5LsJSON(t *testing.T) {
+	p := filepath.Join(testdata(t, "hdf5"), "tree_new.h5")
+	out := mustMk(t, "ls", "--json", p)
+	assert.JSONEq(t, `{"file":"`+p+`","format":"hdf5","version":"3",
+		"records":[{"name":"/again","type":"u64","shape":[3],"order":"row","offset":2048,"nbytes":24}],
+		"groups":[{"name":"/","attributes":{}},{"name":"/m","attributes":{"depth":2}},{"name":"/m/n","attributes":{}}],
+		"links":[{"name":"/m/n/data","hard":"/again"},{"name":"/m/near","soft":"n/data"},{"name":"/up","soft":"/m/n/data"}]}`, out)
+}
+
+// cat of one dataset, by its name or through links; an external link is
+// never followed, a dangling soft link named.
+func TestHDF5Cat(t *testing.T) {
+	dir := testdata(t, "hdf5")
+	old := filepath.Join(dir, "tree_old.h5")
+	for _, name := range []string{"/p/q/leaf", "p/q/leaf", "/shortcut"} {
+		assert.Equal(t, "[[1i32, 2i32, 3i32]]\n", mustMk(t, "cat", "--name", name, old), name)
+	}
+	assert.Equal(t, "[5u64, 4u64, 3u64]\n", mustMk(t, "cat", "--name", "/m/near", filepath.Join(dir, "tree_new.h5")))
+	r := mk(t, "cat", "--name", "/broken", old)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "/broken is a dangling soft link to /gone/away")
+	r = mk(t, "cat", "--name", "/elsewhere", filepath.Join(dir, "external_link.h5"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "/elsewhere is an external link to linked_target.h5:/payload; external links are not followed")
+	// A file of several tables prints each as its own CSV.
+	assert.Equal(t, `/padded_be/p,/padded_be/q
+1,-1
+4294967295,0.125
+77,2
+/pair/r,/pair/i
+1,2
+/rows/label,/rows/weight,/rows/count,/rows/valid
+north,1.25,0,false
+"",-0,1,true
+"a,b",+Inf,65535,true
+"x""y",3e-08,7,false
+sixsix,1e+07,300,true
+[[-4.5f64, -3.5f64],
+[-2.5f64, -1.5f64],
+[-0.5f64, 0.5f64],
+[1.5f64, 2.5f64],
+[3.5f64, 4.5f64]]
+-- /zz: c64 values as [..][2]f32 arrays of (real, imaginary)
+[[-26.266403f32, -26.642643f32],
+[-38.34982f32, 15.465919f32],
+[27.191706f32, -12.160931f32]]
+`, mustMk(t, "cat", filepath.Join(dir, "records.h5")))
+	assert.Equal(t, `["red", "green", "", "blue1234"]`+"\n", mustMk(t, "cat", "--name", "/fixed", filepath.Join(dir, "text.h5")))
+	r = mk(t, "ls", filepath.Join(dir, "offset64.nc"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "netCDF-3 file (CDF\\x02) is not HDF5")
+}
+
+// set changes an element in place, through a soft link too; a filtered
+// chunk is refused with the file unchanged; convert reads HDF5.
+func TestHDF5SetConvert(t *testing.T) {
+	dir := testdata(t, "hdf5")
+	tmp := t.TempDir()
+	cp := func(name string) (string, []byte) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		p := filepath.Join(tmp, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p, b
+	}
+	p, _ := cp("tree_old.h5")
+	mustMk(t, "set", p, "/shortcut", "[0,2]", "42")
+	assert.Equal(t, "[[1i32, 2i32, 42i32]]\n", mustMk(t, "cat", "--name", "/p/q/leaf", p))
+	c, before := cp("chunked_v1btree.h5")
+	r := mk(t, "set", c, "/deflate", "[0,0]", "1")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "filtered")
+	after, err := os.ReadFile(c)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the file is unchanged")
+	// A whole-file conversion leaves external links out, and says so.
+	r = mk(t, "convert", filepath.Join(dir, "external_link.h5"), filepath.Join(tmp, "e.npz"))
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "/elsewhere is an external link to linked_target.h5:/payload; external links are not followed: skipped")
+	assert.Contains(t, mustMk(t, "ls", filepath.Join(tmp, "e.npz")), "own")
+	npyOut := filepath.Join(tmp, "leaf.npy")
+	mustMk(t, "convert", "--name", "/p/q/leaf", p, npyOut)
+	assert.Equal(t, "[[1i32, 2i32, 42i32]]\n", mustMk(t, "cat", npyOut))
+}

@@ -1,0 +1,355 @@
+package h5
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// maxExpansion and maxExpansionSlack bound what a stored chunk can decode to: deflate
+// expands at most about 1032 times, lzf and the other filters less.
+const (
+	maxExpansion      = 1040
+	maxExpansionSlack = 1 << 16
+)
+
+// chunkTask is one stored chunk that a read touches.
+type chunkTask struct {
+	c       Chunk
+	lo, hi  uint64 // row-major indexes of its first and last element inside the dataset
+	partial bool   // an edge chunk reaching beyond the dataset's dims
+}
+
+// ChunkTable is the allocated chunks of a chunked dataset that lie inside its current
+// dims, collected from the chunk index once, so that many reads of one dataset walk the
+// index once. It is immutable: safe for concurrent use.
+type ChunkTable struct {
+	layout     *Layout
+	dims       []uint64
+	strides    []uint64 // elements per step along each dim
+	total      uint64   // elements in the dataset
+	chunkBytes uint64
+	chunks     []chunkTask
+	complete   bool // every chunk of the grid is allocated: no fill needed
+}
+
+// Len is the number of allocated chunks inside the dataset.
+func (t *ChunkTable) Len() int { return len(t.chunks) }
+
+// ChunkTable collects the allocated chunks of a chunked dataset through Chunks, keeping
+// those inside dims; a chunk listed twice or at an offset that is not a multiple of the
+// chunk dims is an error.
+func (r *Reader) ChunkTable(l *Layout, dims, maxDims []uint64, filtered bool) (*ChunkTable, error) {
+	if l.Class != Chunked || len(dims) != len(l.ChunkDims) {
+		return nil, fmt.Errorf("h5: chunk table of a %v layout of rank %d over %d dims", l.Class, len(l.ChunkDims), len(dims))
+	}
+	t := &ChunkTable{layout: l, dims: dims, strides: make([]uint64, len(dims)), total: 1}
+	for i := len(dims) - 1; i >= 0; i-- {
+		t.strides[i] = t.total
+		var ok bool
+		if t.total, ok = mul64(t.total, dims[i]); !ok {
+			return nil, errorf(r.Base, "dataspace %v overflows", dims)
+		}
+	}
+	var ok bool
+	if t.chunkBytes, ok = l.ChunkBytes(); !ok || t.chunkBytes >= 1<<32 {
+		return nil, errorf(r.Base, "chunks of %v × %d bytes reach HDF5's 4 GiB limit", l.ChunkDims, l.ElemSize)
+	}
+	seen := map[uint64]bool{}
+	err := r.Chunks(l, dims, maxDims, filtered, func(c Chunk) error {
+		task := chunkTask{c: c}
+		for i, o := range c.Offset {
+			if o >= dims[i] {
+				return nil // beyond the current extent (a dataset that shrank)
+			}
+			if o%l.ChunkDims[i] != 0 {
+				return errorf(c.Addr, "chunk offset %v is not a multiple of the chunk dims %v", c.Offset, l.ChunkDims)
+			}
+			end := min(o+l.ChunkDims[i], dims[i])
+			task.partial = task.partial || o+l.ChunkDims[i] > dims[i]
+			task.lo += o * t.strides[i]
+			task.hi += (end - 1) * t.strides[i]
+		}
+		if seen[task.lo] {
+			return errorf(c.Addr, "chunk %v is listed twice in the chunk index", c.Offset)
+		}
+		seen[task.lo] = true
+		t.chunks = append(t.chunks, task)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	gridN, _ := gridCount(chunkGrid(dims, l.ChunkDims))
+	t.complete = uint64(len(t.chunks)) == gridN
+	return t, nil
+}
+
+// ReadChunked copies elements [first, first+n) (row-major logical order, the file's
+// byte order, elemSize bytes each) of a chunked dataset into dst (len n*elemSize). The
+// chunks that range touches are decoded in parallel, one worker per core
+// (runtime.GOMAXPROCS), each straight into dst where the chunk's bytes are contiguous
+// there, else into a per-worker buffer copied row by row (edge chunks clipped). Elements
+// of unallocated chunks read as fill (elemSize bytes; nil = zeros). It walks the chunk
+// index on every call; ReadChunkTable reads through a ChunkTable collected once.
+func (r *Reader) ReadChunked(l *Layout, p *Pipeline, dims, maxDims []uint64, elemSize int,
+	fill []byte, dst []byte, first, n int64) error {
+	t, err := r.ChunkTable(l, dims, maxDims, p != nil && len(p.Filters) > 0)
+	if err != nil {
+		return err
+	}
+	return r.ReadChunkTable(t, p, elemSize, fill, dst, first, n)
+}
+
+// ReadChunkTable is ReadChunked over the chunks of t.
+func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill []byte, dst []byte, first, n int64) error {
+	l := t.layout
+	if elemSize <= 0 || uint32(elemSize) != l.ElemSize {
+		return errorf(r.Base, "element size %d, the chunk layout says %d", elemSize, l.ElemSize)
+	}
+	if fill != nil && len(fill) != elemSize {
+		return fmt.Errorf("h5: fill value of %d bytes for elements of %d", len(fill), elemSize)
+	}
+	if first < 0 || n < 0 || uint64(first) > t.total || uint64(n) > t.total-uint64(first) {
+		return fmt.Errorf("h5: elements [%d, +%d) outside the dataset's %d", first, n, t.total)
+	}
+	if want, ok := mul64(uint64(n), uint64(elemSize)); !ok || uint64(len(dst)) != want {
+		return fmt.Errorf("h5: destination of %d bytes for %d elements of %d", len(dst), n, elemSize)
+	}
+	if n == 0 {
+		return nil
+	}
+	if p != nil && len(p.Filters) > 0 {
+		if err := p.Supported(); err != nil {
+			return err
+		}
+	}
+	last := uint64(first + n - 1)
+	var tasks []chunkTask
+	for _, c := range t.chunks {
+		if c.hi >= uint64(first) && c.lo <= last {
+			tasks = append(tasks, c)
+		}
+	}
+	if !t.complete {
+		fillElements(dst, fill, elemSize)
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	dims, strides, chunkBytes := t.dims, t.strides, t.chunkBytes
+
+	newReader := func() *chunkReader {
+		return &chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
+			chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(tasks))
+	if workers == 1 { // one chunk or one core: no goroutine to start
+		cr := newReader()
+		defer cr.release()
+		for _, task := range tasks {
+			if err := cr.read(task); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	next := atomic.Int64{}
+	var failed atomic.Bool
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cr := newReader()
+			defer cr.release()
+			for !failed.Load() {
+				i := next.Add(1) - 1
+				if i >= int64(len(tasks)) {
+					return
+				}
+				if err := cr.read(tasks[i]); err != nil {
+					failed.Store(true)
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// buffers keeps the chunk buffers of finished reads for the next ones.
+var buffers sync.Pool
+
+func getBuffer(n int) []byte {
+	if b, ok := buffers.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+func putBuffer(b []byte) {
+	if cap(b) > 0 {
+		buffers.Put(&b)
+	}
+}
+
+// release returns the worker's buffers to the pool.
+func (cr *chunkReader) release() {
+	putBuffer(cr.stored)
+	putBuffer(cr.decoded)
+	cr.stored, cr.decoded = nil, nil
+}
+
+// fillElements sets every element of dst to fill (zeros when nil).
+func fillElements(dst, fill []byte, elemSize int) {
+	if fill == nil || allZero(fill) {
+		clear(dst)
+		return
+	}
+	copy(dst, fill)
+	for done := elemSize; done < len(dst); done *= 2 {
+		copy(dst[done:], dst[:done])
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// chunkReader is one worker's state: its buffers and the geometry of the read.
+type chunkReader struct {
+	r          *Reader
+	l          *Layout
+	p          *Pipeline
+	dims       []uint64
+	strides    []uint64
+	elemSize   int
+	chunkBytes int
+	dst        []byte
+	first      uint64
+	last       uint64
+	stored     []byte
+	decoded    []byte
+	idx        []uint64
+}
+
+func (cr *chunkReader) read(t chunkTask) error {
+	c := t.c
+	if c.Size > uint64(cap(cr.stored)) {
+		putBuffer(cr.stored)
+		cr.stored = getBuffer(int(c.Size))
+	}
+	stored := cr.stored[:c.Size]
+	if err := cr.r.readAt(stored, c.Addr, "chunk"); err != nil {
+		return err
+	}
+	mask := c.FilterMask
+	if t.partial && cr.l.EdgeChunksUnfiltered {
+		mask = ^uint32(0)
+	}
+	if uint64(cr.chunkBytes) > maxExpansion*c.Size+maxExpansionSlack {
+		// No filter here expands more than deflate does, so such a chunk cannot decode;
+		// refusing it first keeps a tiny hostile chunk from sizing a huge buffer.
+		return errorf(c.Addr, "chunk %v of %d stored bytes cannot hold %d bytes of elements", c.Offset, c.Size, cr.chunkBytes)
+	}
+	if out, ok := cr.contiguousTarget(c, t.partial); ok {
+		if err := cr.p.Decode(out, stored, mask, cr.elemSize); err != nil {
+			return wrapf(c.Addr, err, "chunk %v", c.Offset)
+		}
+		return nil
+	}
+	if cr.decoded == nil {
+		cr.decoded = getBuffer(cr.chunkBytes)[:cr.chunkBytes]
+	}
+	if err := cr.p.Decode(cr.decoded, stored, mask, cr.elemSize); err != nil {
+		return wrapf(c.Addr, err, "chunk %v", c.Offset)
+	}
+	cr.copyRows(c)
+	return nil
+}
+
+// contiguousTarget returns the part of dst a whole chunk occupies when the chunk's
+// elements are consecutive in the dataset (every dim after its first one of extent > 1
+// spans the whole dataset) and all inside the range read.
+func (cr *chunkReader) contiguousTarget(c Chunk, partial bool) ([]byte, bool) {
+	if partial {
+		return nil, false
+	}
+	cd := cr.l.ChunkDims
+	j := 0
+	for j < len(cd)-1 && cd[j] == 1 {
+		j++
+	}
+	for i := j + 1; i < len(cd); i++ {
+		if cd[i] != cr.dims[i] {
+			return nil, false
+		}
+	}
+	var lo uint64
+	for i, o := range c.Offset {
+		lo += o * cr.strides[i]
+	}
+	n := uint64(cr.chunkBytes / cr.elemSize)
+	if lo < cr.first || lo+n-1 > cr.last {
+		return nil, false
+	}
+	start := (lo - cr.first) * uint64(cr.elemSize)
+	return cr.dst[start : start+uint64(cr.chunkBytes)], true
+}
+
+// copyRows copies the rows (runs along the last dim) of the decoded chunk that lie in
+// the dataset and in the range read.
+func (cr *chunkReader) copyRows(c Chunk) {
+	cd := cr.l.ChunkDims
+	rank := len(cd)
+	if len(cr.idx) != rank {
+		cr.idx = make([]uint64, rank)
+	}
+	idx := cr.idx
+	clear(idx)
+	extent := make([]uint64, rank) // the chunk clipped to the dataset
+	for i := range cd {
+		extent[i] = min(cd[i], cr.dims[i]-c.Offset[i])
+	}
+	es := uint64(cr.elemSize)
+	rowLen := extent[rank-1]
+	for {
+		// Start of this row in the dataset and in the chunk.
+		var lin, local uint64
+		cstride := uint64(1)
+		for i := rank - 1; i >= 0; i-- {
+			lin += (c.Offset[i] + idx[i]) * cr.strides[i]
+			local += idx[i] * cstride
+			cstride *= cd[i]
+		}
+		lo, hi := lin, lin+rowLen-1
+		if hi >= cr.first && lo <= cr.last {
+			from, to := max(lo, cr.first), min(hi, cr.last)
+			src := cr.decoded[(local+from-lin)*es : (local+to-lin+1)*es]
+			copy(cr.dst[(from-cr.first)*es:], src)
+		}
+		// Next row: an odometer over all dims but the last.
+		d := rank - 2
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < extent[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
