@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -257,8 +258,7 @@ func cutError(name string, res *parsed, size int64) *FormatError {
 	case res.damage != nil:
 		why, cause = res.damage.Error(), res.damage
 	}
-	return &FormatError{File: name, Offset: res.end, Err: cause,
-		Msg: fmt.Sprintf("cut %d bytes after the last complete record (%s)", size-res.end, why)}
+	return errAt(name, res.end, cause, fmt.Sprintf("cut %d bytes after the last complete record (%s)", size-res.end, why))
 }
 
 // create starts a new, empty file: nothing for C, the 22-byte header for A.
@@ -315,7 +315,7 @@ func NewReader(r io.ReaderAt, size int64, opt *Options) (*File, error) {
 }
 
 func (f *File) errf(off int64, err error, format string, args ...any) error {
-	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+	return errAt(f.name, off, err, fmt.Sprintf(format, args...))
 }
 
 // Format returns the file's format.
@@ -382,7 +382,7 @@ func (f *File) Sync() error {
 	closed := f.closed
 	f.mu.RUnlock()
 	if closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	if f.mf == nil {
 		return nil
@@ -401,7 +401,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file already closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	if f.mf == nil {
@@ -416,13 +416,13 @@ func (f *File) Close() error {
 // readEntry finds key for reading. f.mu must be read-locked.
 func (f *File) readEntry(key string, e *entry) error {
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	if !f.readable {
 		return f.errf(-1, ErrNotReadable, "mode %q cannot read", f.mode)
 	}
 	if !f.tab.lookup(key, e) {
-		return f.errf(-1, ErrNotFound, "no record %q", key)
+		return f.errf(-1, format.NoRecord(key), "")
 	}
 	return nil
 }
@@ -541,7 +541,7 @@ func (f *File) checkOpen() error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	return nil
 }

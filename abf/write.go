@@ -319,7 +319,7 @@ func (f *File) write(rec record) error {
 	// 1. Validate everything before the first byte.
 	switch {
 	case closed:
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	case !f.writable:
 		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
 	case f.format == FormatA && f.trailing > 0:

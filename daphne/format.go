@@ -50,8 +50,7 @@ func optionsFrom(path string, o *format.Options) (*Options, error) {
 		return nil, err
 	}
 	if o.Salvage {
-		return nil, &FormatError{File: path, Offset: -1, Err: errors.ErrUnsupported,
-			Msg: "Salvage is not supported: a DAPHNE file is one matrix or one frame, and a damaged one is refused, never read as a smaller one"}
+		return nil, errAt(path, -1, errors.ErrUnsupported, "Salvage is not supported: a DAPHNE file is one matrix or one frame, and a damaged one is refused, never read as a smaller one")
 	}
 	return &Options{Options: o.Options, Lenient: o.Lenient, DocumentLayout: doc}, nil
 }
@@ -116,7 +115,7 @@ func (f *File) record(i int) (*format.Record, error) {
 	closed := f.closed
 	f.mu.Unlock()
 	if closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return nil, f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	r := f.Record(i)
 	return &r, nil
@@ -170,7 +169,7 @@ func (f *File) densePayload() (*format.Payload, error) {
 	f.payloadOnce.Do(func() {
 		a := f.arrays()[0]
 		p := &format.Payload{Array: a, Data: f.ra, Off: a.Offset,
-			Wrap: func(off int64, err error) error { return f.errf(off, err, "%v", err) }}
+			Wrap: func(off int64, err error) error { return f.errf(off, err, "") }}
 		if f.mf != nil {
 			r, err := f.payloadRegion()
 			if err != nil {
@@ -337,7 +336,7 @@ func (f *File) checkSet(rec *format.Record, idx []int64) error {
 		return f.errf(-1, mmapfile.ErrOutOfRange, "record %q: index %v: a matrix takes [row, col]", rec.Name, idx)
 	}
 	if _, err := layout.Index(rec.Shape, layout.RowMajor, idx...); err != nil {
-		return f.errf(-1, errors.Join(mmapfile.ErrOutOfRange, err), "record %q: index %v: %v", rec.Name, idx, err)
+		return f.errf(-1, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "record %q: index %v", rec.Name, idx)
 	}
 	return nil
 }
@@ -421,7 +420,7 @@ func documentParam(path string, o *format.Options, write bool) (bool, error) {
 	case "document":
 		return true, nil
 	default:
-		return false, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%s %q: want code or document", name, v), Err: errors.ErrUnsupported}
+		return false, errAt(path, -1, errors.ErrUnsupported, fmt.Sprintf("%s %q: want code or document", name, v))
 	}
 }
 

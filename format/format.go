@@ -29,7 +29,6 @@ package format
 
 import (
 	"encoding/binary"
-	"errors"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -249,16 +248,3 @@ func (o *Options) Param(name string) string {
 	}
 	return o.Params[name]
 }
-
-// Errors of the registry.
-var (
-	// ErrUnknownFormat: no registered format has this name, extension or
-	// first bytes.
-	ErrUnknownFormat = errors.New("unknown format")
-	// ErrNoRecord: no record of the file has this name.
-	ErrNoRecord = errors.New("no such record")
-	// ErrNotRepresentable: the target format cannot hold a record (a
-	// complex array in DAPHNE, a 3-D array in a SciDB file); the error
-	// names the record and what the format lacks.
-	ErrNotRepresentable = errors.New("the target format cannot hold this record")
-)

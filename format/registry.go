@@ -141,7 +141,7 @@ func Detect(path string, o *Options) (Format, error) {
 	if o != nil && o.Format != "" {
 		f, ok := Lookup(o.Format)
 		if !ok {
-			return Format{}, fmt.Errorf("%s: %w %q (registered: %s)", path, ErrUnknownFormat, o.Format, strings.Join(Names(), ", "))
+			return Format{}, fileError(path, fmt.Errorf("%w %q (registered: %s)", ErrUnknownFormat, o.Format, strings.Join(Names(), ", ")), "")
 		}
 		return f, nil
 	}
@@ -170,7 +170,7 @@ func Detect(path string, o *Options) (Format, error) {
 				return f, nil
 			}
 		}
-		return Format{}, fmt.Errorf("%s: is a directory that holds no store of a known format: %w", path, ErrUnknownFormat)
+		return Format{}, fileError(path, ErrUnknownFormat, "is a directory that holds no store of a known format")
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -187,23 +187,19 @@ func Detect(path string, o *Options) (Format, error) {
 			return f, nil
 		}
 	}
-	return Format{}, fmt.Errorf("%s: cannot tell the format from the file's name or bytes: %w", path, ErrUnknownFormat)
+	return Format{}, fileError(path, ErrUnknownFormat, "cannot tell the format from the file's name or bytes")
 }
 
-// ErrNotRegular: the path is a pipe, a device, a socket or a file whose
-// size the system does not know (such as those in /proc): such inputs
-// cannot be mapped. Copy them to a file first.
-var ErrNotRegular = errors.New("not a regular file")
-
-// checkRegular refuses what cannot be mapped: anything but a regular file
-// or a directory, and "regular" files of size 0 that nonetheless have
-// bytes to read (the kernel's pseudo-files).
+// checkRegular refuses what cannot be mapped, with an error wrapping
+// mmapfile.ErrNotRegular: anything but a regular file or a directory, and
+// "regular" files of size 0 that nonetheless have bytes to read (the
+// kernel's pseudo-files). Copy such inputs to a file first.
 func checkRegular(path string, fi os.FileInfo) error {
 	if fi.IsDir() {
 		return nil
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s); copy it to a file first", path, ErrNotRegular, fi.Mode().Type())
+		return fileError(path, fmt.Errorf("%w (%s); copy it to a file first", mmapfile.ErrNotRegular, fi.Mode().Type()), "")
 	}
 	if fi.Size() == 0 {
 		f, err := os.Open(path)
@@ -213,7 +209,7 @@ func checkRegular(path string, fi os.FileInfo) error {
 		defer f.Close()
 		var b [1]byte
 		if n, _ := f.Read(b[:]); n > 0 {
-			return fmt.Errorf("%s: %w (its size is unknown to the system); copy it to a file first", path, ErrNotRegular)
+			return fileError(path, fmt.Errorf("%w (its size is unknown to the system); copy it to a file first", mmapfile.ErrNotRegular), "")
 		}
 	}
 	return nil
@@ -261,10 +257,10 @@ func Write(path string, src Source, o *Options) error {
 		f, ok = ForName(path)
 	}
 	if !ok {
-		return fmt.Errorf("%s: %w: name the output format", path, ErrUnknownFormat)
+		return fileError(path, ErrUnknownFormat, "name the output format")
 	}
 	if f.Write == nil {
-		return fmt.Errorf("%s: %w: %s files cannot be written", path, errors.ErrUnsupported, f.Name)
+		return fileError(path, fmt.Errorf("%w: %s files cannot be written", errors.ErrUnsupported, f.Name), "")
 	}
 	return f.Write(path, rootRelative(src), o)
 }
@@ -320,7 +316,9 @@ func Convert(in, out string, inOpts, outOpts *Options) error {
 var errStop = errors.New("stop")
 
 // Find returns the index of the record named name, accepting the name with
-// or without a leading "/" (Zarr's names have one).
+// or without a leading "/" (Zarr's names have one). A name that no record
+// has is an error wrapping ErrNoRecord, which names the file when src
+// has a Name method (as every format's File has).
 func Find(src Source, name string) (int, error) {
 	found := -1
 	match := func(eq func(string) bool) {
@@ -338,7 +336,21 @@ func Find(src Source, name string) (int, error) {
 		match(func(s string) bool { return strings.TrimPrefix(s, "/") == bare })
 	}
 	if found < 0 {
-		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+		return -1, noRecord(src, name)
 	}
 	return found, nil
+}
+
+// NoRecord is ErrNoRecord naming the record: "no such record "x"". Format
+// packages use it as the cause of their FormatError for a name (or index)
+// that their file does not have.
+func NoRecord(name string) error { return fmt.Errorf("%w %q", ErrNoRecord, name) }
+
+// noRecord is NoRecord about src's file, where src names one.
+func noRecord(src Source, name string) error {
+	err := &FileError{Offset: -1, Err: NoRecord(name)}
+	if n, ok := src.(interface{ Name() string }); ok {
+		err.File = n.Name()
+	}
+	return err
 }

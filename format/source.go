@@ -102,7 +102,7 @@ func Select(src Source, names ...string) (Source, error) {
 	s := &view{src: src, index: make([]int, 0, len(names)), recs: make([]Record, 0, len(names))}
 	find := func(name string) (int, error) { return Find(src, name) }
 	if len(names) > 8 {
-		find = finder(src.Records()) // a few names need no list of every record
+		find = finder(src) // a few names need no list of every record
 	}
 	for _, name := range names {
 		i, err := find(name)
@@ -118,7 +118,8 @@ func Select(src Source, names ...string) (Source, error) {
 // finder returns Find's lookup over recs through two maps built once: a
 // name's first exact match, else the first record whose name equals it
 // when a leading "/" is dropped from both.
-func finder(recs []Record) func(name string) (int, error) {
+func finder(src Source) func(name string) (int, error) {
+	recs := src.Records()
 	exact := make(map[string]int, len(recs))
 	trimmed := make(map[string]int, len(recs))
 	for i := len(recs) - 1; i >= 0; i-- {
@@ -132,7 +133,7 @@ func finder(recs []Record) func(name string) (int, error) {
 		if i, ok := trimmed[strings.TrimPrefix(name, "/")]; ok {
 			return i, nil
 		}
-		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+		return -1, noRecord(src, name)
 	}
 }
 

@@ -108,8 +108,7 @@ func (f *File) load(repair bool) error {
 			return err
 		}
 		f.region, f.src, f.size = r, r, cut
-		f.damage = &FormatError{File: f.name, Offset: cut, Err: ierr,
-			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value; the file now ends after value %d", old-cut, f.idx.n-1)}
+		f.damage = errAt(f.name, cut, ierr, fmt.Sprintf("cut the last %d bytes, which did not hold a value; the file now ends after value %d", old-cut, f.idx.n-1))
 		return nil
 	case f.opts.Salvage:
 		f.damage = ierr
@@ -166,7 +165,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.err(-1, mmapfile.ErrClosed, "closed twice")
+		return f.err(-1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	f.region, f.src = nil, nil
@@ -231,8 +230,8 @@ func (f *File) Entries() []Entry {
 }
 
 // err returns a *FormatError about this file.
-func (f *File) err(off int64, sen error, format string, args ...any) error {
-	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: sen}
+func (f *File) err(off int64, sen error, msg string, args ...any) error {
+	return errAt(f.name, off, sen, fmt.Sprintf(msg, args...))
 }
 
 // ioErr wraps an error of reading or mapping the file, at the file offset
@@ -242,16 +241,16 @@ func (f *File) ioErr(off int64, what string, err error) error {
 	if errors.As(err, &me) && me.Offset >= 0 {
 		off = me.Offset
 	}
-	return &FormatError{File: f.name, Offset: off, Msg: what, Err: err}
+	return errAt(f.name, off, err, what)
 }
 
 // entry returns value i; f.mu must be held.
 func (f *File) entry(i int) (*entry, error) {
 	if f.closed {
-		return nil, f.err(-1, mmapfile.ErrClosed, "value %d: the file is closed", i)
+		return nil, f.err(-1, mmapfile.ErrClosed, "value %d", i)
 	}
 	if i < 0 || i >= f.idx.n {
-		return nil, f.err(-1, mmapfile.ErrOutOfRange, "value %d out of range [0,%d)", i, f.idx.n)
+		return nil, f.err(-1, errNoValue, "value %d of [0,%d)", i, f.idx.n)
 	}
 	return f.idx.at(i), nil
 }

@@ -192,6 +192,7 @@ func (s *source) addArray(a *array) {
 
 func (s *source) Records() []format.Record { return s.recs }
 func (s *source) Format() string           { return "npy" }
+func (s *source) Name() string             { return s.f.Name() }
 func (s *source) Version() string          { return s.f.Version() }
 func (s *source) Close() error             { return s.f.Close() }
 func (s *source) Damage() error            { return s.f.Damage() }
@@ -204,7 +205,7 @@ func (s *source) File() *File { return s.f }
 type tableSource struct{ *source }
 
 func (s *source) bad(i int, err error, format string, args ...any) error {
-	return errAt(s.f.name, s.recs[i].Offset, err, "record %q: "+format, append([]any{s.recs[i].Name}, args...)...)
+	return recordErr(s.f.name, s.recs[i].Name, s.recs[i].Offset, err, format, args...)
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) of record i, in
@@ -243,7 +244,7 @@ func (s *source) payload(i int, order layout.Order) (*format.Payload, error) {
 	}
 	p := &format.Payload{Array: rec.Array, Lenient: s.f.opts.Lenient}
 	p.Array.Offset = a.data
-	p.Wrap = func(off int64, err error) error { return mapErr(s.f.name, off, err, "record %q", rec.Name) }
+	p.Wrap = func(off int64, err error) error { return mapRecordErr(s.f.name, rec.Name, off, err, "") }
 	switch {
 	case !a.deflated():
 		p.Data, p.Off = s.f.source(a)
@@ -339,7 +340,7 @@ func (f *File) gather(t *target, dst []byte, first int64, order layout.Order) er
 		pos := o*item + int64(t.field.Offset) + sub*fsize
 		b, err := w.at(base+pos, fsize)
 		if err != nil {
-			return mapErr(f.name, f.elemOffset(t, 0), err, "%q: reading its data", t.name)
+			return mapRecordErr(f.name, t.name, f.elemOffset(t, 0), err, "reading its data")
 		}
 		copy(dst[j*fsize:], b)
 		for _, ax := range axes {
@@ -763,7 +764,7 @@ func (f *File) copyData(a *array, out io.Writer) error {
 	src, base := f.source(a)
 	_, err := io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
 	if err != nil {
-		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
+		return mapRecordErr(f.name, a.key, a.data, err, "reading its data")
 	}
 	return nil
 }

@@ -112,6 +112,9 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, s.errf("", -1, mmapfile.ErrNotRegular, "%s, not a directory: a Zarr store is a directory", fi.Mode().Type())
+	}
 	if !fi.IsDir() {
 		return nil, s.errf("", -1, ErrInvalid, "not a directory: a Zarr store is a directory")
 	}
@@ -175,7 +178,9 @@ func (s *Store) rootKey() string {
 
 // errf builds a FormatError about the file key of the store.
 func (s *Store) errf(key string, off int64, err error, format string, a ...any) error {
-	return &FormatError{File: s.name, Key: key, Offset: off, Msg: fmt.Sprintf(format, a...), Err: err}
+	e := storeErr(s.name, err, fmt.Sprintf(format, a...))
+	e.Key, e.Offset = key, off
+	return e
 }
 
 // readMeta reads a metadata document; ok is false if it does not exist.
@@ -570,7 +575,7 @@ func (s *Store) Arrays() []*Array { return slices.Clone(s.arrays) }
 func (s *Store) Array(name string) (*Array, error) {
 	i, err := format.Find(s, name)
 	if err != nil {
-		return nil, s.errf("", -1, ErrNotFound, "%q", name)
+		return nil, s.errf("", -1, format.NoRecord(name), "")
 	}
 	return s.arrays[i], nil
 }
@@ -583,6 +588,9 @@ func (s *Store) Records() []format.Record { return s.recs }
 
 // Format returns "zarr".
 func (s *Store) Format() string { return "zarr" }
+
+// Name returns the store's path as it was opened.
+func (s *Store) Name() string { return s.name }
 
 // Version returns the store's Zarr version, "2" or "3".
 func (s *Store) Version() string { return strconv.Itoa(s.version) }

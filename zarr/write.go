@@ -130,7 +130,7 @@ func Create(path string, arrays []ArraySpec, o *Options) (*Store, error) {
 	}
 	for i := range arrays {
 		if err := representable(arrays[i].Type); err != nil {
-			return nil, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("array %q: %v", arrays[i].Name, err), Err: format.ErrNotRepresentable}
+			return nil, storeErr(path, format.ErrNotRepresentable, fmt.Sprintf("array %q: %v", arrays[i].Name, err))
 		}
 	}
 	w, err := newWriter(path, arrays, &opts, false)
@@ -177,7 +177,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		if name != "" {
 			msg = fmt.Sprintf("array %q: ", name) + msg
 		}
-		return &FormatError{File: target, Offset: -1, Msg: msg, Err: err}
+		return storeErr(target, err, msg)
 	}
 	if w.version != 2 && w.version != 3 {
 		return nil, fail("", ErrUnsupported, "Zarr version %d (2 or 3)", w.version)
