@@ -29,6 +29,7 @@ package format
 
 import (
 	"encoding/binary"
+	"encoding/json"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -82,12 +83,37 @@ type Record struct {
 	TypeName string
 	// Nullable: a column whose cells may be null (SciDB).
 	Nullable bool
-	// Extra holds further facts for listings, such as "layout": "csr",
-	// "encoding": "text", "chunks": [...]; keys are JSON field names.
-	// "storage", a string, says in a few words how the values are stored
-	// where that is more than one run of bytes ("chunks [512][512],
-	// zstd(3)", "deflated"), for a listing's table.
+	// Facts are what a writer keeps of an array beyond its type, shape
+	// and values; nil where the file has none (most records).
+	Facts *Facts
+	// Extra holds further facts for listings only, such as "layout":
+	// "csr", "encoding": "text", "chunks": [...]; keys are JSON field
+	// names. "storage", a string, says in a few words how the values are
+	// stored where that is more than one run of bytes ("chunks
+	// [512][512], zstd(3)", "deflated"), for a listing's table. Writers
+	// never read it: what they carry over is in Facts.
 	Extra map[string]any
+}
+
+// Facts are what a reader hands a writer about an array beyond its type,
+// shape and values, so that a conversion keeps them. They sit behind a
+// pointer so that a listing of millions of records that have none pays
+// eight bytes a record for them.
+type Facts struct {
+	// NativeType is the element type as the format spells it, where a
+	// writer of the same format keeps it: NumPy's descr ("<f8", ">i4",
+	// "<M8[s]").
+	NativeType string
+	// FillValue is the value of elements that were never written, as
+	// Zarr's fill_value JSON (a number, "NaN", a base64 string, …); nil
+	// for none.
+	FillValue json.RawMessage
+	// DimensionNames name the array's axes (Zarr v3's dimension_names,
+	// as xarray writes them); nil for none, "" for an unnamed axis.
+	DimensionNames []string
+	// Attributes are the array's user attributes (Zarr's .zattrs or
+	// attributes); nil for none.
+	Attributes map[string]any
 }
 
 // Type returns the name a listing shows for the record's type.

@@ -135,6 +135,7 @@ func (s *source) addArray(a *array) {
 		}
 		if !d.Structured() {
 			r.Extra["descr"] = d.simpleDescr()
+			r.Facts = &format.Facts{NativeType: d.simpleDescr()}
 		}
 		switch {
 		case d.Structured():
@@ -773,8 +774,8 @@ func (f *File) copyData(a *array, out io.Writer) error {
 // where it came from a NumPy file (byte order kept), else the
 // little-endian dtype of its type (datetime units from the type name).
 func recordDType(r *format.Record) (DType, error) {
-	if s, ok := r.Extra["descr"].(string); ok {
-		if d, err := parseDTypeString(s); err == nil && d.Type() == r.Type && (r.Type.Valid() || d.TypeName() == r.TypeName) {
+	if r.Facts != nil && r.Facts.NativeType != "" {
+		if d, err := parseDTypeString(r.Facts.NativeType); err == nil && d.Type() == r.Type && (r.Type.Valid() || d.TypeName() == r.TypeName) {
 			return d, nil
 		}
 	}

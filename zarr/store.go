@@ -523,15 +523,19 @@ func record(m *meta) format.Record {
 	} else {
 		r.Extra["codecs"] = m.codecs
 	}
+	facts := &format.Facts{DimensionNames: m.dims}
 	if len(bytes.TrimSpace(m.fillJSON)) > 0 {
 		r.Extra["fill_value"] = m.fillJSON
+		facts.FillValue = m.fillJSON
 	}
 	if m.dims != nil {
 		r.Extra["dimension_names"] = m.dims
 	}
 	if len(m.attrs) > 0 {
 		r.Extra["attributes"] = m.attrs
+		facts.Attributes = m.attrs
 	}
+	r.Facts = facts
 	r.Extra["storage"] = storageOf(m)
 	return r
 }
@@ -581,9 +585,10 @@ func (s *Store) Array(name string) (*Array, error) {
 }
 
 // Records describes the arrays as format records: Offset -1 (the payload
-// is many files), Extra with "chunks", "shards" (sharded arrays),
-// "compressor" (v2) or "codecs" (v3), "fill_value", "dimension_names"
-// and "attributes".
+// is many files); Facts with the fill value, dimension names and
+// attributes, which writers keep; and, for listings, Extra with "chunks",
+// "shards" (sharded arrays), "compressor" (v2) or "codecs" (v3),
+// "fill_value", "dimension_names" and "attributes".
 func (s *Store) Records() []format.Record { return s.recs }
 
 // Format returns "zarr".

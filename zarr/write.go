@@ -86,14 +86,11 @@ func Write(path string, src format.Source, o *Options) error {
 		if strings.HasPrefix(r.TypeName, "datetime64[") || strings.HasPrefix(r.TypeName, "timedelta64[") {
 			sp.TypeName = r.TypeName
 		}
-		if raw, ok := r.Extra["fill_value"].(json.RawMessage); ok && string(bytes.TrimSpace(raw)) != "null" {
-			sp.FillValue = raw
-		}
-		if d, ok := r.Extra["dimension_names"].([]string); ok {
-			sp.DimensionNames = d
-		}
-		if a, ok := r.Extra["attributes"].(map[string]any); ok {
-			sp.Attributes = a
+		if fa := r.Facts; fa != nil {
+			if raw := bytes.TrimSpace(fa.FillValue); len(raw) > 0 && string(raw) != "null" {
+				sp.FillValue = fa.FillValue
+			}
+			sp.DimensionNames, sp.Attributes = fa.DimensionNames, fa.Attributes
 		}
 		specs[i] = sp
 	}
