@@ -134,7 +134,7 @@ func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
 	}
 	mmapfile.SwapOrder(raw, t, byteOrder(e), mmapfile.HostOrder())
 	if bad := mmapfile.CheckBools(raw, t, f.lenient); bad >= 0 {
-		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x is neither 0 nor 1", keyOf(e), raw[bad])
+		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x", keyOf(e), raw[bad])
 	}
 	return nil
 }

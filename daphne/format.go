@@ -362,7 +362,7 @@ func Write(path string, src format.Source, o *format.Options) error {
 	wo := WriteOptions{DocumentLayout: doc}
 	recs := src.Records()
 	if len(recs) == 0 {
-		return fmt.Errorf("daphne: %s: no records to write: %w", path, format.ErrNotRepresentable)
+		return errAt(path, -1, format.ErrNotRepresentable, "no records to write")
 	}
 	if len(recs) == 1 && recs[0].Kind == format.KindArray && len(recs[0].Shape) == 2 {
 		r := &recs[0]
@@ -604,7 +604,7 @@ func writeFrameFrom(path string, src format.Source, doc bool) error {
 			return err
 		})
 		if err == nil && done != rows {
-			err = fmt.Errorf("%s: %d rows, the table gave %d", path, rows, done)
+			err = errAt(path, -1, nil, fmt.Sprintf("%d rows, the table gave %d", rows, done))
 		}
 		return err
 	})

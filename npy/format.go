@@ -736,7 +736,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		return writeTable(path, src, o)
 	}
 	if len(recs) != 1 {
-		return fmt.Errorf("%s: %w: a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one", path, format.ErrNotRepresentable, len(recs))
+		return errAt(path, -1, format.ErrNotRepresentable, "a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one", len(recs))
 	}
 	h, err := arrayHeader(&recs[0])
 	if err != nil {
@@ -836,7 +836,7 @@ type tableField struct {
 func tablePlan(path string, src format.Source) ([]format.Record, []tableField, error) {
 	cols := format.TableColumns(src)
 	if len(cols) == 0 {
-		return nil, nil, fmt.Errorf("%s: %w: the table has no columns", path, format.ErrNotRepresentable)
+		return nil, nil, errAt(path, -1, format.ErrNotRepresentable, "the table has no columns")
 	}
 	var fields []tableField
 	names := map[string]bool{}
