@@ -398,3 +398,22 @@ func TestWriteKeepsNativeType(t *testing.T) {
 		assert.Equal(t, data, b, "the values")
 	}
 }
+
+// An error of a read through the registry names the file, the record and
+// the offset once each, in the one rendering of every format, and shows
+// its cause.
+func TestReadErrorNamesRecordOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.npy")
+	rec := format.Record{Array: layout.Array{Name: "0", Type: layout.F64, Shape: []int64{2, 3}, Offset: -1, Size: 48}}
+	require.NoError(t, format.Write(p, &memSource{recs: []format.Record{rec}, data: [][]byte{make([]byte, 48)}}, nil))
+	f, err := format.Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	err = f.ReadArray(0, make([]byte, 16), 5, layout.RowMajor, binary.LittleEndian)
+	require.ErrorIs(t, err, mmapfile.ErrOutOfRange)
+	assert.EqualError(t, err, "npy: "+p+`: record "0": offset 128: elements [5, 5+2) outside [0, 6): range outside the mapping or file`)
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "0", fe.Record)
+	assert.Equal(t, int64(128), fe.Offset)
+}
