@@ -20,7 +20,7 @@ var (
 	// ErrUnsupported wraps errors.ErrUnsupported: a codec, data type or
 	// feature of the store that this package does not implement. The
 	// error's message names it.
-	ErrUnsupported = fmt.Errorf("zarr: %w", errors.ErrUnsupported)
+	ErrUnsupported = fmt.Errorf("not implemented by this package: %w", errors.ErrUnsupported)
 	// ErrInvalid: metadata that breaks the Zarr specification (a negative
 	// shape, a zero chunk size, a dtype that does not parse, a key that
 	// leaves the store).
