@@ -23,6 +23,14 @@
 // packages' own typed APIs (abf.View, npy.View, …), since a view's Go type
 // must be known at compile time.
 //
+// Errors read alike in every format: each format package's FormatError
+// embeds [FileError], whose message names the package, the file, the
+// record or key and the offset before what is wrong and its cause, and
+// [Located] tells the file and offset of any of them. A condition every
+// format shares has one sentinel (ErrNoRecord here; mmapfile's and
+// layout's for the others), so one errors.Is test works whatever the
+// format.
+//
 // Nothing here is unsafe: every read copies, and every writer replaces its
 // target only when the new file is complete.
 package format
