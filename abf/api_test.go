@@ -231,9 +231,9 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestFormatErrorText(t *testing.T) {
-	e := &FormatError{File: "x.abf", Offset: 93, Msg: `record "b": dimension 1 truncated (8 bytes needed, 7 left)`, Err: mmapfile.ErrTruncated}
-	assert.Equal(t, `abf: x.abf: offset 93: record "b": dimension 1 truncated (8 bytes needed, 7 left)`, e.Error())
-	e = &FormatError{Offset: -1, Msg: "boom", Err: os.ErrPermission}
+	e := errAt("x.abf", 93, mmapfile.ErrTruncated, `record "b": dimension 1 truncated (8 bytes needed, 7 left)`)
+	assert.Equal(t, `abf: x.abf: offset 93: record "b": dimension 1 truncated (8 bytes needed, 7 left): file is truncated: unexpected EOF`, e.Error())
+	e = errAt("", -1, os.ErrPermission, "boom")
 	assert.Equal(t, "abf: boom: permission denied", e.Error())
 }
 

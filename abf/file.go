@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -265,7 +266,7 @@ func cutError(name string, res *parsed, size int64) *FormatError {
 	if res.format == FormatA && res.count != int64(res.tab.len()) {
 		msg += fmt.Sprintf("; the record count is now %d, was %d", res.tab.len(), res.count)
 	}
-	return &FormatError{File: name, Offset: res.end, Err: cause, Msg: msg}
+	return errAt(name, res.end, cause, msg)
 }
 
 // damageOf describes what ended the parse, and the error it wraps.
@@ -292,7 +293,7 @@ func needsRepair(name string, res *parsed, size int64) error {
 	}
 	err := error(mmapfile.ErrNeedsRepair)
 	if cause != nil {
-		err = sentinels{mmapfile.ErrNeedsRepair, cause}
+		err = fmt.Errorf("%w: %w", mmapfile.ErrNeedsRepair, cause)
 	}
 	msg := fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d (the record there and everything after it), and keep the %s before them",
 		why, size-res.end, res.end, plural(res.tab.len(), "record"))
@@ -307,7 +308,7 @@ func needsRepair(name string, res *parsed, size int64) error {
 	if res.format == FormatA && res.count != int64(res.tab.len()) {
 		msg += fmt.Sprintf(", rewriting the record count from %d to %d", res.count, res.tab.len())
 	}
-	return &FormatError{File: name, Offset: off, Err: err, Msg: msg}
+	return errAt(name, off, err, msg)
 }
 
 // repairable reports whether a repair may cut the damage res found: not
@@ -379,7 +380,7 @@ func NewReader(r io.ReaderAt, size int64, opt *Options) (*File, error) {
 }
 
 func (f *File) errf(off int64, err error, format string, args ...any) error {
-	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+	return errAt(f.name, off, err, fmt.Sprintf(format, args...))
 }
 
 // Version returns the letter of the file's format version: "A", "B" or
@@ -450,7 +451,7 @@ func (f *File) Sync() error {
 	closed := f.closed
 	f.mu.RUnlock()
 	if closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	if f.mf == nil {
 		return nil
@@ -469,7 +470,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file already closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	f.pays.Reset()
@@ -485,13 +486,13 @@ func (f *File) Close() error {
 // readEntry finds key for reading. f.mu must be read-locked.
 func (f *File) readEntry(key string, e *entry) error {
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	if !f.readable {
 		return f.errf(-1, ErrNotReadable, "mode %q cannot read", f.mode)
 	}
 	if !f.tab.lookup(key, e) {
-		return f.errf(-1, ErrNotFound, "no record %q", key)
+		return f.errf(-1, format.NoRecord(key), "")
 	}
 	return nil
 }
@@ -610,7 +611,7 @@ func (f *File) checkOpen() error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	return nil
 }

@@ -212,7 +212,7 @@ func (f *File) payload(i int) (*format.Payload, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return nil, f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	e := f.tab.at(i)
 	var scratch []int64
@@ -379,25 +379,25 @@ func versionParam(v string) (Format, error) {
 func writeFormat(path string, src format.Source, o *format.Options) error {
 	version, err := versionParam(o.Param("abf-version"))
 	if err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: err.Error()}
+		return errAt(path, -1, nil, err.Error())
 	}
 	bits := false
 	if v := o.Param("abf-bits"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("abf-bits %q is not a yes/no value", v)}
+			return errAt(path, -1, nil, fmt.Sprintf("abf-bits %q is not a yes/no value", v))
 		}
 		bits = b
 	}
 	src, err = format.Arrays(src)
 	if err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
+		return errAt(path, -1, err, "cannot write")
 	}
 	// The records are taken one at a time, here and below: a source of a
 	// million scalars is never listed.
 	err = format.EachRecord(src, func(_ int, r *format.Record) error { return representable(r, version) })
 	if err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot write", Err: err}
+		return errAt(path, -1, err, "cannot write")
 	}
 	var perm = atomicfile.DefaultPerm
 	if o != nil && o.Perm != 0 {
@@ -405,7 +405,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	}
 	tmp, err := atomicfile.Create(path, perm)
 	if err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot create", Err: err}
+		return errAt(path, -1, err, "cannot create")
 	}
 	defer tmp.Abort()
 	// What a failure leaves, which the errors say: the target as it was.
@@ -415,7 +415,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	}
 	w, err := OpenFile(tmp.Name(), mmapfile.ReadWrite, &Options{Mode: "w", Format: version})
 	if err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot open the new file beside it; " + left, Err: err}
+		return errAt(path, -1, err, "cannot open the new file beside it; "+left)
 	}
 	w.name, w.discarded = path, left // errors name the file being written, not its temporary
 	// Nothing reads the file until it is complete: gather small writes.
@@ -428,13 +428,13 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	}
 	if err := c.flush(); err != nil {
 		w.Close()
-		return &FormatError{File: path, Offset: c.off, Msg: "write failed; " + left, Err: err}
+		return errAt(path, c.off, err, "write failed; "+left)
 	}
 	if err := w.Close(); err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "syncing the new file failed; " + left, Err: errors.Unwrap(err)}
+		return errAt(path, -1, errors.Unwrap(err), "syncing the new file failed; "+left)
 	}
 	if err := tmp.Commit(); err != nil {
-		return &FormatError{File: path, Offset: -1, Msg: "cannot put the new file in place; " + left, Err: err}
+		return errAt(path, -1, err, "cannot put the new file in place; "+left)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
@@ -540,7 +541,7 @@ func TestHostile(t *testing.T) {
 		{"view of BitArray unused bits", with(tv1, 104, 0x0D), "", func(f *File) error { _, err := f.ViewBits("b"); return err }, 104, nil, "unused bits"},
 		{"read outside the array", tv1, "", func(f *File) error { return ReadAt(f, "x", 1, make([]float64, 2)) }, 0, mmapfile.ErrOutOfRange, "outside [0, 2)"},
 		{"set outside the array", tv1, "r+", func(f *File) error { return Set(f, "x", []int64{2}, 1.0) }, 0, mmapfile.ErrOutOfRange, "out of range"},
-		{"no such key", tv1, "", view("nope"), -1, ErrNotFound, `no record "nope"`},
+		{"no such key", tv1, "", view("nope"), -1, format.ErrNoRecord, `no such record "nope"`},
 		{"write to a file opened r", tv1, "", func(f *File) error { return Write(f, "y", []int64{1}, []int8{1}) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},
 		{"set in a file opened r", tv1, "", func(f *File) error { return Set(f, "x", []int64{0}, 1.0) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},
 		{"view in mode a", tv1, "a", view("x"), -1, ErrNotReadable, `mode "a" cannot read`},
@@ -548,7 +549,7 @@ func TestHostile(t *testing.T) {
 		{"String in Format A", g["tv2-a.abf"], "a", func(f *File) error { return f.WriteString("s", "v") }, -1, errors.ErrUnsupported, "Format A cannot hold String records"},
 		{"read after Close", tv1, "", func(f *File) error { f.Close(); _, err := Read[float64](f, "x"); return err }, -1, mmapfile.ErrClosed, "file is closed"},
 		{"view after Close", tv1, "r+", func(f *File) error { f.Close(); return view("x")(f) }, -1, mmapfile.ErrClosed, "file is closed"},
-		{"Close twice", tv1, "", func(f *File) error { f.Close(); return f.Close() }, -1, mmapfile.ErrClosed, "file already closed"},
+		{"Close twice", tv1, "", func(f *File) error { f.Close(); return f.Close() }, -1, mmapfile.ErrClosed, "file is closed"},
 		{"file truncated under the mapping", tv1, "", func(f *File) error {
 			if err := os.Truncate(f.Name(), 0); err != nil {
 				return err

@@ -98,7 +98,7 @@ func (p *parser) errf(off int64, err error, format string, args ...any) error {
 	if p.haveKey {
 		msg = fmt.Sprintf("record %s: %s", quote64(string(p.key)), msg)
 	}
-	return &FormatError{File: p.in.name, Offset: off, Msg: msg, Err: err}
+	return errAt(p.in.name, off, err, msg)
 }
 
 func (p *parser) ioErr(off int64, err error) error {
@@ -595,8 +595,7 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 		e, first := tab.at(j), tab.at(of)
 		tab.truncate(j)
 		res.end = e.start
-		return &FormatError{File: p.in.name, Offset: e.start, Err: ErrDuplicateKey,
-			Msg: fmt.Sprintf("record %s duplicates the key of the record at offset %d", keyOf(&e), first.start)}
+		return errAt(p.in.name, e.start, ErrDuplicateKey, fmt.Sprintf("record %s duplicates the key of the record at offset %d", keyOf(&e), first.start))
 	}
 	return perr
 }
@@ -634,7 +633,7 @@ func parseFile(in *input, salvage bool) (*parsed, error) {
 	if in.size >= int64(len(headerALE)) {
 		head, err := in.get(0, len(headerALE))
 		if err != nil {
-			return nil, &FormatError{File: in.name, Offset: 0, Msg: "read failed", Err: err}
+			return nil, errAt(in.name, 0, err, "read failed")
 		}
 		if bytes.Equal(head, headerALE) || bytes.Equal(head, headerABE) {
 			order := binary.ByteOrder(binary.LittleEndian)
@@ -646,10 +645,10 @@ func parseFile(in *input, salvage bool) (*parsed, error) {
 	}
 	first, err := in.get(0, 1)
 	if err != nil {
-		return nil, &FormatError{File: in.name, Offset: 0, Msg: "read failed", Err: err}
+		return nil, errAt(in.name, 0, err, "read failed")
 	}
 	if first[0] != 0x00 && first[0] != 0xFF {
-		return nil, &FormatError{File: in.name, Offset: 0, Msg: "not an ABF file"}
+		return nil, errAt(in.name, 0, nil, "not an ABF file")
 	}
 	okC, okB := headerWorks(in, FormatC, false), headerWorks(in, FormatB, false)
 	format := FormatC

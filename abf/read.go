@@ -136,7 +136,7 @@ func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
 	}
 	mmapfile.SwapOrder(raw, t, byteOrder(e), mmapfile.HostOrder())
 	if bad := mmapfile.CheckBools(raw, t, f.lenient); bad >= 0 {
-		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x is neither 0 nor 1", keyOf(e), raw[bad])
+		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x", keyOf(e), raw[bad])
 	}
 	return nil
 }
@@ -264,7 +264,7 @@ func (f *File) ViewBytes(key string) ([]byte, error) {
 	b := r.Bytes()
 	lo := e.data - r.Offset()
 	if b == nil || lo < 0 || lo+e.dataLen > int64(len(b)) {
-		return nil, f.errf(e.data, mmapfile.ErrClosed, "record %s: the file was closed meanwhile", keyOf(e))
+		return nil, f.errf(e.data, mmapfile.ErrClosed, "record %s: closed meanwhile", keyOf(e))
 	}
 	return b[lo : lo+e.dataLen : lo+e.dataLen], nil
 }
@@ -398,10 +398,7 @@ func (f *File) cutShort(key string, data, n, off int64, err error) error {
 		}
 	}
 	if !errors.Is(err, mmapfile.ErrTruncated) {
-		err = sentinels{mmapfile.ErrTruncated, err}
-	} else {
-		err = mmapfile.ErrTruncated
+		err = fmt.Errorf("%w: %w", mmapfile.ErrTruncated, err)
 	}
-	return &FormatError{File: f.name, Offset: off, Err: err,
-		Msg: fmt.Sprintf("record %s: the file was cut short while open: the payload [%d, %d) is no longer all there%s", key, data, data+n, now)}
+	return errAt(f.name, off, err, fmt.Sprintf("record %s: the file was cut short while open: the payload [%d, %d) is no longer all there%s", key, data, data+n, now))
 }

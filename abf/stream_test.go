@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
@@ -269,7 +270,7 @@ func TestSet(t *testing.T) {
 		{"index past a dimension", mmapfile.ErrOutOfRange, func() error { return Set(f, "ζ!/b", []int64{3, 0}, 1.0) }},
 		{"negative index", mmapfile.ErrOutOfRange, func() error { return Set(f, "ζ!/b", []int64{0, -1}, 1.0) }},
 		{"wrong rank", mmapfile.ErrOutOfRange, func() error { return Set(f, "ζ!/b", []int64{7}, 1.0) }},
-		{"no such key", ErrNotFound, func() error { return Set(f, "nope", []int64{0}, 1.0) }},
+		{"no such key", format.ErrNoRecord, func() error { return Set(f, "nope", []int64{0}, 1.0) }},
 		{"raw: position past the end", mmapfile.ErrOutOfRange, func() error { return f.SetElement("ζ!/b", 15, make([]byte, 8)) }},
 		{"raw: negative position", mmapfile.ErrOutOfRange, func() error { return f.SetElement("ζ!/b", -1, make([]byte, 8)) }},
 		{"raw: wrong size", mmapfile.ErrTypeMismatch, func() error { return f.SetElement("ζ!/b", 0, make([]byte, 4)) }},

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -326,15 +325,6 @@ func recordLead(e *entry) int {
 // canAdd reports whether the table can take one more record: record
 // numbers are 32-bit.
 func (t *table) canAdd() bool { return t.n < math.MaxUint32-1 && len(t.chunks) < math.MaxUint32 }
-
-// appendGrow appends src to dst, doubling the capacity when it must grow,
-// so that building a slice allocates about twice its final size in all.
-func appendGrow[T any](dst, src []T) []T {
-	if len(dst)+len(src) > cap(dst) {
-		dst = slices.Grow(dst, max(len(src), cap(dst)))
-	}
-	return append(dst, src...)
-}
 
 // keyIndex finds records by key: open addressing over record numbers + 1
 // (0 is an empty slot), at most three quarters full.

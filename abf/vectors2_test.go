@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
@@ -36,7 +37,7 @@ func TestTV15Truncation(t *testing.T) {
 		}
 	}
 	_, err := NewReader(bytesReader(full[:100]), 100, nil)
-	assert.EqualError(t, err, `abf: offset 93: record "b": dimension 1 truncated (8 bytes needed, 7 left)`)
+	assert.EqualError(t, err, `abf: offset 93: record "b": dimension 1 truncated (8 bytes needed, 7 left): file is truncated: unexpected EOF`)
 	assert.ErrorIs(t, err, mmapfile.ErrTruncated)
 
 	// A string whose last character is cut by the end of the file is a
@@ -350,7 +351,7 @@ func TestTV20DetectionAndModes(t *testing.T) {
 	assert.ErrorIs(t, Write(f, "z", []int64{1}, []float64{1}), mmapfile.ErrNotWritable)
 	assert.ErrorIs(t, f.SetElement("x", 0, make([]byte, 8)), mmapfile.ErrNotWritable)
 	_, err = View[float64](f, "nope")
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, format.ErrNoRecord)
 
 	_, err = openMode(filepath.Join(t.TempDir(), "x.abf"), "a+", nil)
 	require.Error(t, err)

@@ -319,7 +319,7 @@ func (f *File) write(rec record) error {
 	// 1. Validate everything before the first byte.
 	switch {
 	case closed:
-		return f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	case !f.writable:
 		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
 	case f.trailing > 0:
@@ -547,7 +547,7 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 		return f.errf(e.start, mmapfile.ErrTypeMismatch, "record %q: %d bytes given for a %d-byte element", key, len(le), size)
 	}
 	if (e.kind == KindBitArray || e.elem == layout.Bool) && le[0] > 1 {
-		return f.errf(e.start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x is neither 0 nor 1", key, le[0])
+		return f.errf(e.start, mmapfile.ErrInvalidBool, "record %q: Bool byte 0x%02x", key, le[0])
 	}
 	r, err := f.region(e)
 	if err != nil {

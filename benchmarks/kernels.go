@@ -1,7 +1,6 @@
 package benchmarks
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -208,6 +207,3 @@ func asBytes[T float32 | float64](xs []T) []byte { return unsafeslice.Bytes(xs) 
 // asUint64 and asInt64 reinterpret float64 memory.
 func asUint64(xs []float64) []uint64 { return unsafeslice.Cast[uint64](asBytes(xs)) }
 func asInt64(xs []float64) []int64   { return unsafeslice.Cast[int64](asBytes(xs)) }
-
-// newBufWriter is the buffered writer the text printers write through.
-func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }

@@ -19,30 +19,12 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// FormatError reports a problem with a CSV file at a byte offset and, where
-// known, its line (1-based). Its message reads "csvtable: <file>: offset
-// N (line L): <msg>".
+// FormatError reports a problem with a CSV file at a byte offset and,
+// where known, its line (1-based). It reads as every format's error does;
+// see format.FileError.
 type FormatError struct {
-	File   string
-	Offset int64 // -1 where the error is about no place in the file
-	Line   int   // 0 when not known
-	Msg    string
-	Err    error // a sentinel (mmapfile's, errors.ErrUnsupported) or nil
+	format.FileError
 }
-
-func (e *FormatError) Error() string {
-	s := "csvtable: " + e.File + ": "
-	switch {
-	case e.Line > 0:
-		s += fmt.Sprintf("offset %d (line %d): ", e.Offset, e.Line)
-	case e.Offset >= 0:
-		s += fmt.Sprintf("offset %d: ", e.Offset)
-	}
-	return s + e.Msg
-}
-
-// Unwrap returns the sentinel or underlying error, if any.
-func (e *FormatError) Unwrap() error { return e.Err }
 
 // Options configure Open, OpenFile and NewReader. A nil *Options means the
 // defaults.
@@ -328,7 +310,7 @@ func Open(path string, o *Options) (*File, error) {
 // error wrapping errors.ErrUnsupported.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	if mode != mmapfile.ReadOnly {
-		return nil, &FormatError{File: path, Offset: -1, Msg: "CSV files are read or replaced whole, not changed in place", Err: errors.ErrUnsupported}
+		return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: path, Offset: -1, Msg: "CSV files are read or replaced whole, not changed in place", Err: errors.ErrUnsupported}}
 	}
 	var opts Options
 	if o != nil {
@@ -360,14 +342,14 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 		name = n.Name()
 	}
 	if size < 0 {
-		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("size %d", size), Err: mmapfile.ErrOutOfRange}
+		return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: name, Offset: -1, Msg: fmt.Sprintf("size %d", size), Err: mmapfile.ErrOutOfRange}}
 	}
 	var data bytes.Buffer
 	if _, err := io.Copy(&data, io.NewSectionReader(r, 0, size)); err != nil {
-		return nil, &FormatError{File: name, Offset: -1, Msg: err.Error(), Err: err}
+		return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: name, Offset: -1, Err: err}}
 	}
 	if int64(data.Len()) < size {
-		return nil, &FormatError{File: name, Offset: int64(data.Len()), Msg: fmt.Sprintf("the reader ends before its %d bytes", size), Err: mmapfile.ErrTruncated}
+		return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: name, Offset: int64(data.Len()), Msg: fmt.Sprintf("the reader ends before its %d bytes", size), Err: mmapfile.ErrTruncated}}
 	}
 	f := &File{name: name, data: data.Bytes()}
 	if err := f.index(o != nil && o.Salvage); err != nil {
@@ -376,8 +358,8 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 	return f, nil
 }
 
-func (f *File) errAt(line int, off int, format string, a ...any) *FormatError {
-	return &FormatError{File: f.name, Line: line, Offset: int64(off), Msg: fmt.Sprintf(format, a...)}
+func (f *File) errAt(line int, off int, msg string, a ...any) *FormatError {
+	return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Line: line, Offset: int64(off), Msg: fmt.Sprintf(msg, a...)}}
 }
 
 // Damage returns what Options.Salvage skipped: the error that ended the
@@ -388,7 +370,7 @@ func (f *File) Damage() error { return f.damage }
 // under the mapping.
 func (f *File) guard(fn func()) error {
 	if f.closed.Load() {
-		return &FormatError{File: f.name, Offset: -1, Msg: "file is closed", Err: mmapfile.ErrClosed}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: -1, Err: mmapfile.ErrClosed}}
 	}
 	if f.region == nil {
 		fn()
@@ -406,7 +388,7 @@ func (f *File) index(salvage bool) error {
 		start = 3 // a UTF-8 byte-order mark is not part of the first name
 	}
 	if start >= len(data) {
-		return &FormatError{File: f.name, Offset: int64(start), Msg: "CSV file has no header line"}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: int64(start), Msg: "CSV file has no header line"}}
 	}
 	fields, next, breaks, err := parseRow(data, start, nil)
 	if err != nil {
@@ -430,8 +412,7 @@ func (f *File) index(salvage bool) error {
 		case err != nil:
 			err = f.rowError(line, at, next, err)
 		case len(fields) < len(names) && next == len(data) && data[next-1] != '\n':
-			err = &FormatError{File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated,
-				Msg: fmt.Sprintf("the end of the file cuts the row short: %d fields, the header has %d", len(fields), len(names))}
+			err = &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated, Msg: fmt.Sprintf("the end of the file cuts the row short: %d fields, the header has %d", len(fields), len(names))}}
 		case len(fields) != len(names):
 			err = f.errAt(line, at, "%d fields, the header has %d", len(fields), len(names))
 		}
@@ -479,14 +460,16 @@ func (f *File) Record(i int) format.Record {
 // row.
 func (f *File) rowError(line, at, next int, err error) error {
 	if errors.Is(err, errNotClosed) {
-		return &FormatError{File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated,
-			Msg: "the end of the file cuts the row short: a quoted field is not closed"}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated, Msg: "the end of the file cuts the row short: a quoted field is not closed"}}
 	}
 	return f.errAt(line, next, "%v", err)
 }
 
 // Format returns "csv".
 func (f *File) Format() string { return "csv" }
+
+// Name returns the name the file was opened with.
+func (f *File) Name() string { return f.name }
 
 // Version returns "": CSV has no versions.
 func (f *File) Version() string { return "" }
@@ -509,7 +492,7 @@ func (f *File) Len() int64 { return int64(len(f.rows)) }
 // mmapfile.ErrClosed.
 func (f *File) Close() error {
 	if f.closed.Swap(true) {
-		return &FormatError{File: f.name, Offset: -1, Msg: "file is already closed", Err: mmapfile.ErrClosed}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: -1, Err: mmapfile.ErrClosed}}
 	}
 	if f.mf == nil {
 		return nil
@@ -582,12 +565,12 @@ func (f *File) value(dst []byte, t layout.Type, fl field, row int64, col int) er
 func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
 	t := f.types[i]
 	if !t.Valid() {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q holds text, not numbers: read it with ScanTable", f.names[i]), Err: errors.ErrUnsupported}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Record: f.names[i], Offset: -1, Msg: "holds text, not numbers: read it with ScanTable", Err: errors.ErrUnsupported}}
 	}
 	size := int64(t.Size())
 	n := int64(len(dst)) / size
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > int64(len(f.rows)) {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("column %q: rows [%d, +%d) outside [0, %d)", f.names[i], first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Record: f.names[i], Offset: -1, Msg: fmt.Sprintf("rows [%d, +%d) outside [0, %d)", first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}}
 	}
 	err := f.scan(first, first+n, func(r int64, fields []field) error {
 		k := r - first
@@ -614,7 +597,7 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 // stays exact for one that wants uint64.
 func (f *File) ScanTableText(batch int, text []bool, fn func(first int64, cols []format.Column) error) error {
 	if len(text) != len(f.names) {
-		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("%d text flags for %d columns", len(text), len(f.names))}
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: -1, Msg: fmt.Sprintf("%d text flags for %d columns", len(text), len(f.names))}}
 	}
 	return f.scanTable(batch, text, fn)
 }

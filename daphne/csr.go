@@ -43,7 +43,7 @@ func (m *CSR[T]) errAt(base int64, i uint64, err error, format string, args ...a
 	if m.inFile && base >= 0 {
 		off = base + int64(i)*8
 	}
-	return &FormatError{File: m.file, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+	return errAt(m.file, off, err, fmt.Sprintf(format, args...))
 }
 
 // check validates the arrays. Safety checks (lengths, offsets monotone and
@@ -123,7 +123,7 @@ func (m *CSR[T]) At(i, j uint64) (T, error) {
 		return zero, err
 	}
 	if i >= m.Rows || j >= m.Cols {
-		return zero, &FormatError{File: m.file, Offset: -1, Msg: fmt.Sprintf("index (%d, %d) outside the %d×%d matrix", i, j, m.Rows, m.Cols)}
+		return zero, errAt(m.file, -1, nil, fmt.Sprintf("index (%d, %d) outside the %d×%d matrix", i, j, m.Rows, m.Cols))
 	}
 	for k := m.RowOffsets[i]; k < m.RowOffsets[i+1]; k++ {
 		if m.ColIdxs[k] == j {
@@ -146,7 +146,7 @@ func (m *CSR[T]) ToDense(maxBytes int64) ([]T, error) {
 	hi, lo := mul64(m.Rows, m.Cols)
 	s := uint64(unsafeslice.SizeOf[T]())
 	if hi != 0 || lo > uint64(maxBytes)/s {
-		return nil, &FormatError{File: m.file, Offset: -1, Msg: fmt.Sprintf("%d×%d dense result exceeds %d bytes", m.Rows, m.Cols, maxBytes), Err: ErrTooLarge}
+		return nil, errAt(m.file, -1, mmapfile.ErrTooLarge, fmt.Sprintf("%d×%d dense result exceeds %d bytes", m.Rows, m.Cols, maxBytes))
 	}
 	out := make([]T, lo)
 	for i := uint64(0); i < m.Rows; i++ {
@@ -267,7 +267,7 @@ func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	mmapfile.SwapOrder(vb, h.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
-			return nil, &FormatError{File: f.name, Offset: -1, Msg: "a cell is stored twice: " + err.Error()}
+			return nil, errAt(f.name, -1, nil, "a cell is stored twice: "+err.Error())
 		}
 	}
 	return m, nil
@@ -291,7 +291,7 @@ func (f *File) sortedEntries() (*entries, error) {
 	limit := max(f.opts.maxAlloc(), f.size)
 	rowBytes, ok := sizeAt(0, h.Rows+1, 8)
 	if !ok || rowBytes > limit || h.Rows+1 == 0 {
-		return nil, f.errf(2, ErrTooLarge, "%d row offsets exceed Options.MaxAlloc", h.Rows)
+		return nil, f.errf(2, mmapfile.ErrTooLarge, "%d row offsets exceed Options.MaxAlloc", h.Rows)
 	}
 	e := &entries{}
 	per := 16 + s
@@ -301,7 +301,7 @@ func (f *File) sortedEntries() (*entries, error) {
 				return nil
 			}
 			if int64(len(e.rows)+1)*per > limit {
-				return f.errf(off, ErrTooLarge, "more than %d entries exceed Options.MaxAlloc", len(e.rows))
+				return f.errf(off, mmapfile.ErrTooLarge, "more than %d entries exceed Options.MaxAlloc", len(e.rows))
 			}
 			e.rows = append(e.rows, i)
 			e.cols = append(e.cols, j)

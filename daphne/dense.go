@@ -38,7 +38,7 @@ func (f *File) contiguous() bool {
 func (f *File) elems(rows, cols uint64) (int, error) {
 	hi, lo := mul64(rows, cols)
 	if hi != 0 || lo > uint64(maxInt/8) {
-		return 0, f.errf(2, ErrTooLarge, "%d×%d elements do not fit in memory", rows, cols)
+		return 0, f.errf(2, mmapfile.ErrTooLarge, "%d×%d elements do not fit in memory", rows, cols)
 	}
 	return int(lo), nil
 }
@@ -47,7 +47,7 @@ func (f *File) payloadRegion() (*mmapfile.Region, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return nil, f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	if f.payload != nil {
 		return f.payload, nil
@@ -55,7 +55,7 @@ func (f *File) payloadRegion() (*mmapfile.Region, error) {
 	b := f.blocks[0]
 	r, err := f.mf.Map(b.DataOffset, b.End-b.DataOffset)
 	if err != nil {
-		return nil, f.errf(b.DataOffset, err, "map: %v", err)
+		return nil, f.errf(b.DataOffset, err, "map")
 	}
 	f.payload = r
 	return r, nil
@@ -130,7 +130,7 @@ func denseRange[T layout.Elem](f *File, r0, r1, c0, c1 uint64) (int, error) {
 	}
 	if !f.contiguous() {
 		if nb := int64(n) * int64(h.ValueType.Size()); nb > f.opts.maxAlloc() {
-			return 0, f.errf(2, ErrTooLarge, "%d×%d %v cells need %d bytes, Options.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
+			return 0, f.errf(2, mmapfile.ErrTooLarge, "%d×%d %v cells need %d bytes, Options.MaxAlloc is %d", r1-r0, c1-c0, h.ValueType, nb, f.opts.maxAlloc())
 		}
 	}
 	return n, nil
@@ -219,7 +219,7 @@ func (f *File) SetElement(row, col uint64, le []byte) error {
 	}
 	off := (int64(row)*int64(h.Cols) + int64(col)) * int64(s)
 	if _, err := r.WriteAt(le, off); err != nil {
-		return f.errf(f.hdr.DataOffset+off, err, "%v", err)
+		return f.errf(f.hdr.DataOffset+off, err, "")
 	}
 	return nil
 }

@@ -181,11 +181,11 @@ func (f *File) eachCurrent(b Block, s int, strict bool, fn entryFunc) error {
 	}
 	// Skip to the first entry the offsets point at.
 	if _, err := ci.r.Discard(int(start) * 8); err != nil {
-		return f.errf(colAt, mmapfile.ErrTruncated, "column indexes: %v", err)
+		return f.errf(colAt, mmapfile.ErrTruncated, "column indexes cut short")
 	}
 	ci.off += int64(start) * 8
 	if _, err := va.r.Discard(int(start) * s); err != nil {
-		return f.errf(valAt, mmapfile.ErrTruncated, "values: %v", err)
+		return f.errf(valAt, mmapfile.ErrTruncated, "values cut short")
 	}
 	va.off += int64(start) * int64(s)
 	prevOff := start

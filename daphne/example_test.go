@@ -173,7 +173,7 @@ func ExampleParseMeta() {
 	fmt.Println(err)
 	// Output:
 	// {"numCols":3,"numNonZeros":2,"numRows":3,"valueType":"f64"}
-	// daphne: .meta: offset 0: CSV-style .meta (DAPHNE before 2022-05) is not supported
+	// daphne: .meta: offset 0: CSV-style .meta (DAPHNE before 2022-05) is not supported: bad .meta: unsupported operation
 }
 
 // Files that DAPHNE accepts but a strict read refuses open with Lenient.

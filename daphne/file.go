@@ -73,7 +73,7 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 		opts = *o
 	}
 	if opts.Create || opts.Truncate {
-		return nil, &FormatError{File: path, Offset: -1, Msg: "OpenFile does not create DAPHNE files; use WriteDense, WriteCSR or WriteFrame", Err: errors.ErrUnsupported}
+		return nil, errAt(path, -1, errors.ErrUnsupported, "OpenFile does not create DAPHNE files; use WriteDense, WriteCSR or WriteFrame")
 	}
 	mo := opts.Options
 	mf, err := mmapfile.OpenFile(path, mode, &mo)
@@ -139,7 +139,7 @@ func readMeta(path string, lenient bool) ([]byte, error) {
 		if lenient {
 			return nil, nil
 		}
-		return nil, &FormatError{File: path, Offset: maxMetaSize, Msg: fmt.Sprintf("over %d bytes: not a .meta file", maxMetaSize), Err: ErrMeta}
+		return nil, errAt(path, maxMetaSize, ErrMeta, fmt.Sprintf("over %d bytes: not a .meta file", maxMetaSize))
 	}
 	return b, nil
 }
@@ -153,7 +153,7 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 		opts = *o
 	}
 	if size < 0 {
-		return nil, &FormatError{Offset: -1, Msg: fmt.Sprintf("negative size %d", size)}
+		return nil, errAt("", -1, nil, fmt.Sprintf("negative size %d", size))
 	}
 	return newFile("", r, size, &opts)
 }
@@ -269,7 +269,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "file already closed")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	f.payload = nil

@@ -50,8 +50,7 @@ func optionsFrom(path string, o *format.Options) (*Options, error) {
 		return nil, err
 	}
 	if o.Salvage {
-		return nil, &FormatError{File: path, Offset: -1, Err: errors.ErrUnsupported,
-			Msg: "Salvage is not supported: a DAPHNE file is one matrix or one frame, and a damaged one is refused, never read as a smaller one"}
+		return nil, errAt(path, -1, errors.ErrUnsupported, "Salvage is not supported: a DAPHNE file is one matrix or one frame, and a damaged one is refused, never read as a smaller one")
 	}
 	return &Options{Options: o.Options, Lenient: o.Lenient, DocumentLayout: doc}, nil
 }
@@ -116,7 +115,7 @@ func (f *File) record(i int) (*format.Record, error) {
 	closed := f.closed
 	f.mu.Unlock()
 	if closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "file is closed")
+		return nil, f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	r := f.Record(i)
 	return &r, nil
@@ -191,7 +190,7 @@ func (f *File) densePayload() (*format.Payload, error) {
 	return f.pays.Get(0, func() (*format.Payload, error) {
 		a := f.arrays()[0]
 		p := &format.Payload{Array: a, Data: f.ra, Off: a.Offset,
-			Wrap: func(off int64, err error) error { return f.errf(off, err, "%v", err) }}
+			Wrap: func(off int64, err error) error { return f.errf(off, err, "") }}
 		if f.mf == nil {
 			p.NoView = f.errf(f.hdr.DataOffset, ErrNotMapped, "record %q: a File from NewReader is not mapped; use Read or DenseValues, which copy", MatrixName)
 			return p, nil
@@ -358,7 +357,7 @@ func (f *File) checkSet(rec *format.Record, idx []int64) error {
 		return f.errf(-1, mmapfile.ErrOutOfRange, "record %q: index %v: a matrix takes [row, col]", rec.Name, idx)
 	}
 	if _, err := layout.Index(rec.Shape, layout.RowMajor, idx...); err != nil {
-		return f.errf(-1, errors.Join(mmapfile.ErrOutOfRange, err), "record %q: index %v: %v", rec.Name, idx, err)
+		return f.errf(-1, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "record %q: index %v", rec.Name, idx)
 	}
 	return nil
 }
@@ -384,7 +383,7 @@ func Write(path string, src format.Source, o *format.Options) error {
 	wo := WriteOptions{DocumentLayout: doc}
 	recs := src.Records()
 	if len(recs) == 0 {
-		return fmt.Errorf("daphne: %s: no records to write: %w", path, format.ErrNotRepresentable)
+		return errAt(path, -1, format.ErrNotRepresentable, "no records to write")
 	}
 	if len(recs) == 1 && recs[0].Kind == format.KindArray && len(recs[0].Shape) == 2 {
 		r := &recs[0]
@@ -442,7 +441,7 @@ func documentParam(path string, o *format.Options, write bool) (bool, error) {
 	case "document":
 		return true, nil
 	default:
-		return false, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%s %q: want code or document", name, v), Err: errors.ErrUnsupported}
+		return false, errAt(path, -1, errors.ErrUnsupported, fmt.Sprintf("%s %q: want code or document", name, v))
 	}
 }
 
@@ -626,7 +625,7 @@ func writeFrameFrom(path string, src format.Source, doc bool) error {
 			return err
 		})
 		if err == nil && done != rows {
-			err = fmt.Errorf("%s: %d rows, the table gave %d", path, rows, done)
+			err = errAt(path, -1, nil, fmt.Sprintf("%d rows, the table gave %d", rows, done))
 		}
 		return err
 	})

@@ -37,11 +37,11 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 		return nil, f.errf(1, ErrKind, "Frame read of a %v file", h.Kind)
 	}
 	if r0 > r1 || r1 > h.Rows {
-		return nil, &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("rows [%d,%d) outside the frame's %d", r0, r1, h.Rows)}
+		return nil, errAt(f.name, -1, nil, fmt.Sprintf("rows [%d,%d) outside the frame's %d", r0, r1, h.Rows))
 	}
 	n := r1 - r0
 	if hi, lo := mul64(n, uint64(f.rowSize)); hi != 0 || lo > uint64(maxInt) {
-		return nil, f.errf(h.DataOffset, ErrTooLarge, "%d rows do not fit in memory", n)
+		return nil, f.errf(h.DataOffset, mmapfile.ErrTooLarge, "%d rows do not fit in memory", n)
 	}
 	fr := &Frame{Rows: n, Labels: f.Labels(), Types: append([]ValueType(nil), h.ColumnTypes...)}
 	fr.Columns = make([]any, len(h.ColumnTypes))

@@ -75,7 +75,7 @@ func (f *File) withWindow(off, n int64, fn func(src []byte)) error {
 			err = w.InFile(lo, n)
 		}
 		if err != nil {
-			return f.errf(off, err, "%v", err)
+			return f.errf(off, err, "")
 		}
 		return nil
 	}
@@ -93,7 +93,7 @@ func (f *File) withWindow(off, n int64, fn func(src []byte)) error {
 	}
 	w, err := f.mf.Map(off, n)
 	if err != nil {
-		return f.errf(off, err, "map: %v", err)
+		return f.errf(off, err, "map")
 	}
 	if n > frameChunk {
 		defer w.Unmap()
@@ -116,11 +116,11 @@ func (f *File) copyBytes(dst []byte, off int64) error {
 	if f.mf != nil && len(dst) >= smallRead {
 		r, err := f.mf.Map(off, int64(len(dst)))
 		if err != nil {
-			return f.errf(off, err, "map: %v", err)
+			return f.errf(off, err, "map")
 		}
 		defer r.Unmap()
 		if err := mmapfile.Copy(dst, r, 0, binary.LittleEndian); err != nil {
-			return f.errf(off, err, "%v", err)
+			return f.errf(off, err, "")
 		}
 		return nil
 	}
@@ -141,7 +141,7 @@ func (f *File) readAt(dst []byte, off int64) error {
 	if err == nil || errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	return f.errf(off+int64(n), err, "read: %v", err)
+	return f.errf(off+int64(n), err, "read")
 }
 
 // copyRows copies rows of rowBytes bytes, srcStride apart in the file from

@@ -59,9 +59,9 @@ func ParseMeta(b []byte) (*Meta, error) {
 	if err != nil {
 		var me *metaError
 		if errors.As(err, &me) {
-			return nil, &FormatError{File: ".meta", Offset: int64(me.off), Msg: me.msg, Err: errors.Join(ErrMeta, me.err)}
+			return nil, errAt(".meta", int64(me.off), fmt.Errorf("%w: %w", ErrMeta, me.err), me.msg)
 		}
-		return nil, &FormatError{File: ".meta", Offset: -1, Msg: err.Error(), Err: ErrMeta}
+		return nil, errAt(".meta", -1, fmt.Errorf("%w: %w", ErrMeta, err), "")
 	}
 	return m, nil
 }

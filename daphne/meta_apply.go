@@ -32,7 +32,7 @@ func (f *File) applyMeta(b []byte) error {
 			f.relax("%s ignored: %s", metaName, err.Error())
 			return nil
 		}
-		return &FormatError{File: metaName, Offset: -1, Msg: err.Error(), Err: ErrMeta}
+		return errAt(metaName, -1, fmt.Errorf("%w: %w", ErrMeta, err), "")
 	}
 	f.hdr.Meta = m
 	f.metaLabels = f.hdr.Kind == KindFrame

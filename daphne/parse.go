@@ -122,10 +122,10 @@ func (f *File) parse() error {
 // gets near the limit.
 func (f *File) int64Dims() error {
 	if f.hdr.FileRows > 1<<63-1 {
-		return f.errf(2, ErrTooLarge, "%d rows exceed int64", f.hdr.FileRows)
+		return f.errf(2, mmapfile.ErrTooLarge, "%d rows exceed int64", f.hdr.FileRows)
 	}
 	if f.hdr.FileCols > 1<<63-1 {
-		return f.errf(10, ErrTooLarge, "%d cols exceed int64", f.hdr.FileCols)
+		return f.errf(10, mmapfile.ErrTooLarge, "%d cols exceed int64", f.hdr.FileCols)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (f *File) valueType(off int64) (ValueType, error) {
 	case vt.Numeric():
 		return vt, nil
 	case vt == STR || vt == FIXEDSTR16:
-		return 0, f.errf(off, ErrStringType, "value type %v (the format document reads code %d as %s): %v", vt, b, documentReading(b), ErrStringType)
+		return 0, f.errf(off, ErrStringType, "value type %v (the format document reads code %d as %s)", vt, b, documentReading(b))
 	}
 	return 0, f.errf(off, nil, "unknown value type code %d (the format document reads it as %s)", b, documentReading(b))
 }
@@ -234,7 +234,7 @@ func (f *File) multiBlock(first Block) error {
 	blocks := []Block{first}
 	for p := first.End; p < f.size; {
 		if len(blocks) >= f.opts.maxBlocks() {
-			return f.errf(p, ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
+			return f.errf(p, mmapfile.ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
 		}
 		b, err := f.parseBlock(p, false)
 		if err != nil {
@@ -587,7 +587,7 @@ func (f *File) frameBlocks(p int64) error {
 	var blocks []Block
 	for p < f.size {
 		if len(blocks) >= f.opts.maxBlocks() {
-			return f.errf(p, ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
+			return f.errf(p, mmapfile.ErrTooLarge, "more than %d blocks (Options.MaxBlocks)", f.opts.maxBlocks())
 		}
 		b, err := f.parseBlock(p, false)
 		if err != nil {

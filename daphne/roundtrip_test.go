@@ -163,7 +163,7 @@ func TestWriteFailsBeforeTouchingFiles(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no temporary files left behind")
-	assert.ErrorIs(t, bad[1](), ErrTooLarge)
+	assert.ErrorIs(t, bad[1](), mmapfile.ErrTooLarge)
 	assert.Contains(t, bad[1]().Error(), "u32")
 }
 

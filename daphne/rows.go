@@ -31,7 +31,7 @@ func ReadRowsDense[T layout.Elem](f *File, r0, r1 uint64) ([]T, error) {
 	hi, n := mul64(r1-r0, h.Cols)
 	s := uint64(h.ValueType.Size())
 	if hi != 0 || n > uint64(f.opts.maxAlloc())/s {
-		return nil, f.errf(2, ErrTooLarge, "%d rows of %d cols exceed Options.MaxAlloc %d", r1-r0, h.Cols, f.opts.maxAlloc())
+		return nil, f.errf(2, mmapfile.ErrTooLarge, "%d rows of %d cols exceed Options.MaxAlloc %d", r1-r0, h.Cols, f.opts.maxAlloc())
 	}
 	out := make([]T, n)
 	if n == 0 {

@@ -61,7 +61,7 @@ func TestReadRowsDense(t *testing.T) {
 	f, err = open(t, csr, &Options{MaxAlloc: 16})
 	require.NoError(t, err)
 	_, err = ReadRowsDense[float64](f, 0, 3)
-	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorIs(t, err, mmapfile.ErrTooLarge)
 }
 
 // convertValue converts a block's value to the matrix's type as Go

@@ -225,7 +225,7 @@ func TestEmptyBlock(t *testing.T) {
 	f, err := open(t, b, &Options{MaxAlloc: 64})
 	require.NoError(t, err)
 	_, err = Read[float64](f, "matrix")
-	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorIs(t, err, mmapfile.ErrTooLarge)
 	// Empty block under CSR: an all-zero sparse matrix.
 	b[1] = 2
 	f, err = open(t, b, nil)
@@ -302,7 +302,7 @@ func TestMultiBlock(t *testing.T) {
 
 	// MaxBlocks.
 	_, err = open(t, multiBlockFile(1), &Options{MaxBlocks: 2})
-	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorIs(t, err, mmapfile.ErrTooLarge)
 
 	// Overlapping blocks and blocks that do not cover the matrix.
 	b := multiBlockFile(1)
@@ -409,7 +409,7 @@ func TestKindAndTypeMismatch(t *testing.T) {
 	h, err := open(t, unhex(t, hexCSR3x3), &Options{MaxAlloc: 64})
 	require.NoError(t, err)
 	_, err = Read[float64](h, "matrix")
-	assert.ErrorIs(t, err, ErrTooLarge, "72 dense bytes, MaxAlloc 64")
+	assert.ErrorIs(t, err, mmapfile.ErrTooLarge, "72 dense bytes, MaxAlloc 64")
 }
 
 // recordingReader notes every byte range read.

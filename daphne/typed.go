@@ -80,7 +80,7 @@ func Read[T layout.Elem](f *File, name string) ([]T, error) {
 		return nil, err
 	}
 	if nb := int64(n) * int64(rec.Type.Size()); f.hdr.Kind == KindCSR && nb > f.opts.maxAlloc() {
-		return nil, f.errf(2, ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d; read it sparse with ReadCSR or Nonzeros", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc())
+		return nil, f.errf(2, mmapfile.ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d; read it sparse with ReadCSR or Nonzeros", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc())
 	}
 	dst := make([]T, n)
 	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, layout.RowMajor, mmapfile.HostOrder()); err != nil {

@@ -41,13 +41,13 @@ type WriteOptions struct {
 func storable(path string, vt ValueType, doc bool, what string) error {
 	switch {
 	case doc && documentCode(vt) == 0:
-		return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%s: DAPHNE's format document has no value type for it (u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)", what), Err: mmapfile.ErrTypeMismatch}
+		return errAt(path, -1, mmapfile.ErrTypeMismatch, fmt.Sprintf("%s: DAPHNE's format document has no value type for it (u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)", what))
 	case !doc && !vt.Numeric():
 		msg := "DAPHNE has no value type for it (si8 si32 si64 ui8 ui32 ui64 f32 f64)"
 		if vt == SI16 || vt == UI16 {
 			msg = "DAPHNE's code has no 16-bit value types (its format document does: WriteOptions.DocumentLayout)"
 		}
-		return &FormatError{File: path, Offset: -1, Msg: what + ": " + msg, Err: mmapfile.ErrTypeMismatch}
+		return errAt(path, -1, mmapfile.ErrTypeMismatch, what+": "+msg)
 	}
 	return nil
 }
@@ -68,12 +68,12 @@ func writeOpts(o *WriteOptions) WriteOptions {
 }
 
 func argErr(path, format string, args ...any) error {
-	return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	return errAt(path, -1, nil, fmt.Sprintf(format, args...))
 }
 
 func checkDims(path string, rows, cols uint64) error {
 	if rows > maxU32 || cols > maxU32 {
-		return &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("%d×%d matrix: DAPHNE's block header stores dims as u32 (at most 4294967295)", rows, cols), Err: ErrTooLarge}
+		return errAt(path, -1, mmapfile.ErrTooLarge, fmt.Sprintf("%d×%d matrix: DAPHNE's block header stores dims as u32 (at most 4294967295)", rows, cols))
 	}
 	return nil
 }

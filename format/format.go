@@ -26,6 +26,14 @@
 // package's own (*npy.File, *abf.File, *zarr.Store, …), so a type
 // assertion reaches the rest of its API.
 //
+// Errors read alike in every format: each format package's FormatError
+// embeds [FileError], whose message names the package, the file, the
+// record or key and the offset before what is wrong and its cause, and
+// [Located] tells the file and offset of any of them. A condition every
+// format shares has one sentinel (ErrNoRecord here; mmapfile's and
+// layout's for the others), so one errors.Is test works whatever the
+// format.
+//
 // What is safe: every read copies, and every writer replaces its target
 // only when the new file is complete. What is not: a view aliases the
 // file's mapping, and is valid only until the file is closed (see View).
@@ -33,7 +41,7 @@ package format
 
 import (
 	"encoding/binary"
-	"errors"
+	"encoding/json"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -87,12 +95,37 @@ type Record struct {
 	TypeName string
 	// Nullable: a column whose cells may be null (SciDB).
 	Nullable bool
-	// Extra holds further facts for listings, such as "layout": "csr",
-	// "encoding": "text", "chunks": [...]; keys are JSON field names.
-	// "storage", a string, says in a few words how the values are stored
-	// where that is more than one run of bytes ("chunks [512][512],
-	// zstd(3)", "deflated"), for a listing's table.
+	// Facts are what a writer keeps of an array beyond its type, shape
+	// and values; nil where the file has none (most records).
+	Facts *Facts
+	// Extra holds further facts for listings only, such as "layout":
+	// "csr", "encoding": "text", "chunks": [...]; keys are JSON field
+	// names. "storage", a string, says in a few words how the values are
+	// stored where that is more than one run of bytes ("chunks
+	// [512][512], zstd(3)", "deflated"), for a listing's table. Writers
+	// never read it: what they carry over is in Facts.
 	Extra map[string]any
+}
+
+// Facts are what a reader hands a writer about an array beyond its type,
+// shape and values, so that a conversion keeps them. They sit behind a
+// pointer so that a listing of millions of records that have none pays
+// eight bytes a record for them.
+type Facts struct {
+	// NativeType is the element type as the format spells it, where a
+	// writer of the same format keeps it: NumPy's descr ("<f8", ">i4",
+	// "<M8[s]").
+	NativeType string
+	// FillValue is the value of elements that were never written, as
+	// Zarr's fill_value JSON (a number, "NaN", a base64 string, …); nil
+	// for none.
+	FillValue json.RawMessage
+	// DimensionNames name the array's axes (Zarr v3's dimension_names,
+	// as xarray writes them); nil for none, "" for an unnamed axis.
+	DimensionNames []string
+	// Attributes are the array's user attributes (Zarr's .zattrs or
+	// attributes); nil for none.
+	Attributes map[string]any
 }
 
 // Type returns the name a listing shows for the record's type.
@@ -300,16 +333,3 @@ func (o *Options) Param(name string) string {
 	}
 	return o.Params[name]
 }
-
-// Errors of the registry.
-var (
-	// ErrUnknownFormat: no registered format has this name, extension or
-	// first bytes.
-	ErrUnknownFormat = errors.New("unknown format")
-	// ErrNoRecord: no record of the file has this name.
-	ErrNoRecord = errors.New("no such record")
-	// ErrNotRepresentable: the target format cannot hold a record (a
-	// complex array in DAPHNE, a 3-D array in a SciDB file); the error
-	// names the record and what the format lacks.
-	ErrNotRepresentable = errors.New("the target format cannot hold this record")
-)

@@ -36,7 +36,8 @@ type Payload struct {
 	// are an error wrapping mmapfile.ErrInvalidBool.
 	Lenient bool
 	// Wrap, if set, turns an error about file offset off into the
-	// format's own error (naming the file).
+	// format's own error, which names the file and the record (the error
+	// it is given names neither).
 	Wrap func(off int64, err error) error
 	// NoView, if set, is why the payload's bytes cannot be aliased
 	// although they can be read (a compressed member, a text value): the
@@ -107,11 +108,13 @@ func (r preadAt) ReadAt(b []byte, off int64) (int, error) {
 // the transposing cores.
 const bandBytes = 8 << 20
 
+// wrap hands an error about the payload at file offset off to Wrap, which
+// names the file and the record; without Wrap, the error names the array.
 func (p *Payload) wrap(off int64, err error) error {
 	if p.Wrap != nil {
 		return p.Wrap(off, err)
 	}
-	return err
+	return fmt.Errorf("array %q: %w", p.Array.Name, err)
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) in order and byte
@@ -125,15 +128,15 @@ func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo bina
 	a := &p.Array
 	size := int64(a.Type.Size())
 	if size == 0 || int64(len(dst))%size != 0 {
-		return p.wrap(a.Offset, fmt.Errorf("array %q: %d bytes is not a whole number of %s elements", a.Name, len(dst), a.Type))
+		return p.wrap(a.Offset, fmt.Errorf("%d bytes is not a whole number of %s elements", len(dst), a.Type))
 	}
 	n := int64(len(dst)) / size
 	count, err := layout.Count(a.Shape)
 	if err != nil {
-		return p.wrap(a.Offset, fmt.Errorf("array %q: %w", a.Name, err))
+		return p.wrap(a.Offset, err)
 	}
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > count {
-		return p.wrap(a.Offset, fmt.Errorf("array %q: elements [%d, %d+%d) outside [0, %d): %w", a.Name, first, first, n, count, mmapfile.ErrOutOfRange))
+		return p.wrap(a.Offset, fmt.Errorf("elements [%d, %d+%d) outside [0, %d): %w", first, first, n, count, mmapfile.ErrOutOfRange))
 	}
 	if n == 0 {
 		return nil
@@ -148,7 +151,7 @@ func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo bina
 	mmapfile.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
 	if a.Type == layout.Bool {
 		if bad := mmapfile.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
-			return p.wrap(-1, fmt.Errorf("array %q, element %d (%s order): byte 0x%02x: %w", a.Name, first+int64(bad), order, dst[bad], mmapfile.ErrInvalidBool))
+			return p.wrap(-1, fmt.Errorf("element %d (%s order): byte 0x%02x: %w", first+int64(bad), order, dst[bad], mmapfile.ErrInvalidBool))
 		}
 	}
 	return nil
@@ -168,7 +171,7 @@ func (p *Payload) readRunFrom(data io.ReaderAt, dst []byte, off int64) error {
 		err = io.ErrUnexpectedEOF
 	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return p.wrap(p.Array.Offset+off+int64(n), fmt.Errorf("array %q: payload cut short: %w", p.Array.Name, mmapfile.ErrTruncated))
+		return p.wrap(p.Array.Offset+off+int64(n), fmt.Errorf("payload cut short: %w", mmapfile.ErrTruncated))
 	}
 	if err != nil {
 		return p.wrapAt(p.Array.Offset+off, err)
@@ -277,7 +280,7 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 		lo := p.Off + r*size
 		hi := p.Off + ((rest-1)*q0+r+b)*size
 		if data == nil || lo < 0 || hi > int64(len(data)) {
-			return p.wrap(p.Array.Offset+r*size, fmt.Errorf("array %q: payload outside the mapping: %w", p.Array.Name, mmapfile.ErrTruncated))
+			return p.wrap(p.Array.Offset+r*size, fmt.Errorf("payload outside the mapping: %w", mmapfile.ErrTruncated))
 		}
 		view := data[lo:hi]
 		if err := layout.Split(src[0], layout.TileRows(int(size)), b*rest*size, func(r0, r1 int64) error {
@@ -362,7 +365,7 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 			return err
 		}
 		if bad >= 0 {
-			return p.wrap(p.Array.Offset+bad*size, fmt.Errorf("array %q: payload outside the mapping: %w", p.Array.Name, mmapfile.ErrTruncated))
+			return p.wrap(p.Array.Offset+bad*size, fmt.Errorf("payload outside the mapping: %w", mmapfile.ErrTruncated))
 		}
 		return p.inFile(reg, lo, hi)
 	}

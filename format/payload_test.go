@@ -245,7 +245,7 @@ func TestOpenRefusesWhatCannotBeMapped(t *testing.T) {
 			continue
 		}
 		_, err := Open(p, &Options{Format: "any"})
-		assert.ErrorIs(t, err, ErrNotRegular, p)
+		assert.ErrorIs(t, err, mmapfile.ErrNotRegular, p)
 		assert.Contains(t, err.Error(), p)
 	}
 }

@@ -209,7 +209,7 @@ func (in *examined) detect(o *Options) (Format, error) {
 	if o != nil && o.Format != "" {
 		f, ok := Lookup(o.Format)
 		if !ok {
-			return Format{}, fmt.Errorf("%s: %w %q (registered: %s)", path, ErrUnknownFormat, o.Format, strings.Join(Names(), ", "))
+			return Format{}, fileError(path, fmt.Errorf("%w %q (registered: %s)", ErrUnknownFormat, o.Format, strings.Join(Names(), ", ")), "")
 		}
 		return f, nil
 	}
@@ -232,20 +232,16 @@ func (in *examined) detect(o *Options) (Format, error) {
 				return f, nil
 			}
 		}
-		return Format{}, fmt.Errorf("%s: is a directory that holds no store of a known format: %w", path, ErrUnknownFormat)
+		return Format{}, fileError(path, ErrUnknownFormat, "is a directory that holds no store of a known format")
 	}
 	for _, f := range Formats() {
 		if f.Sniff != nil && f.Sniff(in.head) {
 			return f, nil
 		}
 	}
-	return Format{}, fmt.Errorf("%s: cannot tell the format from the file's name or bytes: %w", path, ErrUnknownFormat)
+	return Format{}, fileError(path, ErrUnknownFormat, "cannot tell the format from the file's name or bytes")
 }
 
-// ErrNotRegular: the path is a pipe, a device, a socket or a file whose
-// size the system does not know (such as those in /proc): such inputs
-// cannot be mapped. Copy them to a file first. It is mmapfile's.
-var ErrNotRegular = mmapfile.ErrNotRegular
 
 // Names lists the registered format names, sorted.
 func Names() []string {
@@ -339,10 +335,10 @@ func Write(path string, src Source, o *Options) error {
 		f, ok = ForName(path)
 	}
 	if !ok {
-		return fmt.Errorf("%s: %w: name the output format", path, ErrUnknownFormat)
+		return fileError(path, ErrUnknownFormat, "name the output format")
 	}
 	if f.Write == nil {
-		return fmt.Errorf("%s: %w: %s files cannot be written", path, errors.ErrUnsupported, f.Name)
+		return fileError(path, fmt.Errorf("%w: %s files cannot be written", errors.ErrUnsupported, f.Name), "")
 	}
 	return f.Write(path, rootRelative(src), o)
 }
@@ -398,7 +394,9 @@ func Convert(in, out string, inOpts, outOpts *Options) error {
 var errStop = errors.New("stop")
 
 // Find returns the index of the record named name, accepting the name with
-// or without a leading "/" (Zarr's names have one).
+// or without a leading "/" (Zarr's names have one). A name that no record
+// has is an error wrapping ErrNoRecord, which names the file when src
+// has a Name method (as every format's File has).
 func Find(src Source, name string) (int, error) {
 	found := -1
 	match := func(eq func(string) bool) {
@@ -419,7 +417,21 @@ func Find(src Source, name string) (int, error) {
 		if r, ok := src.(Resolver); ok {
 			return r.Resolve(name)
 		}
-		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+		return -1, noRecord(src, name)
 	}
 	return found, nil
+}
+
+// NoRecord is ErrNoRecord naming the record: "no such record "x"". Format
+// packages use it as the cause of their FormatError for a name (or index)
+// that their file does not have.
+func NoRecord(name string) error { return fmt.Errorf("%w %q", ErrNoRecord, name) }
+
+// noRecord is NoRecord about src's file, where src names one.
+func noRecord(src Source, name string) error {
+	err := &FileError{Offset: -1, Err: NoRecord(name)}
+	if n, ok := src.(interface{ Name() string }); ok {
+		err.File = n.Name()
+	}
+	return err
 }

@@ -137,7 +137,7 @@ func finder(src Source) func(name string) (int, error) {
 		if r, ok := src.(Resolver); ok {
 			return r.Resolve(name)
 		}
-		return -1, fmt.Errorf("%w %q", ErrNoRecord, name)
+		return -1, noRecord(src, name)
 	}
 }
 

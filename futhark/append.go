@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -58,7 +57,7 @@ func (f *File) AppendFunc(fn func(e *Encoder) error) error {
 		err = bw.Flush()
 	}
 	if err != nil {
-		return f.rollback(old, fmt.Errorf("futhark: %s: append: %w", f.name, err))
+		return f.rollback(old, errAt(f.name, -1, err, "append"))
 	}
 	if e.Offset() == off {
 		return f.rollback(old, nil) // nothing appended: drop the separator
@@ -142,7 +141,7 @@ func Create(path string, t layout.Type, shape []int64, o *Options) (*File, error
 		size, err = layout.ByteSize(t, shape)
 	}
 	if err != nil {
-		return nil, &FormatError{File: path, Offset: -1, Msg: "create: " + err.Error(), Err: errors.Unwrap(err)}
+		return nil, errAt(path, -1, errors.Unwrap(err), "create: "+err.Error())
 	}
 	tmp, err := atomicfile.Create(path, opts.Perm)
 	if err != nil {
@@ -151,14 +150,14 @@ func Create(path string, t layout.Type, shape []int64, o *Options) (*File, error
 	defer tmp.Abort()
 	var head bytes.Buffer
 	if err := writeHeader(&head, 0, t, shape, opts.Align); err != nil {
-		return nil, &FormatError{File: path, Offset: -1, Msg: "create: " + err.Error()}
+		return nil, errAt(path, -1, nil, "create: "+err.Error())
 	}
 	if _, err := tmp.Write(head.Bytes()); err != nil {
 		return nil, err
 	}
 	end, ok := layout.Add(int64(head.Len()), size)
 	if !ok {
-		return nil, &FormatError{File: path, Offset: -1, Msg: "create: " + TypeString(t, shape) + " does not fit in a file", Err: ErrDims}
+		return nil, errAt(path, -1, ErrDims, "create: "+TypeString(t, shape)+" does not fit in a file")
 	}
 	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mmapfile.Options{Lock: mmapfile.LockNone})
 	if err != nil {

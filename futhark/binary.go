@@ -22,7 +22,7 @@ type binHeader struct {
 // length known so far.
 func parseBinHeader(d []byte, base int64) (h binHeader, need int, err error) {
 	bad := func(off int, sen error, format string, args ...any) error {
-		return &FormatError{Offset: base + int64(off), Msg: fmt.Sprintf(format, args...), Err: sen}
+		return errAt("", base+int64(off), sen, fmt.Sprintf(format, args...))
 	}
 	if len(d) < 3 {
 		return h, 3, bad(len(d), mmapfile.ErrTruncated, "binary header cut short")

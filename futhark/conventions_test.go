@@ -36,14 +36,14 @@ func TestHostileCases(t *testing.T) {
 		{"7i8 b\x02\x01 i32\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00", mmapfile.ErrTruncated, 19, 0, 0},
 		{"[1, 2", mmapfile.ErrTruncated, 5, 1, 6},
 		{"[[1,2],[3]]", ErrIrregular, 7, 1, 8},
-		{"1 x", ErrSyntax, 2, 1, 3},
+		{"1 x", layout.ErrSyntax, 2, 1, 3},
 		{strings.Repeat("[", 128) + "1" + strings.Repeat("]", 128), ErrRank, 127, 1, 128},
-		{"empty([3]i32)", ErrSyntax, 0, 1, 1},
-		{"b\x02\x00 i32\x01\x00\x00\x00\x00", ErrSyntax, 11, 1, 12},
-		{"[1, 2.0]", ErrSyntax, 5, 1, 6},
-		{"\"a\x85\"", ErrSyntax, 2, 1, 3},
-		{"1\n  [1,\n 2 x]", ErrSyntax, 11, 3, 4},
-		{"b\x02\x01  u8\x03\x00\x00\x00\x00\x00\x00\x00\n\n\n" + "\n  2 x", ErrSyntax, 23, 5, 5},
+		{"empty([3]i32)", layout.ErrSyntax, 0, 1, 1},
+		{"b\x02\x00 i32\x01\x00\x00\x00\x00", layout.ErrSyntax, 11, 1, 12},
+		{"[1, 2.0]", layout.ErrSyntax, 5, 1, 6},
+		{"\"a\x85\"", layout.ErrSyntax, 2, 1, 3},
+		{"1\n  [1,\n 2 x]", layout.ErrSyntax, 11, 3, 4},
+		{"b\x02\x01  u8\x03\x00\x00\x00\x00\x00\x00\x00\n\n\n" + "\n  2 x", layout.ErrSyntax, 23, 5, 5},
 	} {
 		p := filepath.Join(dir, "h.in")
 		require.NoError(t, os.WriteFile(p, []byte(c.in), 0o644))

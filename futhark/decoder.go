@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -112,7 +113,7 @@ func (d *Decoder) fill() {
 }
 
 func (d *Decoder) errAt(off int64, sen error, msg string) error {
-	return &FormatError{Offset: off, Msg: msg, Err: sen}
+	return errAt("", off, sen, msg)
 }
 
 // Next advances to the next value and returns its header, skipping what
@@ -184,7 +185,7 @@ func (d *Decoder) Next() (Header, error) {
 				col += d.col - 1
 			}
 			line += d.line - 1
-			return Header{}, d.fail(&FormatError{Offset: d.base + int64(p.errOff), Line: line, Col: col, Msg: p.errMsg, Err: p.errSen})
+			return Header{}, d.fail(&FormatError{FileError: format.FileError{Pkg: "futhark", Offset: d.base + int64(p.errOff), Line: line, Col: col, Msg: p.errMsg, Err: p.errSen}})
 		}
 		d.cur = Header{Type: p.typ, Shape: append([]int64{}, p.dims[:p.rank]...), Offset: start}
 		d.text, d.textPos = p.out, 0

@@ -102,7 +102,7 @@ func ExampleFormatError() {
 	_, err := futhark.NewReader(strings.NewReader(in), int64(len(in)), nil)
 	fmt.Println(err)
 	// Output:
-	// futhark: offset 12 (line 2, column 6): unexpected '.', expected ',' or ']'
+	// futhark: offset 12 (line 2, column 6): unexpected '.', expected ',' or ']': syntax error
 }
 
 // Create a file holding one zero-filled array and fill it through a view of

@@ -120,13 +120,9 @@ func (f *File) load(writable bool) error {
 		why, cause := ierr.Error(), ierr
 		var fe *FormatError
 		if errors.As(ierr, &fe) {
-			why, cause = fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), sentinels{fe.Err}
-			if fe.Err == nil {
-				cause = nil
-			}
+			why, cause = fmt.Sprintf("offset %d: %s", fe.Offset, fe.Msg), fe.Err
 		}
-		f.damage = &FormatError{File: f.name, Offset: good, Err: cause,
-			Msg: fmt.Sprintf("cut the last %d bytes, which did not hold a value (%s); the file now ends after %s", old-good, why, valuesKept(f.idx.n))}
+		f.damage = errAt(f.name, good, cause, fmt.Sprintf("cut the last %d bytes, which did not hold a value (%s); the file now ends after %s", old-good, why, valuesKept(f.idx.n)))
 		return nil
 	case f.opts.Salvage:
 		f.damage = ierr
@@ -144,7 +140,7 @@ func (f *File) load(writable bool) error {
 // needsRepair is the error of a writing open that found damage: what is
 // damaged, and what a repair would cut.
 func (f *File) needsRepair(damage error, good int64) error {
-	e := FormatError{File: f.name, Offset: good, Msg: damage.Error()}
+	e := *errAt(f.name, good, nil, damage.Error())
 	var fe *FormatError
 	if errors.As(damage, &fe) {
 		e = *fe
@@ -158,9 +154,9 @@ func (f *File) needsRepair(damage error, good int64) error {
 		e.Msg += "; not one value parses, so this may not be a file of Futhark values: a writing open refuses it, and no repair cuts it"
 		return &e
 	}
-	e.Err = sentinels{mmapfile.ErrNeedsRepair}
+	e.Err = mmapfile.ErrNeedsRepair
 	if fe != nil && fe.Err != nil {
-		e.Err = sentinels{mmapfile.ErrNeedsRepair, fe.Err}
+		e.Err = fmt.Errorf("%w: %w", mmapfile.ErrNeedsRepair, fe.Err)
 	}
 	e.Msg += fmt.Sprintf("; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d, and keep %s",
 		f.size-good, good, valuesKept(f.idx.n))
@@ -224,7 +220,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.err(-1, mmapfile.ErrClosed, "closed twice")
+		return f.err(-1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	f.region, f.src = nil, nil
@@ -282,8 +278,8 @@ func (f *File) Entries() []Entry {
 }
 
 // err returns a *FormatError about this file.
-func (f *File) err(off int64, sen error, format string, args ...any) error {
-	return &FormatError{File: f.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: sen}
+func (f *File) err(off int64, sen error, msg string, args ...any) error {
+	return errAt(f.name, off, sen, fmt.Sprintf(msg, args...))
 }
 
 // ioErr wraps an error of reading or mapping the file, at the file offset
@@ -293,16 +289,16 @@ func (f *File) ioErr(off int64, what string, err error) error {
 	if errors.As(err, &me) && me.Offset >= 0 {
 		off = me.Offset
 	}
-	return &FormatError{File: f.name, Offset: off, Msg: what, Err: err}
+	return errAt(f.name, off, err, what)
 }
 
 // entry returns value i; f.mu must be held.
 func (f *File) entry(i int) (*entry, error) {
 	if f.closed {
-		return nil, f.err(-1, mmapfile.ErrClosed, "value %d: the file is closed", i)
+		return nil, f.err(-1, mmapfile.ErrClosed, "value %d", i)
 	}
 	if i < 0 || i >= f.idx.n {
-		return nil, f.err(-1, mmapfile.ErrOutOfRange, "value %d out of range [0,%d)", i, f.idx.n)
+		return nil, f.err(-1, errNoValue, "value %d of [0,%d)", i, f.idx.n)
 	}
 	return f.idx.at(i), nil
 }

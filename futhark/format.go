@@ -225,7 +225,7 @@ func (f *File) payload(i int) (*format.Payload, error) {
 }
 
 func (f *File) wrapAt(off int64, err error) error {
-	return &FormatError{File: f.name, Offset: off, Err: err}
+	return errAt(f.name, off, err, "")
 }
 
 // SetText changes the element of binary value i at the row-major index
@@ -305,7 +305,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		return err
 	}
 	if src, err = writable(src); err != nil {
-		return fmt.Errorf("futhark: %s: %w", path, err)
+		return errAt(path, -1, err, "")
 	}
 	// Writeback: the disk writes the file while the rest is encoded, and
 	// the commit's fsync waits only for the tail.
@@ -313,7 +313,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 		return encodeAll(atomicfile.Writeback(out), src, wo, text)
 	})
 	if err != nil {
-		return fmt.Errorf("futhark: %s: %w", path, err)
+		return errAt(path, -1, err, "")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -229,8 +230,7 @@ func (x *index) scanBytes(d []byte, from int, o Options) error {
 			data := int64(i + h.hlen)
 			end, ok := layout.Add(data, h.size)
 			if !ok || end > int64(len(d)) {
-				return &FormatError{Offset: data, Err: mmapfile.ErrTruncated,
-					Msg: "binary payload of " + TypeString(h.typ, h.shape) + " extends past the end of the input"}
+				return errAt("", data, mmapfile.ErrTruncated, "binary payload of "+TypeString(h.typ, h.shape)+" extends past the end of the input")
 			}
 			x.addBinary(int64(i), end, h.typ, h.shape)
 			i = dropSpaces(d, int(end))
@@ -259,7 +259,7 @@ func (x *index) scanBytes(d []byte, from int, o Options) error {
 
 func textError(lt *lineTracker, p *textParser) error {
 	line, col := lt.at(p.errOff)
-	return &FormatError{Offset: int64(p.errOff), Line: line, Col: col, Msg: p.errMsg, Err: p.errSen}
+	return &FormatError{FileError: format.FileError{Pkg: "futhark", Offset: int64(p.errOff), Line: line, Col: col, Msg: p.errMsg, Err: p.errSen}}
 }
 
 // readWhole is the size up to which NewReader reads its input in one go
@@ -287,8 +287,7 @@ func (x *index) scanReader(r io.ReaderAt, size int64, o Options) error {
 			data := d.Offset()
 			end, ok := layout.Add(data, h.PayloadSize())
 			if !ok || end > size {
-				return &FormatError{Offset: data, Err: mmapfile.ErrTruncated,
-					Msg: "binary payload of " + TypeString(h.Type, h.Shape) + " extends past the end of the input"}
+				return errAt("", data, mmapfile.ErrTruncated, "binary payload of "+TypeString(h.Type, h.Shape)+" extends past the end of the input")
 			}
 			x.addBinary(h.Offset, end, h.Type, h.Shape)
 			if err := d.skipTo(end); err != nil {

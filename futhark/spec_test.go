@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 const bin2i32 = "b\x02\x00 i32\x02\x00\x00\x00"
@@ -139,7 +141,7 @@ func TestLegacyAndStrict(t *testing.T) {
 	assert.Equal(t, "f32.nan\nf32.nan\nf32.inf\n-f64.inf\n[1.0f32, f32.nan]\n", string(txt))
 	for _, in := range []string{"300u8", "-1u8", "128i8", "3000000000", "18446744073709551616u64", "[1u8, 256]"} {
 		_, _, _, err := convert(t, []byte(in), &Options{StrictIntegers: true})
-		assert.ErrorIs(t, err, ErrRange, in)
+		assert.ErrorIs(t, err, layout.ErrRange, in)
 	}
 	txt, _, _, err = convert(t, []byte("255u8 -128i8 -9223372036854775808i64 18446744073709551615u64 -0u8"), &Options{StrictIntegers: true})
 	require.NoError(t, err)
@@ -165,8 +167,8 @@ func TestErrorLocation(t *testing.T) {
 	assert.Equal(t, int64(13), fe.Offset)
 	assert.Equal(t, 3, fe.Line)
 	assert.Equal(t, 4, fe.Col)
-	assert.Equal(t, "futhark: offset 13 (line 3, column 4): unexpected 'x', expected ',' or ']'", fe.Error())
-	assert.ErrorIs(t, err, ErrSyntax)
+	assert.Equal(t, "futhark: offset 13 (line 3, column 4): unexpected 'x', expected ',' or ']': syntax error", fe.Error())
+	assert.ErrorIs(t, err, layout.ErrSyntax)
 
 	_, err = newReader([]byte("[[1,2],[3]]"), nil)
 	assert.ErrorIs(t, err, ErrIrregular)

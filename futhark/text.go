@@ -112,10 +112,10 @@ func scanFlags(o Options) layout.ScanFlags {
 func (p *textParser) scanErr(at int, err error) bool {
 	var te *layout.TextError
 	if !errors.As(err, &te) {
-		return p.fail(at, ErrSyntax, "%v", err)
+		return p.fail(at, layout.ErrSyntax, "%v", err)
 	}
 	if te.Err == layout.ErrRange {
-		return p.fail(at+te.Off, ErrRange, "%s", te.Msg)
+		return p.fail(at+te.Off, layout.ErrRange, "%s", te.Msg)
 	}
 	return p.unexpected(at+te.Off, te.Want)
 }
@@ -134,9 +134,9 @@ func (p *textParser) unexpected(i int, what string) bool {
 	case i >= len(p.d):
 		return p.fail(i, mmapfile.ErrTruncated, "unexpected end of input, expected %s", what)
 	case i >= p.end:
-		return p.fail(i, ErrSyntax, "byte 0x%02x cannot appear in text, expected %s", p.d[i], what)
+		return p.fail(i, layout.ErrSyntax, "byte 0x%02x cannot appear in text, expected %s", p.d[i], what)
 	}
-	return p.fail(i, ErrSyntax, "unexpected %q, expected %s", p.d[i], what)
+	return p.fail(i, layout.ErrSyntax, "unexpected %q, expected %s", p.d[i], what)
 }
 
 // skip skips whitespace and comments inside the window (megaparsec's
@@ -249,7 +249,7 @@ func (p *textParser) array(depth int, est bool) bool {
 	for {
 		if p.i < p.end && p.d[p.i] == ']' {
 			if count == 0 {
-				return p.fail(p.i, ErrSyntax, "empty array literal (use empty(...))")
+				return p.fail(p.i, layout.ErrSyntax, "empty array literal (use empty(...))")
 			}
 			break
 		}
@@ -379,7 +379,7 @@ func (p *textParser) empty(depth int, est bool) bool {
 		return p.unexpected(j, "')'")
 	}
 	if !zero {
-		return p.fail(start, ErrSyntax, "expected at least one empty dimension")
+		return p.fail(start, layout.ErrSyntax, "expected at least one empty dimension")
 	}
 	if !p.compound(start, depth, est, t, p.tmp[:n]) {
 		return false
@@ -471,7 +471,7 @@ func (p *textParser) escape(i int) (rune, int, bool) {
 		if i+2 < lim && p.d[i+2] >= '@' && p.d[i+2] <= '_' {
 			return rune(p.d[i+2] - '@'), i + 3, true
 		}
-		return 0, i, p.fail(i, ErrSyntax, "bad control escape")
+		return 0, i, p.fail(i, layout.ErrSyntax, "bad control escape")
 	}
 	base, j := 10, i+1
 	switch c {
@@ -490,7 +490,7 @@ func (p *textParser) escape(i int) (rune, int, bool) {
 			v = v*base + dv
 		}
 		if k == j || v > 0x10ffff {
-			return 0, i, p.fail(i, ErrSyntax, "bad numeric escape")
+			return 0, i, p.fail(i, layout.ErrSyntax, "bad numeric escape")
 		}
 		return rune(v), k, true
 	}
@@ -501,7 +501,7 @@ func (p *textParser) escape(i int) (rune, int, bool) {
 		}
 	}
 	if best < 0 {
-		return 0, i, p.fail(i, ErrSyntax, "bad escape")
+		return 0, i, p.fail(i, layout.ErrSyntax, "bad escape")
 	}
 	if best == 33 { // DEL
 		best = 127

@@ -124,9 +124,9 @@ func TestParseTextRejects(t *testing.T) {
 	_, err := ParseText(Invalid, "1")
 	assert.Error(t, err)
 	_, err = ParseText(I32, "1x")
-	assert.EqualError(t, err, `layout: "1x" is not a i32 literal: unexpected "x" after the literal: not a literal of the element type`)
+	assert.EqualError(t, err, `layout: "1x" is not a i32 literal: unexpected "x" after the literal: syntax error`)
 	_, err = ParseText(I32, "-")
-	assert.EqualError(t, err, `layout: "-" is not a i32 literal: it ends where digits should follow: not a literal of the element type`)
+	assert.EqualError(t, err, `layout: "-" is not a i32 literal: it ends where digits should follow: syntax error`)
 }
 
 // Every element printed by AppendText parses back to the same bytes.

@@ -7,13 +7,16 @@ import (
 	"strconv"
 )
 
-// Errors of the literal scanner, for errors.Is on a *TextError.
+// Errors of text that does not parse, for errors.Is: the literal scanner's
+// (on a *TextError) and, wrapped, every format's (a Futhark text value, a
+// SciDB format string, an element given to set).
 var (
-	// ErrSyntax: the text is not a literal of the type.
-	ErrSyntax = errors.New("not a literal of the element type")
+	// ErrSyntax: the text is not what its grammar allows, such as a
+	// literal of the element type.
+	ErrSyntax = errors.New("syntax error")
 	// ErrRange: an integer literal outside its type's range, or a float
 	// literal that overflows its type or rounds to zero in it.
-	ErrRange = errors.New("literal out of range for the element type")
+	ErrRange = errors.New("literal out of range")
 )
 
 // TextError reports a literal that ScanText, ScanInt or ParseText cannot

@@ -37,8 +37,11 @@ var (
 	ErrLocked = errors.New("file is locked by another writer")
 	// ErrMapped: a live mapping covers the range being truncated.
 	ErrMapped = errors.New("a live mapping covers the range being truncated")
-	// ErrTooLarge: a range too large for this platform's address space.
-	ErrTooLarge = errors.New("range too large for this platform's address space")
+	// ErrTooLarge: a size beyond what can be held: a range too large for
+	// this platform's address space, a result beyond a format's memory
+	// bound (such as Options.MaxAlloc) or a dimension beyond what a
+	// format's fields can store. The error that wraps it says which.
+	ErrTooLarge = errors.New("too large")
 	// ErrNotRegular: the path names a directory, FIFO, device, socket or a
 	// file of a pseudo file system such as /proc, whose size does not
 	// describe its contents; such files cannot be mapped or replaced.
@@ -59,11 +62,18 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return "mmapfile: " + e.File + ": " + e.Detail() }
+
+// Detail is the message without "mmapfile: <file>: ".
+func (e *Error) Detail() string {
 	if e.Offset >= 0 {
-		return fmt.Sprintf("mmapfile: %s: %s at offset %d: %v", e.File, e.Op, e.Offset, e.Err)
+		return fmt.Sprintf("%s at offset %d: %v", e.Op, e.Offset, e.Err)
 	}
-	return fmt.Sprintf("mmapfile: %s: %s: %v", e.File, e.Op, e.Err)
+	return fmt.Sprintf("%s: %v", e.Op, e.Err)
 }
+
+// Where returns the file and the byte offset (-1: none) the error is
+// about, as format.Located asks of every error about a file.
+func (e *Error) Where() (file string, offset int64) { return e.File, e.Offset }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -352,7 +352,7 @@ func (f *File) Map(off, length int64) (*Region, error) {
 	delta := off - base
 	total := delta + length
 	if total > math.MaxInt || total < 0 {
-		return nil, f.errf(off, "map", ErrTooLarge)
+		return nil, f.errf(off, "map", fmt.Errorf("%d bytes exceed this platform's address space: %w", length, ErrTooLarge))
 	}
 	prot := mmap.RDONLY
 	if f.writable {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/oracle"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -81,7 +82,7 @@ func TestViewRefusesWhatItCannotAlias(t *testing.T) {
 		{"struct.npy", "a", viewAs[int32], errors.ErrUnsupported},
 		{"M8s.npy", "0", viewAs[float64], mmapfile.ErrTypeMismatch},
 		{"S5.npy", "0", viewAs[uint8], mmapfile.ErrTypeMismatch},
-		{"f8-c.npy", "nope", viewAs[float64], ErrNoArray},
+		{"f8-c.npy", "nope", viewAs[float64], format.ErrNoRecord},
 	}
 	for _, c := range cases {
 		t.Run(c.file+"/"+c.name, func(t *testing.T) {
@@ -94,7 +95,7 @@ func TestViewRefusesWhatItCannotAlias(t *testing.T) {
 			var fe *FormatError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, p, fe.File)
-			if c.want != mmapfile.ErrTypeMismatch && c.want != ErrNoArray {
+			if c.want != mmapfile.ErrTypeMismatch && c.want != format.ErrNoRecord {
 				assert.Contains(t, err.Error(), "use Read")
 			}
 		})

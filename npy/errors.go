@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// Sentinel errors of this package, for errors.Is. Conditions shared by
+// Sentinel errors of this package, for errors.Is. A name that is no array
+// or field of the file is format.ErrNoRecord. Conditions shared by
 // every format are mmapfile's sentinels (mmapfile.ErrTruncated,
 // mmapfile.ErrTypeMismatch, mmapfile.ErrMisaligned, mmapfile.ErrByteOrder,
 // mmapfile.ErrNotWritable, mmapfile.ErrClosed, mmapfile.ErrInvalidBool,
@@ -38,45 +40,36 @@ var (
 	// ErrInflateLimit: a deflated member would inflate to more bytes than
 	// Options.MaxInflate allows in memory.
 	ErrInflateLimit = errors.New("deflated member is larger than Options.MaxInflate")
-	// ErrNoArray: the file has no array or field of this name.
-	ErrNoArray = errors.New("no such array")
 )
 
 // FormatError reports a problem with a file's contents, or a request the
-// file cannot satisfy, at a byte offset of the file.
+// file cannot satisfy, at a byte offset of the file (File is "" for
+// NewReader), naming the array or member where known. It reads as every
+// format's error does; see format.FileError.
 type FormatError struct {
-	File   string // the name the file was opened with; empty for NewReader
-	Offset int64  // file offset the error is about; -1 if none
-	Msg    string // what is wrong, naming the array or member when known
-	Err    error  // a sentinel or underlying error; may be nil
+	format.FileError
 }
-
-func (e *FormatError) Error() string {
-	s := "npy: "
-	if e.File != "" {
-		s += e.File + ": "
-	}
-	if e.Offset >= 0 {
-		s += fmt.Sprintf("offset %d: ", e.Offset)
-	}
-	s += e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-// Unwrap returns the underlying error.
-func (e *FormatError) Unwrap() error { return e.Err }
 
 // errAt builds a FormatError.
-func errAt(file string, off int64, err error, format string, args ...any) *FormatError {
-	return &FormatError{File: file, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
+func errAt(file string, off int64, err error, msg string, args ...any) *FormatError {
+	return &FormatError{format.FileError{Pkg: "npy", File: file, Offset: off, Msg: fmt.Sprintf(msg, args...), Err: err}}
+}
+
+// recordErr is an error about the record name at file offset off.
+func recordErr(file, name string, off int64, err error, msg string, args ...any) *FormatError {
+	e := errAt(file, off, err, msg, args...)
+	e.Record = name
+	return e
 }
 
 // mapErr turns an error of mmapfile (which names the offset) into a
 // FormatError about file, keeping the offset it names.
-func mapErr(file string, off int64, err error, format string, args ...any) error {
+func mapErr(file string, off int64, err error, msg string, args ...any) error {
+	return mapRecordErr(file, "", off, err, msg, args...)
+}
+
+// mapRecordErr is mapErr about the record name.
+func mapRecordErr(file, name string, off int64, err error, msg string, args ...any) error {
 	var me *mmapfile.Error
 	if errors.As(err, &me) && me.Offset >= 0 {
 		off = me.Offset
@@ -85,5 +78,5 @@ func mapErr(file string, off int64, err error, format string, args ...any) error
 	if errors.As(err, &fe) {
 		return err
 	}
-	return errAt(file, off, err, format, args...)
+	return recordErr(file, name, off, err, msg, args...)
 }

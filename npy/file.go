@@ -155,8 +155,13 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 	return f, nil
 }
 
-func (f *File) errf(off int64, err error, format string, args ...any) error {
-	return errAt(f.name, off, err, format, args...)
+func (f *File) errf(off int64, err error, msg string, args ...any) error {
+	return errAt(f.name, off, err, msg, args...)
+}
+
+// recordErr is errf about the array, member or field name.
+func (f *File) recordErr(name string, off int64, err error, msg string, args ...any) error {
+	return recordErr(f.name, name, off, err, msg, args...)
 }
 
 // open parses a file opened through mmapfile, repairs what a writer
@@ -679,7 +684,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return f.errf(-1, mmapfile.ErrClosed, "close")
+		return f.errf(-1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	f.pays.Reset()

@@ -145,6 +145,7 @@ func (f *File) addArray(a *array) {
 		}
 		if !d.Structured() {
 			r.Extra["descr"] = d.simpleDescr()
+			r.Facts = &format.Facts{NativeType: d.simpleDescr()}
 		}
 		switch {
 		case d.Structured():
@@ -216,7 +217,7 @@ func (f *File) Records() []format.Record {
 func (f *File) Format() string { return "npy" }
 
 func (f *File) bad(i int, err error, format string, args ...any) error {
-	return errAt(f.name, f.recs[i].Offset, err, "record %q: "+format, append([]any{f.recs[i].Name}, args...)...)
+	return recordErr(f.name, f.recs[i].Name, f.recs[i].Offset, err, format, args...)
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) of record i, in
@@ -279,7 +280,7 @@ func (f *File) payload(i int) (*format.Payload, error) {
 		rec := &f.recs[i]
 		p := &format.Payload{Array: rec.Array, Lenient: f.opts.Lenient}
 		p.Array.Offset = a.data
-		p.Wrap = func(off int64, err error) error { return mapErr(f.name, off, err, "record %q", rec.Name) }
+		p.Wrap = func(off int64, err error) error { return mapRecordErr(f.name, rec.Name, off, err, "") }
 		if !a.deflated() {
 			// A stored member's CRC-32 is checked before the first copy;
 			// views skip it (Verify checks on demand).
@@ -417,7 +418,7 @@ func (f *File) gather(t *target, dst []byte, first int64, order layout.Order) er
 		pos := o*item + int64(t.field.Offset) + sub*fsize
 		b, err := w.at(base+pos, fsize)
 		if err != nil {
-			return mapErr(f.name, f.elemOffset(t, 0), err, "%q: reading its data", t.name)
+			return mapRecordErr(f.name, t.name, f.elemOffset(t, 0), err, "reading its data")
 		}
 		copy(dst[j*fsize:], b)
 		for _, ax := range axes {
@@ -810,7 +811,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		return writeTable(path, src, o)
 	}
 	if len(recs) != 1 {
-		return fmt.Errorf("%s: %w: a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one", path, format.ErrNotRepresentable, len(recs))
+		return errAt(path, -1, format.ErrNotRepresentable, "a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one", len(recs))
 	}
 	h, err := arrayHeader(&recs[0])
 	if err != nil {
@@ -842,7 +843,7 @@ func (f *File) copyData(a *array, out io.Writer) error {
 	}
 	_, err = io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
 	if err != nil {
-		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
+		return mapRecordErr(f.name, a.key, a.data, err, "reading its data")
 	}
 	return nil
 }
@@ -851,8 +852,8 @@ func (f *File) copyData(a *array, out io.Writer) error {
 // where it came from a NumPy file (byte order kept), else the
 // little-endian dtype of its type (datetime units from the type name).
 func recordDType(r *format.Record) (DType, error) {
-	if s, ok := r.Extra["descr"].(string); ok {
-		if d, err := parseDTypeString(s); err == nil && d.Type() == r.Type && (r.Type.Valid() || d.TypeName() == r.TypeName) {
+	if r.Facts != nil && r.Facts.NativeType != "" {
+		if d, err := parseDTypeString(r.Facts.NativeType); err == nil && d.Type() == r.Type && (r.Type.Valid() || d.TypeName() == r.TypeName) {
 			return d, nil
 		}
 	}
@@ -913,7 +914,7 @@ type tableField struct {
 func tablePlan(path string, src format.Source) ([]format.Record, []tableField, error) {
 	cols := format.TableColumns(src)
 	if len(cols) == 0 {
-		return nil, nil, fmt.Errorf("%s: %w: the table has no columns", path, format.ErrNotRepresentable)
+		return nil, nil, errAt(path, -1, format.ErrNotRepresentable, "the table has no columns")
 	}
 	var fields []tableField
 	names := map[string]bool{}

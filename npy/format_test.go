@@ -365,3 +365,55 @@ func TestOddArrays(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float32{10}, unsafeslice.Cast[float32](b))
 }
+
+// The NumPy type a reader hands a writer is the record's typed
+// Facts.NativeType: a big-endian descr is kept, and a listing's "descr" in
+// Extra, which writers never read, is not taken for it.
+func TestWriteKeepsNativeType(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte{1, 0, 0, 0, 2, 0, 0, 0}
+	rec := format.Record{Array: layout.Array{Name: "0", Type: layout.I32, Shape: []int64{2}, Offset: -1, Size: 8}}
+	for _, c := range []struct {
+		facts *format.Facts
+		extra map[string]any
+		want  string
+	}{
+		{&format.Facts{NativeType: ">i4"}, nil, ">i4"},
+		{nil, map[string]any{"descr": ">i4"}, "<i4"},
+	} {
+		r := rec
+		r.Facts, r.Extra = c.facts, c.extra
+		p := filepath.Join(dir, "x.npy")
+		require.NoError(t, format.Write(p, &memSource{recs: []format.Record{r}, data: [][]byte{data}}, nil))
+		f, err := format.Open(p, nil)
+		require.NoError(t, err)
+		got := f.Records()[0]
+		b, err := format.ReadAll(f, 0, layout.RowMajor, binary.LittleEndian)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		require.NotNil(t, got.Facts)
+		assert.Equal(t, c.want, got.Facts.NativeType)
+		assert.Equal(t, c.want, got.Extra["descr"], "the listing says the same")
+		assert.Equal(t, c.want == ">i4", got.BigEndian)
+		assert.Equal(t, data, b, "the values")
+	}
+}
+
+// An error of a read through the registry names the file, the record and
+// the offset once each, in the one rendering of every format, and shows
+// its cause.
+func TestReadErrorNamesRecordOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.npy")
+	rec := format.Record{Array: layout.Array{Name: "0", Type: layout.F64, Shape: []int64{2, 3}, Offset: -1, Size: 48}}
+	require.NoError(t, format.Write(p, &memSource{recs: []format.Record{rec}, data: [][]byte{make([]byte, 48)}}, nil))
+	f, err := format.Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	err = f.ReadArray(0, make([]byte, 16), 5, layout.RowMajor, binary.LittleEndian)
+	require.ErrorIs(t, err, mmapfile.ErrOutOfRange)
+	assert.EqualError(t, err, "npy: "+p+`: record "0": offset 128: elements [5, 5+2) outside [0, 6): range outside the mapping or file`)
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "0", fe.Record)
+	assert.Equal(t, int64(128), fe.Offset)
+}

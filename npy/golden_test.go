@@ -38,15 +38,6 @@ type goldenFile struct {
 	Arrays map[string]goldenArray `json:"arrays"`
 }
 
-func loadGolden(t *testing.T) map[string]goldenFile {
-	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	require.NoError(t, err)
-	var g map[string]goldenFile
-	require.NoError(t, json.Unmarshal(b, &g))
-	return g
-}
-
 func sortedNames[T any](m map[string]T) []string {
 	var out []string
 	for k := range m {

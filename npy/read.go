@@ -58,7 +58,7 @@ func (t *target) count() int64 {
 // f.mu must be held.
 func (f *File) resolve(name string) (target, error) {
 	if f.closed {
-		return target{}, f.errf(-1, mmapfile.ErrClosed, "array %q", name)
+		return target{}, f.recordErr(name, -1, mmapfile.ErrClosed, "")
 	}
 	if i, ok := f.keys[name]; ok {
 		return target{name: name, a: f.arrays[i]}, nil
@@ -78,7 +78,7 @@ func (f *File) resolve(name string) (target, error) {
 			}
 		}
 	}
-	return target{}, f.errf(-1, ErrNoArray, "no array or field %q", name)
+	return target{}, f.errf(-1, format.NoRecord(name), "")
 }
 
 func fieldNamed(a *array, name string) *Field {
@@ -190,7 +190,7 @@ func Read[T layout.Elem](f *File, name string) ([]T, error) {
 	}
 	n := t.count()
 	if n > math.MaxInt {
-		return nil, f.errf(t.a.data, mmapfile.ErrTooLarge, "%q: %d elements", name, n)
+		return nil, f.recordErr(name, t.a.data, mmapfile.ErrTooLarge, "%d elements", n)
 	}
 	if t.a.deflated() && n*int64(t.dtype().ItemSize) > f.opts.maxInflate() {
 		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d (raise Options.MaxInflate, or stream it through format.Stream)", name, n*int64(t.dtype().ItemSize), f.opts.maxInflate())
@@ -214,7 +214,7 @@ func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
 	}
 	n := t.count()
 	if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > n {
-		return f.errf(t.a.data, mmapfile.ErrOutOfRange, "%q: elements [%d, %d+%d) outside [0, %d)", name, start, start, len(dst), n)
+		return f.recordErr(name, t.a.data, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", start, start, len(dst), n)
 	}
 	return f.read(&t, start, unsafeslice.Bytes(dst))
 }
@@ -298,7 +298,7 @@ func (f *File) readRaw(t *target, start int64, dst []byte) error {
 		return err
 	}
 	fail := func(err error) error {
-		return mapErr(f.name, f.elemOffset(t, start), err, "%q: reading its data", t.name)
+		return mapRecordErr(f.name, t.name, f.elemOffset(t, start), err, "reading its data")
 	}
 	if t.field == nil {
 		if err := readFull(src, dst, base+start*int64(t.a.h.DType.ItemSize)); err != nil {
@@ -476,28 +476,28 @@ func (f *File) setRaw(t *target, idx []int64, b []byte) error {
 	a := t.a
 	switch {
 	case !f.writable:
-		return f.errf(-1, mmapfile.ErrNotWritable, "%q: the file is open read-only", t.name)
+		return f.recordErr(t.name, -1, mmapfile.ErrNotWritable, "the file is open read-only")
 	case a.deflated():
 		return f.errf(a.m.data, errors.ErrUnsupported, "%q is a deflated member, which cannot be edited in place; the file is unchanged", t.name)
 	}
 	outer := len(a.h.Shape)
 	if len(idx) != outer+len(t.field.shapeOrNil()) {
-		return f.errf(a.data, mmapfile.ErrOutOfRange, "%q: index %v for shape %s", t.name, idx, shapeRepr(t.shape()))
+		return f.recordErr(t.name, a.data, mmapfile.ErrOutOfRange, "index %v for shape %s", idx, shapeRepr(t.shape()))
 	}
 	o, err := layout.Index(a.h.Shape, a.h.Order(), idx[:outer]...)
 	if err != nil {
-		return f.errf(a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "%q", t.name)
+		return f.recordErr(t.name, a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "")
 	}
 	pos := o * int64(a.h.DType.ItemSize)
 	if t.field != nil {
 		s, err := layout.Index(t.field.Shape, layout.RowMajor, idx[outer:]...)
 		if err != nil {
-			return f.errf(a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "%q", t.name)
+			return f.recordErr(t.name, a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "")
 		}
 		pos += int64(t.field.Offset) + s*int64(t.field.DType.ItemSize)
 	}
 	if t.dtype().Kind == 'b' && b[0] > 1 {
-		return f.errf(a.data+pos, mmapfile.ErrInvalidBool, "%q: bool byte 0x%02x", t.name, b[0])
+		return f.recordErr(t.name, a.data+pos, mmapfile.ErrInvalidBool, "bool byte 0x%02x", b[0])
 	}
 	if a.m != nil {
 		if err := f.mark(a.m); err != nil {
@@ -509,7 +509,7 @@ func (f *File) setRaw(t *target, idx []int64, b []byte) error {
 		return err
 	}
 	if _, err := reg.WriteAt(b, a.data+pos); err != nil {
-		return mapErr(f.name, a.data+pos, err, "%q: writing the element", t.name)
+		return mapRecordErr(f.name, t.name, a.data+pos, err, "writing the element")
 	}
 	return nil
 }

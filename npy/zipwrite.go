@@ -244,7 +244,7 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // Close writes the central directory and puts the archive in place.
 func (z *ZipWriter) Close() error {
 	if z.done {
-		return errAt(z.path, -1, mmapfile.ErrClosed, "close")
+		return errAt(z.path, -1, mmapfile.ErrClosed, "")
 	}
 	z.done = true
 	if z.err != nil {

@@ -45,7 +45,7 @@ type Options struct {
 // that names the file.
 func (o *Options) format(file string) (*Schema, error) {
 	if o == nil || o.Format == nil {
-		return nil, fileError(file, -1, ErrNoFormat, "%v", ErrNoFormat)
+		return nil, fileError(file, -1, ErrNoFormat, "")
 	}
 	f, err := o.Format.prepare()
 	if err != nil {

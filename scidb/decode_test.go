@@ -408,18 +408,19 @@ func TestWriterErrors(t *testing.T) {
 	f = mustFormat(t, "(int64, string null)")
 	assert.NoError(t, NewEncoder(io.Discard, f).Write(Row{Int64Value(1), NullValue(0)}))
 	assert.Error(t, NewEncoder(io.Discard, f).Write(Row{Int64Value(1), NullValue(3), StringValue("")}))
-	de := (&FormatError{Cell: 3, Attr: 1, Column: 2, Name: "b: string null", Offset: -1, Err: ErrNull, Msg: "null value for an entry without null"})
-	assert.Equal(t, "scidb: row 3, attribute 1 (b: string null): null value for an entry without null", de.Error())
+	de := newError("", -1, ErrNull, "null value for an entry without null")
+	de.Cell, de.Attr, de.Column, de.Name = 3, 1, 2, "b: string null"
+	assert.Equal(t, "scidb: row 3, attribute 1 (b: string null): null value for an entry without null: bad null value", de.Error())
 }
 
 func TestDataErrorMessage(t *testing.T) {
 	f := mustFormat(t, "(int8, int16 null, string null)")
 	require.NoError(t, f.SetNames("a", "b", "c"))
 	_, err := Decode(hx("01 ff0100 ff 0c000000 48656c6c6f20776f726c6400 02 ff0200 00 ffffffff 0102030405"), &Options{Format: f, Lenient: true})
-	assert.EqualError(t, err, "scidb: offset 30: cell 1, attribute 2 (c: string null): length 4294967295 exceeds the 5 bytes left")
+	assert.EqualError(t, err, "scidb: offset 30: cell 1, attribute 2 (c: string null): length 4294967295 exceeds the 5 bytes left: length exceeds the input: file is truncated: unexpected EOF")
 	f = mustFormat(t, "(int8, skip null)")
 	_, err = Decode(hx("01 00 0500"), &Options{Format: f, Lenient: true})
-	assert.EqualError(t, err, "scidb: offset 2: cell 0, entry 1 (skip null): 4-byte length, input ends after 2")
+	assert.EqualError(t, err, "scidb: offset 2: cell 0, entry 1 (skip null): 4-byte length, input ends after 2: file is truncated: unexpected EOF")
 }
 
 func TestTimes(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -47,6 +48,10 @@ var (
 	ErrNoFormat = errors.New("no format string: SciDB files need one (Options.Format)")
 )
 
+// errNoAttr: an attribute index the format does not have, which is also a
+// range outside the file's attributes.
+var errNoAttr = fmt.Errorf("%w: %w", format.ErrNoRecord, mmapfile.ErrOutOfRange)
+
 // errLengthCut is ErrLength when reading: the input ends inside the value
 // a length word announces.
 var errLengthCut = fmt.Errorf("%w: %w", ErrLength, mmapfile.ErrTruncated)
@@ -54,67 +59,72 @@ var errLengthCut = fmt.Errorf("%w: %w", ErrLength, mmapfile.ErrTruncated)
 // FormatError reports bad input (or a bad value to write): which file,
 // which byte offset, which cell and entry, and what is wrong. Offsets are
 // SciDB's: the start of the failing read (the prefix, the length word or
-// the data). Error reads "scidb: FILE: offset N: cell C, attribute A
-// (NAME): MSG"; writers' errors, which have no offset, "scidb: FILE: row
-// R, attribute A (NAME): MSG".
+// the data). It reads as every format's error does (see
+// format.FileError), its message starting with the cell: "scidb: FILE:
+// offset N: cell C, attribute A (NAME): MSG: CAUSE"; writers' errors,
+// which have no offset, "scidb: FILE: row R, attribute A (NAME): MSG:
+// CAUSE".
 type FormatError struct {
-	File   string // file name; "" when the input was not a named file
-	Offset int64  // byte offset of the failing read; -1 for writers
-	Msg    string // details, e.g. "length 4294967295 exceeds the 5 bytes left"
-	Err    error  // one of the Err… kinds, or an mmapfile sentinel
+	format.FileError
 	Cell   int64  // 0-based cell (SciDB's line − 1); the row for writers
 	Attr   int    // 0-based attribute; -1 for a skip entry (or none)
 	Column int    // 0-based entry index in the format (skips counted); -1 if none
 	Name   string // attribute name and entry, e.g. "c: string null"
 }
 
+// Error returns the message described on FormatError.
 func (e *FormatError) Error() string {
-	var b strings.Builder
-	b.WriteString("scidb: ")
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(": ")
-	}
-	if e.Offset >= 0 {
-		b.WriteString("offset ")
-		b.WriteString(strconv.FormatInt(e.Offset, 10))
-		b.WriteString(": ")
-	}
-	if e.Column >= 0 || e.Attr >= 0 {
-		if e.Offset >= 0 {
-			b.WriteString("cell ")
-		} else {
-			b.WriteString("row ")
-		}
-		b.WriteString(strconv.FormatInt(e.Cell, 10))
-		if e.Attr >= 0 {
-			b.WriteString(", attribute ")
-			b.WriteString(strconv.Itoa(e.Attr))
-		} else {
-			b.WriteString(", entry ")
-			b.WriteString(strconv.Itoa(e.Column))
-		}
-		if e.Name != "" {
-			b.WriteString(" (")
-			b.WriteString(e.Name)
-			b.WriteString(")")
-		}
-		b.WriteString(": ")
-	}
-	if e.Msg != "" {
-		b.WriteString(e.Msg)
-	} else if e.Err != nil {
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
+	fe := e.withCell()
+	return fe.Error()
 }
 
-// Unwrap returns Err.
-func (e *FormatError) Unwrap() error { return e.Err }
+// Detail is the message without "scidb: FILE: ".
+func (e *FormatError) Detail() string {
+	fe := e.withCell()
+	return fe.Detail()
+}
+
+// withCell is the shared error with the cell and entry leading the message.
+func (e *FormatError) withCell() format.FileError {
+	fe := e.FileError
+	if e.Column < 0 && e.Attr < 0 {
+		return fe
+	}
+	var b strings.Builder
+	if e.Offset >= 0 {
+		b.WriteString("cell ")
+	} else {
+		b.WriteString("row ")
+	}
+	b.WriteString(strconv.FormatInt(e.Cell, 10))
+	if e.Attr >= 0 {
+		b.WriteString(", attribute ")
+		b.WriteString(strconv.Itoa(e.Attr))
+	} else {
+		b.WriteString(", entry ")
+		b.WriteString(strconv.Itoa(e.Column))
+	}
+	if e.Name != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Name)
+		b.WriteString(")")
+	}
+	if fe.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(fe.Msg)
+	}
+	fe.Msg = b.String()
+	return fe
+}
+
+// newError is a FormatError about no cell.
+func newError(file string, off int64, err error, msg string) *FormatError {
+	return &FormatError{FileError: format.FileError{Pkg: "scidb", File: file, Offset: off, Msg: msg, Err: err}, Attr: -1, Column: -1}
+}
 
 // fileError is a FormatError about a whole file or call, not a cell.
-func fileError(file string, off int64, err error, format string, args ...any) *FormatError {
-	return &FormatError{File: file, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err, Attr: -1, Column: -1}
+func fileError(file string, off int64, err error, msg string, args ...any) *FormatError {
+	return newError(file, off, err, fmt.Sprintf(msg, args...))
 }
 
 // dataError builds a FormatError for entry col of f.
@@ -124,7 +134,9 @@ func (f *Schema) dataError(cell int64, col int, off int64, kind error, msg strin
 	if a >= 0 {
 		name = f.name(a) + ": " + name
 	}
-	return &FormatError{Cell: cell, Attr: a, Column: col, Name: name, Offset: off, Err: kind, Msg: msg}
+	e := newError("", off, kind, msg)
+	e.Cell, e.Attr, e.Column, e.Name = cell, a, col, name
+	return e
 }
 
 func bytesLeft(n int64) string {

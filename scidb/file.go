@@ -101,7 +101,7 @@ func Create(path string, n int64, o *Options) (*File, error) {
 	}
 	stride, fixed := f.Stride()
 	if !fixed {
-		return nil, fileError(path, -1, ErrNotFixed, "Create of format %s: %v", f, ErrNotFixed)
+		return nil, fileError(path, -1, ErrNotFixed, "Create of format %s", f)
 	}
 	size, ok := layout.Mul(n, int64(stride))
 	if n < 0 || !ok {
@@ -180,7 +180,7 @@ func (m *File) use() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return fileError(m.path, -1, mmapfile.ErrClosed, "file is closed")
+		return fileError(m.path, -1, mmapfile.ErrClosed, "")
 	}
 	return nil
 }
@@ -390,7 +390,7 @@ func (m *File) DecodeInto(t *Table, start int64) (int, error) {
 		return 0, err
 	}
 	if m.stride == 0 {
-		return 0, fileError(m.path, -1, ErrNotFixed, "DecodeInto of format %s: %v", m.f, ErrNotFixed)
+		return 0, fileError(m.path, -1, ErrNotFixed, "DecodeInto of format %s", m.f)
 	}
 	if start < 0 || start > m.n {
 		return 0, fileError(m.path, -1, mmapfile.ErrOutOfRange, "start %d out of range [0,%d]", start, m.n)
@@ -472,7 +472,7 @@ func (m *File) SetValue(i int64, attr int, v Value) error {
 		return err
 	}
 	if m.stride == 0 {
-		return fileError(m.path, -1, ErrNotFixed, "cells of format %s cannot change in place: %v", m.f, ErrNotFixed)
+		return fileError(m.path, -1, ErrNotFixed, "cells of format %s cannot change in place", m.f)
 	}
 	if m.region == nil || !m.region.Writable() {
 		return fileError(m.path, -1, mmapfile.ErrNotWritable, "cells change in place only in a file opened with OpenFile(path, mmapfile.ReadWrite, …)")
@@ -481,7 +481,7 @@ func (m *File) SetValue(i int64, attr int, v Value) error {
 		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "cell %d out of range [0,%d)", i, m.n)
 	}
 	if attr < 0 || attr >= len(m.f.Attrs) {
-		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d out of range [0,%d)", attr, len(m.f.Attrs))
+		return fileError(m.path, -1, errNoAttr, "attribute %d of [0,%d)", attr, len(m.f.Attrs))
 	}
 	ci := m.f.Attrs[attr]
 	c := &m.f.Columns[ci]
@@ -515,7 +515,7 @@ func (m *File) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return fileError(m.path, -1, mmapfile.ErrClosed, "file already closed")
+		return fileError(m.path, -1, mmapfile.ErrClosed, "")
 	}
 	m.closed = true
 	m.data = nil
@@ -577,10 +577,10 @@ func ColumnOf[T Fixed](m *File, attr int) (*Strided[T], error) {
 		return nil, err
 	}
 	if m.stride == 0 {
-		return nil, fileError(m.path, -1, ErrNotFixed, "strided columns of format %s: %v", m.f, ErrNotFixed)
+		return nil, fileError(m.path, -1, ErrNotFixed, "strided columns of format %s", m.f)
 	}
 	if attr < 0 || attr >= len(m.f.Attrs) {
-		return nil, fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d out of range [0,%d)", attr, len(m.f.Attrs))
+		return nil, fileError(m.path, -1, errNoAttr, "attribute %d of [0,%d)", attr, len(m.f.Attrs))
 	}
 	ci := m.f.Attrs[attr]
 	c := m.f.Columns[ci]

@@ -59,7 +59,7 @@ func init() {
 func optionsFrom(path string, o *format.Options) (*Options, error) {
 	spec := o.Param("scidb-format")
 	if spec == "" {
-		return nil, fileError(path, -1, ErrNoFormat, "%v (the scidb-format parameter)", ErrNoFormat)
+		return nil, fileError(path, -1, ErrNoFormat, "the scidb-format parameter is missing")
 	}
 	f, err := ParseFormat(spec)
 	if err != nil {

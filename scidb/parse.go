@@ -5,12 +5,18 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // Format-string error kinds, for errors.Is on a *FormatStringError. The SciDB
 // error each one stands for is named in its text.
+//
+// A syntax error is layout.ErrSyntax, the sentinel every format's text
+// shares; the kind of a *FormatStringError wraps it as SciDB's
+// SCIDB_LE_TEMPLATE_PARSE_ERROR.
 var (
-	ErrSyntax            = errors.New("syntax error (SCIDB_LE_TEMPLATE_PARSE_ERROR)")
+	errTemplateSyntax    = fmt.Errorf("%w (SCIDB_LE_TEMPLATE_PARSE_ERROR)", layout.ErrSyntax)
 	ErrFixedSizeWidth    = errors.New("width on a fixed-size type (SCIDB_LE_TEMPLATE_FIXED_SIZE_TYPE)")
 	ErrUnknownType       = errors.New("type is not registered (SCIDB_LE_TYPE_NOT_REGISTERED)")
 	ErrUnsupportedFormat = fmt.Errorf("not a binary format string (SCIDB_LE_UNSUPPORTED_FORMAT): %w", errors.ErrUnsupported)
@@ -24,7 +30,7 @@ type FormatStringError struct {
 	Format string // the format string
 	Pos    int    // SciDB's position: just past the offending token, or an illegal character's index
 	Entry  int    // 1-based entry the error is in; 0 if none
-	Kind   error  // ErrSyntax, ErrFixedSizeWidth, ErrUnknownType, ErrUnsupportedFormat or ErrOpaque
+	Kind   error  // wrapping layout.ErrSyntax; or ErrFixedSizeWidth, ErrUnknownType, ErrUnsupportedFormat or ErrOpaque
 	Msg    string // what is wrong, e.g. "empty entry"
 }
 
@@ -139,7 +145,7 @@ func ParseFormat(s string) (*Schema, error) {
 	for entry := 1; ; entry++ {
 		tok := sc.next()
 		if tok != tokIdent {
-			return fail(sc.errPos(tok), entry, ErrSyntax, unexpected(tok, sc, "a type name"))
+			return fail(sc.errPos(tok), entry, errTemplateSyntax, unexpected(tok, sc, "a type name"))
 		}
 		col := Column{Pos: sc.start}
 		name := sc.ident
@@ -156,20 +162,20 @@ func ParseFormat(s string) (*Schema, error) {
 		if tok == tokLPar {
 			tok = sc.next()
 			if tok != tokNumber {
-				return fail(sc.errPos(tok), entry, ErrSyntax, unexpected(tok, sc, "a width"))
+				return fail(sc.errPos(tok), entry, errTemplateSyntax, unexpected(tok, sc, "a width"))
 			}
 			if sc.num == 0 {
-				return fail(sc.pos, entry, ErrSyntax, "width 0")
+				return fail(sc.pos, entry, errTemplateSyntax, "width 0")
 			}
 			if sc.num > maxWidth {
-				return fail(sc.pos, entry, ErrSyntax, "width "+sc.s[sc.start:sc.pos]+" exceeds 2147483647")
+				return fail(sc.pos, entry, errTemplateSyntax, "width "+sc.s[sc.start:sc.pos]+" exceeds 2147483647")
 			}
 			if col.Type.Size() > 0 {
 				return fail(sc.pos, entry, ErrFixedSizeWidth, fmt.Sprintf("fixed-size type %s takes no width", col.Type))
 			}
 			col.Width = uint32(sc.num)
 			if tok = sc.next(); tok != tokRPar {
-				return fail(sc.errPos(tok), entry, ErrSyntax, unexpected(tok, sc, "')'"))
+				return fail(sc.errPos(tok), entry, errTemplateSyntax, unexpected(tok, sc, "')'"))
 			}
 			tok = sc.next()
 		}
@@ -182,11 +188,11 @@ func ParseFormat(s string) (*Schema, error) {
 			break
 		}
 		if tok != tokComma {
-			return fail(sc.errPos(tok), entry, ErrSyntax, unexpected(tok, sc, "',' or ')'"))
+			return fail(sc.errPos(tok), entry, errTemplateSyntax, unexpected(tok, sc, "',' or ')'"))
 		}
 	}
 	if tok := sc.next(); tok != tokEOF {
-		return fail(sc.errPos(tok), 0, ErrSyntax, unexpected(tok, sc, "the end"))
+		return fail(sc.errPos(tok), 0, errTemplateSyntax, unexpected(tok, sc, "the end"))
 	}
 	f.finish()
 	return f, nil

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 func TestParseFormatValid(t *testing.T) {
@@ -79,13 +81,13 @@ func TestParseFormatInvalid(t *testing.T) {
 		pos   int
 		entry int
 	}{
-		{"()", ErrSyntax, 2, 1},
-		{"( )", ErrSyntax, 3, 1},
-		{"(int64,)", ErrSyntax, 8, 2},
-		{"(int64,,int8)", ErrSyntax, 8, 2},
-		{"(int64 not null)", ErrSyntax, 10, 1},
-		{"(int64 nullable)", ErrSyntax, 15, 1},
-		{"(8)", ErrSyntax, 2, 1},
+		{"()", layout.ErrSyntax, 2, 1},
+		{"( )", layout.ErrSyntax, 3, 1},
+		{"(int64,)", layout.ErrSyntax, 8, 2},
+		{"(int64,,int8)", layout.ErrSyntax, 8, 2},
+		{"(int64 not null)", layout.ErrSyntax, 10, 1},
+		{"(int64 nullable)", layout.ErrSyntax, 15, 1},
+		{"(8)", layout.ErrSyntax, 2, 1},
 		{"(INT64)", ErrUnknownType, 6, 1},
 		{"(Int64)", ErrUnknownType, 6, 1},
 		{"(int)", ErrUnknownType, 4, 1},
@@ -93,15 +95,15 @@ func TestParseFormatInvalid(t *testing.T) {
 		{"(int64null)", ErrUnknownType, 10, 1},
 		{" (int64)", ErrUnsupportedFormat, 0, 0},
 		{"", ErrUnsupportedFormat, 0, 0},
-		{"(int64 null null)", ErrSyntax, 16, 1},
-		{"(int64", ErrSyntax, 6, 1},
-		{"(int64 8)", ErrSyntax, 8, 1},
-		{"(int64) x", ErrSyntax, 9, 0},
-		{"(int64):x", ErrSyntax, 7, 0},
-		{"(string(-1))", ErrSyntax, 8, 1},
-		{"(skip(0))", ErrSyntax, 7, 1},
-		{"(skip(2147483648))", ErrSyntax, 16, 1},
-		{"(skip(99999999999999999999999))", ErrSyntax, 29, 1},
+		{"(int64 null null)", layout.ErrSyntax, 16, 1},
+		{"(int64", layout.ErrSyntax, 6, 1},
+		{"(int64 8)", layout.ErrSyntax, 8, 1},
+		{"(int64) x", layout.ErrSyntax, 9, 0},
+		{"(int64):x", layout.ErrSyntax, 7, 0},
+		{"(string(-1))", layout.ErrSyntax, 8, 1},
+		{"(skip(0))", layout.ErrSyntax, 7, 1},
+		{"(skip(2147483648))", layout.ErrSyntax, 16, 1},
+		{"(skip(99999999999999999999999))", layout.ErrSyntax, 29, 1},
 		{"(int64(8))", ErrFixedSizeWidth, 8, 1},
 		{"(indicator)", ErrUnknownType, 10, 1},
 		{"(void)", ErrUnknownType, 5, 1},
@@ -111,12 +113,12 @@ func TestParseFormatInvalid(t *testing.T) {
 		{"csv", ErrUnsupportedFormat, 0, 0},
 		{"binary", ErrUnsupportedFormat, 0, 0},
 		{"(int64, null)", ErrUnknownType, 12, 2},
-		{"(string(10)", ErrSyntax, 11, 1},
-		{"(string(10 null)", ErrSyntax, 15, 1},
-		{"(string(x))", ErrSyntax, 9, 1},
-		{"(int64 \"x\")", ErrSyntax, 7, 1},
-		{"(int64)(int8)", ErrSyntax, 8, 0},
-		{"(int64 [)", ErrSyntax, 7, 1},
+		{"(string(10)", layout.ErrSyntax, 11, 1},
+		{"(string(10 null)", layout.ErrSyntax, 15, 1},
+		{"(string(x))", layout.ErrSyntax, 9, 1},
+		{"(int64 \"x\")", layout.ErrSyntax, 7, 1},
+		{"(int64)(int8)", layout.ErrSyntax, 8, 0},
+		{"(int64 [)", layout.ErrSyntax, 7, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {

@@ -22,7 +22,7 @@ func typedAttr[T layout.Elem](m *File, attr int) (int, error) {
 		return 0, err
 	}
 	if attr < 0 || attr >= len(m.f.Attrs) {
-		return 0, fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d out of range [0,%d)", attr, len(m.f.Attrs))
+		return 0, fileError(m.path, -1, errNoAttr, "attribute %d of [0,%d)", attr, len(m.f.Attrs))
 	}
 	ci := m.f.Attrs[attr]
 	c := m.f.Columns[ci]

@@ -96,7 +96,9 @@ func appendEntry(buf []byte, c *Column, v *Value) ([]byte, error) {
 
 // errNull is a FormatError without location; the caller fills it in.
 func errNull(kind error, msg string) *FormatError {
-	return &FormatError{Err: kind, Msg: msg, Offset: -1}
+	e := newError("", -1, kind, msg)
+	e.Attr, e.Column = 0, 0 // the caller fills in the cell and entry
+	return e
 }
 
 func appendZeros(buf []byte, n int) []byte {
@@ -112,8 +114,9 @@ func appendLen(buf []byte, n int) []byte {
 // is written.
 func (f *Schema) appendCell(buf []byte, row Row, rowIndex int64) ([]byte, error) {
 	if len(row) != len(f.Attrs) {
-		return buf, &FormatError{Cell: rowIndex, Attr: -1, Offset: -1, Err: ErrWidth,
-			Msg: fmt.Sprintf("row has %d values, format %s has %d attributes", len(row), f, len(f.Attrs))}
+		e := newError("", -1, ErrWidth, fmt.Sprintf("row has %d values, format %s has %d attributes", len(row), f, len(f.Attrs)))
+		e.Cell, e.Column = rowIndex, 0
+		return buf, e
 	}
 	start := len(buf)
 	a := 0

@@ -3,9 +3,12 @@ package zarr
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mmapkit/mmapkit/format"
 )
 
-// Sentinel errors of this package, for errors.Is. Conditions every format
+// Sentinel errors of this package, for errors.Is. A name that is no array
+// of the store is format.ErrNoRecord. Conditions every format
 // shares are mmapfile's sentinels, which this package wraps:
 // mmapfile.ErrTruncated (a chunk or metadata document cut short),
 // mmapfile.ErrTypeMismatch (a Go type that is not the array's),
@@ -17,7 +20,7 @@ var (
 	// ErrUnsupported wraps errors.ErrUnsupported: a codec, data type or
 	// feature of the store that this package does not implement. The
 	// error's message names it.
-	ErrUnsupported = fmt.Errorf("zarr: %w", errors.ErrUnsupported)
+	ErrUnsupported = fmt.Errorf("not implemented by this package: %w", errors.ErrUnsupported)
 	// ErrInvalid: metadata that breaks the Zarr specification (a negative
 	// shape, a zero chunk size, a dtype that does not parse, a key that
 	// leaves the store).
@@ -27,8 +30,6 @@ var (
 	// ErrMissingChunk: a view of a chunk that has no file (it reads as the
 	// fill value through the copying calls).
 	ErrMissingChunk = errors.New("chunk is missing (reads as the fill value)")
-	// ErrNotFound: no array of that name in the store.
-	ErrNotFound = errors.New("no such array")
 	// ErrCorrupt: a chunk whose bytes do not decode to one chunk (too
 	// short, too long, inflating past its size, a shard index pointing
 	// outside its file or at overlapping ranges).
@@ -36,33 +37,14 @@ var (
 )
 
 // FormatError reports a problem with a store's contents, or a request the
-// store cannot satisfy, naming the store, the key of the file inside it
-// and the byte offset in that file.
+// store cannot satisfy, naming the store (File), the key of the file inside
+// it (Key; "" for the store itself) and the byte offset in that file. It
+// reads as every format's error does; see format.FileError.
 type FormatError struct {
-	File   string // the store's path as opened
-	Key    string // the key of the file in the store ("temp/c/0/1", ".zarray"); "" for the store itself
-	Offset int64  // byte offset in that file; -1 if none
-	Msg    string // what is wrong, naming the array where known
-	Err    error  // a sentinel of this package or an underlying error; may be nil
+	format.FileError
 }
 
-func (e *FormatError) Error() string {
-	s := "zarr: "
-	if e.File != "" {
-		s += e.File + ": "
-	}
-	if e.Key != "" {
-		s += e.Key + ": "
-	}
-	if e.Offset >= 0 {
-		s += fmt.Sprintf("offset %d: ", e.Offset)
-	}
-	s += e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
+// storeErr is an error about path, the store or a file to be written.
+func storeErr(path string, err error, msg string) *FormatError {
+	return &FormatError{format.FileError{Pkg: "zarr", File: path, Offset: -1, Msg: msg, Err: err}}
 }
-
-// Unwrap returns the underlying error.
-func (e *FormatError) Unwrap() error { return e.Err }

@@ -31,7 +31,7 @@ func init() {
 				opts = &Options{}
 			}
 			if err := writeParams(opts, o); err != nil {
-				return &FormatError{File: path, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
+				return storeErr(path, ErrInvalid, err.Error())
 			}
 			return Write(path, src, opts)
 		},

@@ -551,7 +551,7 @@ func (s *Store) checkOpen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "")
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func newStage(path string, perm fs.FileMode) (*stage, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &FormatError{File: path, Offset: -1, Msg: "cannot be replaced", Err: err}
+			return nil, storeErr(path, err, "cannot be replaced")
 		}
 		lock = l
 		break
@@ -79,7 +79,7 @@ func replaceable(path string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return &FormatError{File: path, Offset: -1, Msg: "exists and is not a directory: not replaced by a Zarr store", Err: fs.ErrExist}
+		return storeErr(path, fs.ErrExist, "exists and is not a directory: not replaced by a Zarr store")
 	}
 	if isStore(path) {
 		return nil
@@ -89,7 +89,7 @@ func replaceable(path string) error {
 		return err
 	}
 	if len(entries) > 0 {
-		return &FormatError{File: path, Offset: -1, Msg: "is a directory that is not a Zarr store: not replaced", Err: fs.ErrExist}
+		return storeErr(path, fs.ErrExist, "is a directory that is not a Zarr store: not replaced")
 	}
 	return nil
 }

@@ -112,6 +112,9 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, s.errf("", -1, mmapfile.ErrNotRegular, "%s, not a directory: a Zarr store is a directory", fi.Mode().Type())
+	}
 	if !fi.IsDir() {
 		return nil, s.errf("", -1, ErrInvalid, "not a directory: a Zarr store is a directory")
 	}
@@ -175,7 +178,9 @@ func (s *Store) rootKey() string {
 
 // errf builds a FormatError about the file key of the store.
 func (s *Store) errf(key string, off int64, err error, format string, a ...any) error {
-	return &FormatError{File: s.name, Key: key, Offset: off, Msg: fmt.Sprintf(format, a...), Err: err}
+	e := storeErr(s.name, err, fmt.Sprintf(format, a...))
+	e.Key, e.Offset = key, off
+	return e
 }
 
 // readMeta reads a metadata document; ok is false if it does not exist.
@@ -518,15 +523,19 @@ func record(m *meta) format.Record {
 	} else {
 		r.Extra["codecs"] = m.codecs
 	}
+	facts := &format.Facts{DimensionNames: m.dims}
 	if len(bytes.TrimSpace(m.fillJSON)) > 0 {
 		r.Extra["fill_value"] = m.fillJSON
+		facts.FillValue = m.fillJSON
 	}
 	if m.dims != nil {
 		r.Extra["dimension_names"] = m.dims
 	}
 	if len(m.attrs) > 0 {
 		r.Extra["attributes"] = m.attrs
+		facts.Attributes = m.attrs
 	}
+	r.Facts = facts
 	r.Extra["storage"] = storageOf(m)
 	return r
 }
@@ -572,19 +581,23 @@ func (s *Store) Arrays() []*Array { return slices.Clone(s.arrays) }
 func (s *Store) Array(name string) (*Array, error) {
 	i, err := format.Find(s, name)
 	if err != nil {
-		return nil, s.errf("", -1, ErrNotFound, "%q", name)
+		return nil, s.errf("", -1, format.NoRecord(name), "")
 	}
 	return s.arrays[i], nil
 }
 
 // Records describes the arrays as format records: Offset -1 (the payload
-// is many files), Extra with "chunks", "shards" (sharded arrays),
-// "compressor" (v2) or "codecs" (v3), "fill_value", "dimension_names"
-// and "attributes".
+// is many files); Facts with the fill value, dimension names and
+// attributes, which writers keep; and, for listings, Extra with "chunks",
+// "shards" (sharded arrays), "compressor" (v2) or "codecs" (v3),
+// "fill_value", "dimension_names" and "attributes".
 func (s *Store) Records() []format.Record { return s.recs }
 
 // Format returns "zarr".
 func (s *Store) Format() string { return "zarr" }
+
+// Name returns the store's path as it was opened.
+func (s *Store) Name() string { return s.name }
 
 // Version returns the store's Zarr version, "2" or "3".
 func (s *Store) Version() string { return strconv.Itoa(s.version) }

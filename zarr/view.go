@@ -482,7 +482,7 @@ func (s *Store) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "")
 	}
 	var keys []string
 	for key, mp := range s.maps {
@@ -537,7 +537,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return s.errf("", -1, mmapfile.ErrClosed, "store is closed")
+		return s.errf("", -1, mmapfile.ErrClosed, "")
 	}
 	s.closed = true
 	var first error

@@ -86,14 +86,11 @@ func Write(path string, src format.Source, o *Options) error {
 		if strings.HasPrefix(r.TypeName, "datetime64[") || strings.HasPrefix(r.TypeName, "timedelta64[") {
 			sp.TypeName = r.TypeName
 		}
-		if raw, ok := r.Extra["fill_value"].(json.RawMessage); ok && string(bytes.TrimSpace(raw)) != "null" {
-			sp.FillValue = raw
-		}
-		if d, ok := r.Extra["dimension_names"].([]string); ok {
-			sp.DimensionNames = d
-		}
-		if a, ok := r.Extra["attributes"].(map[string]any); ok {
-			sp.Attributes = a
+		if fa := r.Facts; fa != nil {
+			if raw := bytes.TrimSpace(fa.FillValue); len(raw) > 0 && string(raw) != "null" {
+				sp.FillValue = fa.FillValue
+			}
+			sp.DimensionNames, sp.Attributes = fa.DimensionNames, fa.Attributes
 		}
 		specs[i] = sp
 	}
@@ -130,7 +127,7 @@ func Create(path string, arrays []ArraySpec, o *Options) (*Store, error) {
 	}
 	for i := range arrays {
 		if err := representable(arrays[i].Type); err != nil {
-			return nil, &FormatError{File: path, Offset: -1, Msg: fmt.Sprintf("array %q: %v", arrays[i].Name, err), Err: format.ErrNotRepresentable}
+			return nil, storeErr(path, format.ErrNotRepresentable, fmt.Sprintf("array %q: %v", arrays[i].Name, err))
 		}
 	}
 	w, err := newWriter(path, arrays, &opts, false)
@@ -177,7 +174,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		if name != "" {
 			msg = fmt.Sprintf("array %q: ", name) + msg
 		}
-		return &FormatError{File: target, Offset: -1, Msg: msg, Err: err}
+		return storeErr(target, err, msg)
 	}
 	if w.version != 2 && w.version != 3 {
 		return nil, fail("", ErrUnsupported, "Zarr version %d (2 or 3)", w.version)

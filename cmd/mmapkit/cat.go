@@ -103,6 +103,9 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
 			continue
 		}
 		if err := catRecord(e, w, f, k, &r); err != nil {
+			if loc := format.Located(nil); errors.As(err, &loc) {
+				return err // names its file and where in it
+			}
 			return fmt.Errorf("record %q: %w", r.Name, err)
 		}
 		k++

@@ -158,10 +158,10 @@ func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, r
 }
 
 // convertErr names the file an error of a conversion is about: the input
-// when the error names it (a read failed), else the output.
+// when the error says it is about the input (a read failed), else the
+// output.
 func convertErr(in, out string, err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, in+":") && !strings.Contains(msg, out+":") {
+	if aboutFile(err, in) {
 		return fileErr(in, err)
 	}
 	return fileErr(out, err)

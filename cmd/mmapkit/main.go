@@ -30,11 +30,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 )
 
@@ -87,20 +89,49 @@ func (e *exitError) Error() string { return e.message() }
 func (e *exitError) Unwrap() error { return e.err }
 
 // message formats the error as "FILE: message" without repeating the file
-// name: format packages' errors already read "<pkg>: FILE: offset N: msg", and
-// *os.PathError reads "open FILE: reason".
+// name: an error that tells its file (format.Located: every format
+// package's FormatError, mmapfile's, the registry's) gives its message
+// without its package and file, and *fs.PathError ("open FILE: reason")
+// its reason.
 func (e *exitError) message() string {
 	if e.err == nil {
 		return ""
 	}
-	msg := e.err.Error()
 	if e.file == "" {
-		return msg
+		return e.err.Error()
 	}
-	if i := strings.Index(msg, e.file+": "); i >= 0 {
-		return e.file + ": " + msg[i+len(e.file)+2:]
+	return e.file + ": " + detail(e.err, e.file)
+}
+
+// detail is what err says about file after naming it.
+func detail(err error, file string) string {
+	var loc format.Located
+	if errors.As(err, &loc) {
+		if f, _ := loc.Where(); f == file {
+			if loc == err {
+				return loc.Detail()
+			}
+			// Wrapped (a record named around it): the wrapper's words
+			// stay, the file is named once.
+			return strings.Replace(err.Error(), loc.Error(), loc.Detail(), 1)
+		}
 	}
-	return e.file + ": " + msg
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == file && pe == err {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// aboutFile reports whether err tells that it is about file.
+func aboutFile(err error, file string) bool {
+	var loc format.Located
+	if errors.As(err, &loc) {
+		f, _ := loc.Where()
+		return f == file
+	}
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Path == file
 }
 
 // fileErr reports err about file with exit status 1.

@@ -7,22 +7,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/benchmarks"
-	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 )
-
-// bytesOf returns the memory of s as bytes, aliasing s.
-func bytesOf[T any](s []T) []byte { return unsafeslice.Bytes(s) }
-
-// castBytes reinterprets b as []T. b must come from an allocation aligned
-// for T (alignedBytes) and hold a whole number of elements.
-func castBytes[T any](b []byte) []T { return unsafeslice.Cast[T](b) }
-
-// alignedBytes allocates n bytes aligned to 16, so that they can be cast to
-// any element type.
-func alignedBytes(n int64) []byte {
-	words := make([]uint64, (n+15)/16*2)
-	return bytesOf(words)[:n]
-}
 
 // byteSize is a flag value of bytes: a number with an optional unit
 // (B, KiB, MiB, GiB, TiB; K, M, G, T and KB, MB, GB, TB mean the same

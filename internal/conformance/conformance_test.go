@@ -230,7 +230,7 @@ func subjects() []*subject {
 				// before 2018.
 				p := filepath.Join(dir, "l.in")
 				require.NoError(t, os.WriteFile(p, []byte("[1f32, nanf32]\n"), 0o644))
-				return p, futhark.ErrSyntax
+				return p, layout.ErrSyntax
 			},
 			salvage: true,
 		},
@@ -527,7 +527,7 @@ func forEach(t *testing.T, fn func(t *testing.T, s *subject, path string)) {
 
 // Every format registers under its name and each of its packages has a
 // FormatError{File, Offset, Msg, Err} whose message reads
-// "<pkg>: <file>: offset N: <msg>" and which unwraps to Err.
+// "<pkg>: <file>: offset N: <msg>: <cause>" and which unwraps to Err.
 func TestFormatErrorShape(t *testing.T) {
 	names := map[string]bool{}
 	for _, f := range format.Formats() {
@@ -549,14 +549,15 @@ func TestFormatErrorShape(t *testing.T) {
 			e.Elem().FieldByName("Offset").SetInt(12)
 			e.Elem().FieldByName("Msg").SetString("bad")
 			e.Elem().FieldByName("Err").Set(reflect.ValueOf(mmapfile.ErrTruncated))
+			pkg := typ.PkgPath()[strings.LastIndex(typ.PkgPath(), "/")+1:]
+			e.Elem().FieldByName("Pkg").SetString(pkg)       // the package's constructors set it
 			for _, col := range []string{"Attr", "Column"} { // scidb's "no cell" markers
 				if f := e.Elem().FieldByName(col); f.IsValid() {
 					f.SetInt(-1)
 				}
 			}
 			err := e.Interface().(error)
-			pkg := typ.PkgPath()[strings.LastIndex(typ.PkgPath(), "/")+1:]
-			assert.True(t, strings.HasPrefix(err.Error(), pkg+": f.bin: offset 12: bad"), "%s", err)
+			assert.Equal(t, pkg+": f.bin: offset 12: bad: file is truncated: unexpected EOF", err.Error(), "the cause is shown")
 			assert.ErrorIs(t, err, mmapfile.ErrTruncated)
 		})
 	}

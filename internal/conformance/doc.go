@@ -6,7 +6,12 @@
 // typed View and Read is mmapfile.ErrTypeMismatch naming the file; a view
 // that cannot alias names the copying call to use; a copy out of range is
 // mmapfile.ErrOutOfRange; a change to a read-only file is
-// mmapfile.ErrNotWritable; Close twice is mmapfile.ErrClosed; a second
+// mmapfile.ErrNotWritable; Close twice is mmapfile.ErrClosed and reads
+// the same in every format but for the package; a name the file does not
+// have is format.ErrNoRecord, through the package's typed API and through
+// the registry, and the error names the file; a FIFO is
+// mmapfile.ErrNotRegular, through format.Open and the package's Open; every
+// FormatError is a format.Located; a second
 // writer is mmapfile.ErrLocked; Lenient, Salvage and Damage mean the
 // same in every format that has them, and formats without Salvage refuse
 // it; the typed View, Read, ReadAt and Set take the same parameters in
