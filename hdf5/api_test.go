@@ -311,7 +311,7 @@ func TestSelectThroughLinks(t *testing.T) {
 			assert.Equal(t, "/p/q/leaf", recs[1].Name)
 		}
 		_, err = format.Select(f, append(names, "/broken")...)
-		assert.ErrorIs(t, err, ErrNotFound, "%d names", n)
+		assert.ErrorIs(t, err, format.ErrNoRecord, "%d names", n)
 		assert.Contains(t, err.Error(), "dangling")
 	}
 }

@@ -505,7 +505,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return errAt(f.name, -1, mmapfile.ErrClosed, "close")
+		return errAt(f.name, -1, mmapfile.ErrClosed, "")
 	}
 	f.closed = true
 	if f.mf == nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -55,8 +54,7 @@ type source struct {
 	recs []format.Record
 	refs []recRef
 
-	mu       sync.Mutex
-	payloads map[int]*format.Payload
+	pays format.Payloads
 }
 
 // recRef is what a record is: a dataset, or one member of a compound
@@ -75,7 +73,7 @@ func (r *recRef) typ() *dtype {
 }
 
 func newSource(f *File) *source {
-	s := &source{f: f, payloads: map[int]*format.Payload{}}
+	s := &source{f: f}
 	for _, d := range f.datasets {
 		if !d.listed {
 			continue
@@ -187,7 +185,9 @@ func (f *File) extra(d *dataset) map[string]any {
 func unreadableText(err error) string {
 	var fe *FormatError
 	if errors.As(err, &fe) {
-		return (&FormatError{Offset: -1, Msg: fe.Msg, Err: fe.Err}).Error()[len("hdf5: "):]
+		c := *fe
+		c.Offset = -1
+		return c.Detail()
 	}
 	return err.Error()
 }
@@ -344,23 +344,46 @@ func (s *source) payload(i int) *format.Payload {
 	if ref.mb != nil || d.lay.Class == h5.Chunked || d.lay.Class == h5.Contiguous && d.data < 0 {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if p := s.payloads[i]; p != nil {
-		return p
-	}
-	p := &format.Payload{Array: s.recs[i].Array, Lenient: s.f.opts.Lenient, Wrap: s.wrap(i)}
-	if d.lay.Class == h5.Compact {
-		p.Data = bytes.NewReader(d.lay.Compact)
-		p.Array.Offset = d.lay.CompactAt
-	} else {
+	p, _ := s.pays.Get(i, func() (*format.Payload, error) {
+		p := &format.Payload{Array: s.recs[i].Array, Lenient: s.f.opts.Lenient, Wrap: s.wrap(i)}
+		if d.lay.Class == h5.Compact {
+			p.Data = bytes.NewReader(d.lay.Compact)
+			p.Array.Offset = d.lay.CompactAt
+			p.NoView = errAt(s.f.name, d.at, errors.ErrUnsupported, "dataset %s has compact storage, inside its object header; use Read", d.path)
+			return p, nil
+		}
 		p.Data, p.Off = s.f.ra, d.data
 		if s.f.reg != nil {
 			p.Data = s.f.reg
+		} else {
+			p.NoView = errAt(s.f.name, -1, errors.ErrUnsupported, "dataset %s: a file read through NewReader is not mapped; use Read", d.path)
 		}
-	}
-	s.payloads[i] = p
+		return p, nil
+	})
 	return p
+}
+
+// Payload returns the reader of record i's values (format.Payloader): a
+// contiguous or compact dataset's bytes. Chunked and never-written
+// datasets and the members of compound types have none: they are read
+// with Read, which decodes or gathers them.
+func (s *source) Payload(i int) (*format.Payload, error) {
+	s.f.mu.RLock()
+	defer s.f.mu.RUnlock()
+	if err := s.check(i); err != nil {
+		return nil, err
+	}
+	if p := s.payload(i); p != nil {
+		return p, nil
+	}
+	d := s.refs[i].d
+	switch {
+	case s.refs[i].mb != nil:
+		return nil, s.bad(i, errors.ErrUnsupported, "a member of a compound type, whose values are strided; use Read")
+	case d.lay.Class == h5.Chunked:
+		return nil, s.bad(i, errors.ErrUnsupported, "chunked storage, which is not one run of the file; use Read, which decodes the chunks")
+	}
+	return nil, s.bad(i, errors.ErrUnsupported, "never written (no storage: its values are the fill value); use Read")
 }
 
 // raw copies logical elements [first, first+n) of record i, row-major, in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/mmapkit/mmapkit/format"
 	"math"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func openAll(b []byte, name string) error {
 		}
 	}
 	for _, l := range f.links {
-		if _, err := f.resolve(l.Name); err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrExternalLink) {
+		if _, err := f.resolve(l.Name); err != nil && !errors.Is(err, format.ErrNoRecord) && !errors.Is(err, ErrExternalLink) {
 			return err
 		}
 	}

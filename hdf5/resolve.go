@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"errors"
+	"github.com/mmapkit/mmapkit/format"
 	"path"
 	"sort"
 	"strings"
@@ -34,9 +35,9 @@ func (f *File) resolve(name string) (*dataset, error) {
 		return d, nil
 	}
 	if _, ok := f.groupAt[first]; ok {
-		return nil, errAt(f.name, -1, ErrNotFound, "%s is a group, not a dataset", p)
+		return nil, errAt(f.name, -1, format.ErrNoRecord, "%s is a group, not a dataset", p)
 	}
-	return nil, errAt(f.name, -1, ErrNotFound, "%s is not a dataset (a committed datatype?)", p)
+	return nil, errAt(f.name, -1, format.ErrNoRecord, "%s is not a dataset (a committed datatype?)", p)
 }
 
 // canonical returns the first path of the object at p, following links.
@@ -49,11 +50,11 @@ func (f *File) canonical(p string, hops *int) (string, error) {
 	for i, part := range parts {
 		links, ok := f.groupAt[cur]
 		if !ok {
-			return "", errAt(f.name, -1, ErrNotFound, "%s: %s is not a group", p, cur)
+			return "", errAt(f.name, -1, format.ErrNoRecord, "%s: %s is not a group", p, cur)
 		}
 		k := sort.Search(len(links), func(j int) bool { return links[j].name >= part })
 		if k == len(links) || links[k].name != part {
-			return "", errAt(f.name, -1, ErrNotFound, "%s: no %q in %s", p, part, cur)
+			return "", errAt(f.name, -1, format.ErrNoRecord, "%s: no %q in %s", p, part, cur)
 		}
 		l := &links[k]
 		here := path.Join(cur, part)
@@ -61,7 +62,7 @@ func (f *File) canonical(p string, hops *int) (string, error) {
 		case linkHard:
 			next, ok := f.objects[l.addr]
 			if !ok {
-				return "", errAt(f.name, l.at, ErrNotFound, "%s: %s leads to an object the walk did not reach", p, here)
+				return "", errAt(f.name, l.at, format.ErrNoRecord, "%s: %s leads to an object the walk did not reach", p, here)
 			}
 			cur = next
 		case linkSoft:
@@ -77,17 +78,17 @@ func (f *File) canonical(p string, hops *int) (string, error) {
 				return "", err
 			}
 			if err != nil {
-				return "", errAt(f.name, l.at, ErrNotFound, "%s is a dangling soft link to %s", here, l.target)
+				return "", errAt(f.name, l.at, format.ErrNoRecord, "%s is a dangling soft link to %s", here, l.target)
 			}
 			cur = next
 		case linkExternal:
 			return "", errAt(f.name, l.at, ErrExternalLink, "%s is an external link to %s:%s; external links are not followed", here, l.file, l.target)
 		default:
-			return "", errAt(f.name, l.at, ErrNotFound, "%s is a user-defined link of type %d, which is not followed", here, l.typ)
+			return "", errAt(f.name, l.at, format.ErrNoRecord, "%s is a user-defined link of type %d, which is not followed", here, l.typ)
 		}
 		if i < len(parts)-1 {
 			if _, ok := f.groupAt[cur]; !ok {
-				return "", errAt(f.name, -1, ErrNotFound, "%s: %s is not a group", p, here)
+				return "", errAt(f.name, -1, format.ErrNoRecord, "%s: %s is not a group", p, here)
 			}
 		}
 	}

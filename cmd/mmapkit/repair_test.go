@@ -34,15 +34,15 @@ func TestSetRefusesDamageAndRepairCuts(t *testing.T) {
 	}{
 		{"ABF with a corrupted length byte", ".abf", abfBad, []string{"x", "[0]", "5"},
 			"would cut its last 48 bytes, from offset 64",
-			`offset 64: cut 48 bytes after the last complete record (offset 85: record "b,\x00\x00": type truncated (2097077087180423168 characters, 27 bytes left))`,
+			`offset 64: cut 48 bytes after the last complete record (offset 85: record "b,\x00\x00": type truncated (2097077087180423168 characters, 27 bytes left)): file is truncated: unexpected EOF`,
 			tv1[:64]},
 		{"Futhark file whose last value is 2 bytes short", ".in", []byte(scalar + array)[:11+31-2], []string{"1", "[0]", "5"},
 			"would cut its last 29 bytes, from offset 11, and keep value 0",
-			"offset 11: cut the last 29 bytes, which did not hold a value (offset 26: binary payload of [3]f64 extends past the end of the input); the file now ends after value 0",
+			"offset 11: cut the last 29 bytes, which did not hold a value (offset 26: binary payload of [3]f64 extends past the end of the input); the file now ends after value 0: file is truncated: unexpected EOF",
 			[]byte(scalar)},
 		{"Futhark file with a corrupted dimension", ".in", bigDim, []string{"0", "[]", "5"},
 			"would cut its last 39 bytes, from offset 11, and keep value 0",
-			"offset 11: cut the last 39 bytes, which did not hold a value (offset 26: binary payload of [11]f64 extends past the end of the input); the file now ends after value 0",
+			"offset 11: cut the last 39 bytes, which did not hold a value (offset 26: binary payload of [11]f64 extends past the end of the input); the file now ends after value 0: file is truncated: unexpected EOF",
 			[]byte(scalar)},
 	}
 	for _, c := range cases {

@@ -301,7 +301,7 @@ func TestConvertMappedStdin(t *testing.T) {
 		if bad {
 			assert.Equal(t, 1, code)
 			assert.Empty(t, out.String())
-			assert.Equal(t, "mmapkit: <stdin>: offset 10 (line 2, column 4): unexpected end of input, expected digits\n", errb.String())
+			assert.Equal(t, "mmapkit: <stdin>: offset 10 (line 2, column 4): unexpected end of input, expected digits: file is truncated: unexpected EOF\n", errb.String())
 			continue
 		}
 		require.Equal(t, 0, code, errb.String())

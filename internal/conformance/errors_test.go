@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"github.com/mmapkit/mmapkit/hdf5"
 	"io"
 	"strings"
 	"testing"
@@ -65,6 +66,15 @@ func typedAPIs() map[string]typed {
 			}
 			defer f.Close()
 			_, err = scidb.View[float64](f, 99)
+			return err
+		}},
+		"hdf5": {"hdf5", func(p string) (io.Closer, error) { return hdf5.Open(p, nil) }, func(p string) error {
+			f, err := hdf5.Open(p, nil)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = hdf5.View[float64](f, "nope")
 			return err
 		}},
 		"npy": {"npy", func(p string) (io.Closer, error) { return npy.Open(p, nil) }, func(p string) error {

@@ -153,13 +153,15 @@ func TestFormatViewCannotAlias(t *testing.T) {
 			defer f.Close()
 			// The record the package's View was asked for.
 			i := 0
-			if name := map[string]string{"abf": "x", "zarr": "a"}[s.format]; name != "" {
+			if name := map[string]string{"abf": "x", "zarr": "a", "hdf5": "/num/be_i8"}[s.format]; name != "" {
 				i, err = format.Find(f, name)
 				require.NoError(t, err)
 			}
 			switch format.RecordAt(f, i).Type {
 			case layout.F32:
 				_, err = format.View[float32](f, i)
+			case layout.I64:
+				_, err = format.View[int64](f, i)
 			default:
 				_, err = format.View[float64](f, i)
 			}
