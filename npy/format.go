@@ -93,6 +93,12 @@ func newSource(f *File) *source {
 	s := &source{f: f, payloads: map[int]*format.Payload{}, inflated: map[int][]byte{}}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	n := len(f.others)
+	for _, a := range f.arrays {
+		n += max(1, len(a.h.DType.Fields))
+	}
+	s.recs = make([]format.Record, 0, n)
+	s.refs = make([]recRef, 0, n)
 	for _, a := range f.arrays {
 		s.addArray(a)
 	}
@@ -806,6 +812,9 @@ func recordDType(r *format.Record) (DType, error) {
 // arrayHeader is the header of a .npy holding record r, in r's storage
 // order.
 func arrayHeader(r *format.Record) (Header, error) {
+	if len(r.Shape) > MaxRank {
+		return Header{}, format.Unrepresentable(r, fmt.Sprintf("%d dimensions; NumPy arrays have at most %d", len(r.Shape), MaxRank))
+	}
 	d, err := recordDType(r)
 	if err != nil {
 		return Header{}, err

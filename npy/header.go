@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,11 @@ import (
 
 // magic starts every .npy file.
 const magic = "\x93NUMPY"
+
+// MaxRank is the most dimensions an array may have, as in NumPy 2
+// (NPY_MAXDIMS; NumPy 1.x stops at 32). A header whose shape has more is
+// refused before its entries are read, and writers refuse such arrays.
+const MaxRank = 64
 
 // Header is what a .npy header says about its array.
 type Header struct {
@@ -110,13 +116,18 @@ func readHeader(file string, ra io.ReaderAt, base, limit int64) (*npyHeader, err
 	if h.textLen > avail-h.textOff {
 		return nil, errAt(file, limit, mmapfile.ErrTruncated, "the header length at offset %d says %d bytes; only %d follow", base+8, h.textLen, avail-h.textOff)
 	}
-	// Read in pieces, so that memory follows the bytes that are really
-	// there (a deflated member may declare more than its stream holds).
-	text := make([]byte, 0, min(h.textLen, 1<<20))
+	// A deflated member may declare more than its stream holds: read it
+	// in pieces, so that memory follows the bytes that are really there.
+	// Other readers hold the bytes that limit says.
+	piece := h.textLen
+	if _, inflated := ra.(*inflater); inflated {
+		piece = 1 << 20
+	}
+	text := make([]byte, 0, min(h.textLen, piece))
 	for int64(len(text)) < h.textLen {
-		k := min(h.textLen-int64(len(text)), 1<<20)
+		k := min(h.textLen-int64(len(text)), piece)
 		at := len(text)
-		text = append(text, make([]byte, k)...)
+		text = slices.Grow(text, int(k))[:at+int(k)]
 		if err := readFull(ra, text[at:], base+h.textOff+int64(at)); err != nil {
 			return nil, mapErr(file, base+h.textOff, err, "reading the .npy header")
 		}
@@ -250,6 +261,9 @@ func (h *Header) dictText() string {
 func (h *Header) check() error {
 	if err := h.DType.check(); err != nil {
 		return err
+	}
+	if len(h.Shape) > MaxRank {
+		return fmt.Errorf("%d dimensions; NumPy arrays have at most %d", len(h.Shape), MaxRank)
 	}
 	_, err := h.DataSize()
 	return err
