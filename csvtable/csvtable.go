@@ -7,8 +7,11 @@
 // a row); cells are parsed again when read, so a large CSV costs its
 // mapping and its row index, not a copy of its text. Column types are
 // inferred in the same pass: i64 when every value is an integer, f64 when
-// every value is a number that f64 holds exactly enough to print back
-// unchanged, bool when every value is true or false, text otherwise. An
+// every value is a number that prints back as the same decimal value after
+// a trip through f64 (so 1e400, which f64 cannot hold, 1e-400, which it
+// reads as 0, and 0.12345678901234567, whose last digit it loses, make
+// their column text), bool when every value is true or false, text
+// otherwise. An
 // empty unquoted field is null; a quoted "" is the empty string. A
 // byte-order mark at the start is not part of the first column's name.
 //

@@ -277,10 +277,12 @@ func isNumber(b []byte) bool {
 	return err == nil || (errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange))
 }
 
-// exactInF64 reports whether the number b is held by f64 well enough that
-// printing it back gives the same value: integers must be exact (2^53 + 1
-// is not), and decimals may not have more significant digits than f64
-// keeps (17).
+// exactInF64 reports whether the number b prints back unchanged after a
+// trip through f64 (Go's shortest form, as cat and the writers print it):
+// the same decimal value, sign included. Integers must be exact (2^53 + 1
+// is not); a value beyond f64's range (1e400) or below its smallest
+// subnormal (1e-400, which reads as 0) is not held, nor is one with more
+// digits than f64 keeps. inf and nan are held.
 func exactInF64(b []byte) bool {
 	s := string(b)
 	if v, ok := parseInt(b); ok {
@@ -296,22 +298,74 @@ func exactInF64(b []byte) bool {
 		bi, _ := new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
 		return !math.IsInf(f, 0) && bf.Cmp(new(big.Float).SetInt(bi)) == 0
 	}
-	digits := 0
-	mant := s
-	if i := strings.IndexAny(mant, "eE"); i >= 0 {
-		mant = mant[:i]
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
 	}
-	lead := true
-	for _, c := range mant {
-		if c >= '0' && c <= '9' {
-			if c == '0' && lead {
-				continue
+	in, ok := decimalOf(s)
+	if !ok {
+		// No decimal digits: inf, infinity or nan, which f64 holds.
+		return math.IsInf(f, 0) || math.IsNaN(f)
+	}
+	out, _ := decimalOf(strconv.FormatFloat(f, 'g', -1, 64))
+	return in == out
+}
+
+// decimal is a decimal number in a canonical form: its sign, its
+// significant digits without leading or trailing zeros ("" for zero) and
+// the power of ten of the last of them.
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int
+}
+
+// decimalOf reads s, a decimal number as strconv.ParseFloat reads it
+// ("-1.50e3", ".5", "7."), into canonical form. ok is false for anything
+// else (inf, nan, hexadecimal, underscores).
+func decimalOf(s string) (d decimal, ok bool) {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		d.neg, s = s[0] == '-', s[1:]
+	}
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1<<20 || e < -(1<<20) {
+			return d, false
+		}
+		mant, exp = s[:i], e
+	}
+	var digits []byte
+	point, seen := false, false
+	for i := 0; i < len(mant); i++ {
+		c := mant[i]
+		switch {
+		case c == '.' && !point:
+			point = true
+		case c >= '0' && c <= '9':
+			seen = true
+			if c != '0' || len(digits) > 0 {
+				digits = append(digits, c)
 			}
-			lead = false
-			digits++
+			if point {
+				exp--
+			}
+		default:
+			return d, false
 		}
 	}
-	return digits <= 17
+	if !seen {
+		return d, false
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if len(digits) == 0 {
+		exp = 0
+	}
+	d.digits, d.exp = string(digits), exp
+	return d, true
 }
 
 // Open maps a CSV file and indexes it: the header line names the columns,
