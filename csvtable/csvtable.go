@@ -23,8 +23,10 @@ package csvtable
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -41,7 +43,18 @@ func init() {
 			if o != nil {
 				opts.Options, opts.Salvage = o.Options, o.Salvage
 			}
+			var err error
+			if opts.MaxField, err = maxFieldParam(o.Param("csv-max-field")); err != nil {
+				return nil, &FormatError{File: path, Offset: -1, Msg: err.Error()}
+			}
 			return OpenFile(path, mode, &opts)
+		},
+		CheckParams: func(p map[string]string, write bool) error {
+			_, err := maxFieldParam(p["csv-max-field"])
+			return err
+		},
+		Params: []format.Param{
+			{Name: "csv-max-field", Usage: "the most bytes a CSV field may hold (default 16 MiB; -1: no limit)"},
 		},
 		Write: func(path string, src format.Source, o *format.Options) error {
 			var perm = atomicfile.DefaultPerm
@@ -58,6 +71,18 @@ func init() {
 		},
 		Encode: func(w io.Writer, src format.Source, o *format.Options) error { return Encode(w, src) },
 	})
+}
+
+// maxFieldParam reads the csv-max-field option: "" is the default (0).
+func maxFieldParam(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("csv-max-field %q is not a number of bytes", s)
+	}
+	return n, nil
 }
 
 var (

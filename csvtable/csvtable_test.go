@@ -31,7 +31,7 @@ func parse(in string) ([][]cell, error) {
 	var fields []field
 	for off := 0; off < len(data); {
 		var err error
-		fields, off, _, err = parseRow(data, off, fields)
+		fields, off, _, err = parseRow(data, off, fields, DefaultMaxField)
 		if err != nil {
 			return out, err
 		}
