@@ -1,0 +1,32 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockDir takes an exclusive advisory lock (flock) on directory dir,
+// waiting for it, and returns what releases it. flock locks belong to the
+// open descriptor, so two commits of one process exclude each other as
+// two processes do.
+func lockDir(dir string) (func(), error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(int(d.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		d.Close()
+		return nil, &os.PathError{Op: "flock", Path: dir, Err: err}
+	}
+	return func() { d.Close() }, nil
+}
