@@ -762,16 +762,34 @@ func canonical(h Header) Header {
 	return h
 }
 
-// copyData writes the array's data as stored.
+// copyData writes the array's data as stored. An error of reading names
+// this file; an error of out (a full disk) is returned as out gave it, for
+// the writer to name its own file.
 func (f *File) copyData(a *array, out io.Writer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	src, base := f.source(a)
-	_, err := io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
-	if err != nil {
+	in := &readerErr{r: io.NewSectionReader(src, base, a.h.dataSize)}
+	_, err := io.Copy(out, in)
+	if err != nil && in.err != nil {
 		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
 	}
-	return nil
+	return err
+}
+
+// readerErr is a reader that keeps the error its reads gave (io.EOF
+// aside), so that a copy's caller can tell them from its writer's.
+type readerErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readerErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // recordDType is the dtype a writer gives a record: its own NumPy descr

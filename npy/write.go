@@ -236,7 +236,7 @@ func writeNPY(path string, w io.Writer, h Header, data func(io.Writer) error) er
 		return errAt(path, -1, err, "header")
 	}
 	size, _ := h.DataSize()
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := bufio.NewWriterSize(&fileWriter{path: path, w: w}, 1<<20)
 	if _, err := bw.Write(hdr); err != nil {
 		return err
 	}
@@ -248,6 +248,23 @@ func writeNPY(path string, w io.Writer, h Header, data func(io.Writer) error) er
 		return errAt(path, int64(len(hdr))+cw.n, mmapfile.ErrOutOfRange, "%d data bytes written for a header that says %d", cw.n, size)
 	}
 	return bw.Flush()
+}
+
+// fileWriter writes to the file at path, and says so in its errors (a
+// full disk): where, and that it was writing.
+type fileWriter struct {
+	path string
+	w    io.Writer
+	n    int64
+}
+
+func (f *fileWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil {
+		err = errAt(f.path, f.n+int64(n), err, "writing the file")
+	}
+	f.n += int64(n)
+	return n, err
 }
 
 // countWriter counts what passes through it.
