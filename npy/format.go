@@ -770,11 +770,54 @@ func (f *File) copyData(a *array, out io.Writer) error {
 	defer f.mu.RUnlock()
 	src, base := f.source(a)
 	in := &readerErr{r: io.NewSectionReader(src, base, a.h.dataSize)}
+	var bools *boolWriter
+	if a.h.DType.Kind == 'b' {
+		bools = &boolWriter{w: out, fix: f.opts.Lenient, bad: -1}
+		out = bools
+	}
 	_, err := io.Copy(out, in)
+	if bools != nil && bools.bad >= 0 {
+		off := int64(-1)
+		if !a.deflated() {
+			off = a.data + bools.bad
+		}
+		return f.errf(off, mmapfile.ErrInvalidBool, "%q, element %d: byte 0x%02x in a bool array, which NumPy reads as true and mmapkit's readers refuse: not copied (Options.Lenient copies it as 1)", a.key, bools.bad, bools.badByte)
+	}
 	if err != nil && in.err != nil {
 		return mapErr(f.name, a.data, err, "%q: reading its data", a.key)
 	}
 	return err
+}
+
+// boolWriter passes the bytes of a bool array on to w, stopping at the
+// first byte that is neither 0 nor 1 (bad, its index; badByte) or, with
+// fix, passing it on as 1.
+type boolWriter struct {
+	w       io.Writer
+	fix     bool
+	n       int64 // bytes passed on
+	buf     []byte
+	bad     int64
+	badByte byte
+}
+
+// errBadBool stops a copy at a bool byte that is neither 0 nor 1.
+var errBadBool = errors.New("a bool byte that is neither 0 nor 1")
+
+func (b *boolWriter) Write(p []byte) (int, error) {
+	q := p
+	if i := mmapfile.CheckBools(p, layout.Bool, false); i >= 0 {
+		if !b.fix {
+			b.bad, b.badByte = b.n+int64(i), p[i]
+			return 0, errBadBool
+		}
+		b.buf = append(b.buf[:0], p...)
+		mmapfile.CheckBools(b.buf, layout.Bool, true)
+		q = b.buf
+	}
+	n, err := b.w.Write(q)
+	b.n += int64(n)
+	return n, err
 }
 
 // readerErr is a reader that keeps the error its reads gave (io.EOF

@@ -1,0 +1,99 @@
+package npy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/oracle"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// TestCopiesOfBoolBytesNumPyReadsAsTrue: a bool array holding bytes other
+// than 0 and 1 (NumPy reads them as true) is not copied as it is into a
+// file that mmapkit's readers would then refuse: the conversion fails
+// naming the source, the element and the byte, or with Lenient writes 1.
+func TestCopiesOfBoolBytesNumPyReadsAsTrue(t *testing.T) {
+	dir := t.TempDir()
+	bools := npyBytes(1, header("'|b1'", "(4,)"), []byte{0, 1, 2, 0xff})
+	sources := map[string][]byte{
+		"b.npy":          bools,
+		"stored.npz":     zipBytes([]rawMember{stored("x.npy", bools)}, nil),
+		"deflated.npz":   zipBytes([]rawMember{deflated("x.npy", bools)}, nil),
+		"clean.npy":      npyBytes(1, header("'|b1'", "(4,)"), []byte{0, 1, 1, 0}),
+		"clean_ff.npz":   zipBytes([]rawMember{stored("x.npy", npyBytes(1, header("'|b1'", "(2,)"), []byte{1, 0}))}, nil),
+		"last_byte.npy":  npyBytes(1, header("'|b1'", "(3,)"), []byte{0, 1, 0x80}),
+		"first_byte.npz": zipBytes([]rawMember{stored("x.npy", npyBytes(1, header("'|b1'", "(1,)"), []byte{0xff}))}, nil),
+	}
+	for name, b := range sources {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	cases := []struct {
+		from, to string
+		lenient  bool
+		wantErr  string // "" when written
+		want     []bool
+	}{
+		{"b.npy", "o.npy", false, `"0", element 2: byte 0x02 in a bool array`, nil},
+		{"b.npy", "o.npz", false, `"0", element 2: byte 0x02 in a bool array`, nil},
+		{"stored.npz", "o.npz", false, `"x", element 2: byte 0x02 in a bool array`, nil},
+		{"deflated.npz", "o.npz", false, `"x", element 2: byte 0x02 in a bool array`, nil},
+		{"last_byte.npy", "o.npy", false, `"0", element 2: byte 0x80 in a bool array`, nil},
+		{"first_byte.npz", "o.npz", false, `"x", element 0: byte 0xff in a bool array`, nil},
+		{"b.npy", "o.npy", true, "", []bool{false, true, true, true}},
+		{"b.npy", "o.npz", true, "", []bool{false, true, true, true}},
+		{"stored.npz", "o.npz", true, "", []bool{false, true, true, true}},
+		{"deflated.npz", "o.npz", true, "", []bool{false, true, true, true}},
+		{"clean.npy", "o.npy", false, "", []bool{false, true, true, false}},
+		{"clean_ff.npz", "o.npz", false, "", []bool{true, false}},
+	}
+	for _, c := range cases {
+		name := c.from + " to " + c.to
+		if c.lenient {
+			name += ", lenient"
+		}
+		t.Run(name, func(t *testing.T) {
+			from, to := filepath.Join(dir, c.from), filepath.Join(t.TempDir(), c.to)
+			err := format.Convert(from, to, &format.Options{Lenient: c.lenient}, nil)
+			if c.wantErr != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, mmapfile.ErrInvalidBool)
+				assert.Contains(t, err.Error(), c.wantErr)
+				assert.Contains(t, err.Error(), from)
+				assert.NoFileExists(t, to)
+				return
+			}
+			require.NoError(t, err)
+			f, err := Open(to, nil)
+			require.NoError(t, err)
+			defer f.Close()
+			key := "0"
+			if strings.HasSuffix(c.to, ".npz") {
+				key = f.Arrays()[0].Name
+			}
+			got, err := Read[bool](f, key)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got)
+			if py := oracle.Find("numpy"); py != "" {
+				out, err := oracle.Output(py, `
+import sys, numpy as np
+a = np.load(sys.argv[1])
+if hasattr(a, "files"):
+    a = a[a.files[0]]
+print(a.view(np.uint8).tolist())
+`, to)
+				require.NoError(t, err)
+				want := make([]string, len(c.want))
+				for i, v := range c.want {
+					want[i] = map[bool]string{false: "0", true: "1"}[v]
+				}
+				assert.Equal(t, "["+strings.Join(want, ", ")+"]", strings.TrimSpace(out), "the bytes NumPy finds")
+			}
+		})
+	}
+}
