@@ -43,6 +43,10 @@ type Options struct {
 	// negative value no limit. Streaming reads in storage order (what
 	// conversions do) are not bounded by it.
 	MaxInflate int64
+	// LargeHeaders lets writers (Create, Save's kin, CreateZip, the
+	// conversions) write headers longer than NumPyMaxHeader, which
+	// np.load reads only when told to trust the file.
+	LargeHeaders bool
 }
 
 func (o *Options) maxInflate() int64 {

@@ -30,6 +30,10 @@ func init() {
 		Sniff:       sniff,
 		Open:        openFormat,
 		Write:       writeFormat,
+		Params: []format.Param{
+			{Name: "npy-large-headers", Write: true, Switch: true, NoValue: "true",
+				Usage: "write .npy headers longer than the 10000 characters np.load reads by default (it then needs allow_pickle=True)"},
+		},
 	})
 }
 
@@ -694,6 +698,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	var opts Options
 	if o != nil {
 		opts.Options = o.Options
+		opts.LargeHeaders = o.Param("npy-large-headers") == "true"
 	}
 	if strings.EqualFold(filepath.Ext(path), ".npz") {
 		return writeNPZ(path, src, &opts)
@@ -722,7 +727,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		a := f.arrays[0]
 		f.mu.RUnlock()
 		return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-			return writeNPY(path, atomicfile.Writeback(w), canonical(a.h.Header), func(out io.Writer) error { return f.copyData(a, out) })
+			return writeNPY(path, atomicfile.Writeback(w), canonical(a.h.Header), o, func(out io.Writer) error { return f.copyData(a, out) })
 		})
 	}
 	recs := src.Records()
@@ -750,7 +755,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		return writeTable(path, src, o)
 	}
 	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-		return writeNPY(path, atomicfile.Writeback(w), h, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
+		return writeNPY(path, atomicfile.Writeback(w), h, o, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
 	})
 }
 
@@ -963,7 +968,7 @@ func writeTable(path string, src format.Source, o *Options) error {
 		h.DType = fields[0].dt // a .npy's own text array
 	}
 	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-		return writeNPY(path, atomicfile.Writeback(w), h, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
+		return writeNPY(path, atomicfile.Writeback(w), h, o, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
 	})
 }
 

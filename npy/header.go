@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -21,6 +22,33 @@ const magic = "\x93NUMPY"
 // (NPY_MAXDIMS; NumPy 1.x stops at 32). A header whose shape has more is
 // refused before its entries are read, and writers refuse such arrays.
 const MaxRank = 64
+
+// NumPyMaxHeader is the longest header text (the dict, its padding and
+// newline, in characters) that np.load reads by default (NumPy >= 1.24's
+// max_header_size): a longer one it refuses unless given allow_pickle=True
+// or a larger max_header_size. Writers refuse to write longer headers
+// unless Options.LargeHeaders says so.
+const NumPyMaxHeader = 10000
+
+// checkHeaderLen refuses an encoded header (Encode's bytes) whose text is
+// longer than NumPyMaxHeader characters, unless large.
+func checkHeaderLen(hdr []byte, large bool) error {
+	if large {
+		return nil
+	}
+	text := hdr[10:]
+	if hdr[6] != 1 {
+		text = hdr[12:]
+	}
+	n := len(text)
+	if hdr[6] == 3 {
+		n = utf8.RuneCount(text)
+	}
+	if n > NumPyMaxHeader {
+		return fmt.Errorf("a header of %d characters, which np.load refuses by default (NumPy reads at most %d without allow_pickle=True or a larger max_header_size); the npy-large-headers option (Options.LargeHeaders) writes it anyway", n, NumPyMaxHeader)
+	}
+	return nil
+}
 
 // Header is what a .npy header says about its array.
 type Header struct {

@@ -1,6 +1,8 @@
 package npy
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,4 +98,114 @@ print(a.view(np.uint8).tolist())
 			}
 		})
 	}
+}
+
+// TestWritersKeepHeadersNumPyLoads: np.load refuses headers longer than
+// 10000 characters by default; every writer refuses to write one, naming
+// why, unless LargeHeaders asks for it. The longest header that np.save's
+// padding allows under the limit is written and loads.
+func TestWritersKeepHeadersNumPyLoads(t *testing.T) {
+	withFields := func(textLen int) Header {
+		for k := 1; k < 2000; k++ {
+			d := DType{ItemSize: k}
+			for i := range k {
+				d.Fields = append(d.Fields, Field{Name: fmt.Sprintf("f%04d", i), Offset: i, DType: DType{Kind: 'u', ItemSize: 1}})
+			}
+			h := Header{DType: d, Shape: []int64{2}}
+			if b, err := h.Encode(); err == nil && len(b)-10 == textLen {
+				return h
+			}
+		}
+		panic(fmt.Sprintf("no header of %d characters", textLen))
+	}
+	fits, long := withFields(9974), withFields(10038) // 9974 + 64: the next length np.save's padding gives
+	dir := t.TempDir()
+	writers := map[string]func(path string, h Header, o *Options) error{
+		"Create": func(path string, h Header, o *Options) error {
+			f, err := Create(path+".npy", h, o)
+			if err != nil {
+				return err
+			}
+			return f.Close()
+		},
+		"CreateZip": func(path string, h Header, o *Options) error {
+			z, err := CreateZip(path+".npz", o)
+			require.NoError(t, err)
+			size, _ := h.DataSize()
+			if err := z.Add("x", h, bytes.NewReader(make([]byte, size))); err != nil {
+				z.Abort()
+				return err
+			}
+			return z.Close()
+		},
+		"convert to npy": func(path string, h Header, o *Options) error {
+			return convertFrom(t, dir, h, path+".npy", o)
+		},
+		"convert to npz": func(path string, h Header, o *Options) error {
+			return convertFrom(t, dir, h, path+".npz", o)
+		},
+	}
+	for name, write := range writers {
+		for _, c := range []struct {
+			what  string
+			h     Header
+			large bool
+			ok    bool
+		}{
+			{"9974 characters", fits, false, true},
+			{"10038 characters", long, false, false},
+			{"10038 characters, LargeHeaders", long, true, true},
+		} {
+			t.Run(name+", "+c.what, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "o")
+				err := write(path, c.h, &Options{LargeHeaders: c.large})
+				if !c.ok {
+					require.Error(t, err)
+					assert.Contains(t, err.Error(), "a header of 10038 characters, which np.load refuses by default")
+					assert.NoFileExists(t, path+".npy")
+					assert.NoFileExists(t, path+".npz")
+					return
+				}
+				require.NoError(t, err)
+				py := oracle.Find("numpy")
+				if py == "" {
+					return
+				}
+				out, err := oracle.Output(py, `
+import sys, glob, numpy as np
+p = glob.glob(sys.argv[1] + ".np?")[0]
+try:
+    a = np.load(p)
+    a = a[a.files[0]] if hasattr(a, "files") else a
+    print("default", len(a.dtype.names))
+except ValueError as e:
+    a = np.load(p, allow_pickle=True)
+    a = a[a.files[0]] if hasattr(a, "files") else a
+    print("allow_pickle", len(a.dtype.names))
+`, path)
+				require.NoError(t, err)
+				want := "default"
+				if c.large {
+					want = "allow_pickle"
+				}
+				assert.Equal(t, fmt.Sprintf("%s %d", want, len(c.h.DType.Fields)), strings.TrimSpace(out))
+			})
+		}
+	}
+}
+
+// convertFrom writes a .npy with header h (its headers not bounded) and
+// converts it to target with o's LargeHeaders.
+func convertFrom(t *testing.T, dir string, h Header, target string, o *Options) error {
+	src := filepath.Join(dir, fmt.Sprintf("src%d.npy", len(h.DType.Fields)))
+	if _, err := os.Stat(src); err != nil {
+		f, err := Create(src, h, &Options{LargeHeaders: true})
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	fo := &format.Options{}
+	if o.LargeHeaders {
+		fo.Params = map[string]string{"npy-large-headers": "true"}
+	}
+	return format.Convert(src, target, nil, fo)
 }

@@ -27,6 +27,9 @@ func Create(path string, h Header, o *Options) (*File, error) {
 		opts = *o
 	}
 	hdr, err := h.Encode()
+	if err == nil {
+		err = checkHeaderLen(hdr, opts.LargeHeaders)
+	}
 	if err != nil {
 		return nil, errAt(path, -1, err, "header")
 	}
@@ -217,7 +220,7 @@ func WriteFile(path string, h Header, data io.Reader, o *Options) error {
 		perm = o.Perm
 	}
 	return atomicfile.Write(path, perm, func(w *os.File) error {
-		return writeNPY(path, w, h, func(out io.Writer) error {
+		return writeNPY(path, w, h, nil, func(out io.Writer) error {
 			size, _ := h.DataSize()
 			n, err := io.Copy(out, io.LimitReader(data, size))
 			if err == nil && n < size {
@@ -230,8 +233,11 @@ func WriteFile(path string, h Header, data io.Reader, o *Options) error {
 
 // writeNPY writes the header and then what data writes, which must be
 // exactly the data size.
-func writeNPY(path string, w io.Writer, h Header, data func(io.Writer) error) error {
+func writeNPY(path string, w io.Writer, h Header, o *Options, data func(io.Writer) error) error {
 	hdr, err := h.Encode()
+	if err == nil {
+		err = checkHeaderLen(hdr, o != nil && o.LargeHeaders)
+	}
 	if err != nil {
 		return errAt(path, -1, err, "header")
 	}
