@@ -120,3 +120,63 @@ func TestWideColumnReads(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "reading %d columns", cols)
 	assert.Equal(t, "c,3\n", f.Record(3).Name)
 }
+
+// FuzzColumnReads: a column read on its own (from the row's nearest
+// mark) gives the values the whole-row scan gives, whatever the fields'
+// quoting, and any field limit is an error, never a panic.
+func FuzzColumnReads(f *testing.F) {
+	wide := func(quoteEvery int) string {
+		var b strings.Builder
+		for r := -1; r < 2; r++ {
+			for c := range 3*markEvery + 5 {
+				if c > 0 {
+					b.WriteByte(',')
+				}
+				switch {
+				case r < 0:
+					fmt.Fprintf(&b, "c%d", c)
+				case quoteEvery > 0 && c%quoteEvery == 0:
+					fmt.Fprintf(&b, "\"%d\"", c+r)
+				default:
+					fmt.Fprint(&b, c+r)
+				}
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	f.Add(wide(0), 0)
+	f.Add(wide(markEvery), 3)
+	f.Add(wide(7), 100)
+	f.Add("a,b\n1,2\n\"3\",4\r\n", 1)
+	f.Fuzz(func(t *testing.T, in string, maxField int) {
+		p := filepath.Join(t.TempDir(), "f.csv")
+		require.NoError(t, os.WriteFile(p, []byte(in), 0o644))
+		a, err := Open(p, &Options{MaxField: maxField})
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		var scanned [][]byte
+		require.NoError(t, a.ScanTable(1<<10, func(_ int64, cols []format.Column) error {
+			if scanned == nil {
+				scanned = make([][]byte, len(cols))
+			}
+			for j, c := range cols {
+				if _, vb, ok := layout.BytesOf(c.Values); ok {
+					scanned[j] = append(scanned[j], vb...)
+				}
+			}
+			return nil
+		}))
+		for j := range a.NumRecords() {
+			typ := a.types[j]
+			if !typ.Valid() || a.Len() == 0 {
+				continue
+			}
+			dst := make([]byte, a.Len()*int64(typ.Size()))
+			require.NoError(t, a.ReadArray(j, dst, 0, layout.RowMajor, binary.NativeEndian), "column %d", j)
+			require.Equal(t, scanned[j], dst, "column %d: ReadArray and ScanTable differ", j)
+		}
+	})
+}
