@@ -89,4 +89,5 @@ var (
 	_ format.File         = (*File)(nil)
 	_ format.TableScanner = (*File)(nil)
 	_ format.TextTable    = (*File)(nil)
+	_ format.TextReader   = (*File)(nil)
 )

@@ -119,6 +119,19 @@ func TestWideColumnReads(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "reading %d columns", cols)
 	assert.Equal(t, "c,3\n", f.Record(3).Name)
+	// The same cells as text, one column at a time.
+	for _, c := range []int{0, 1, markEvery, 2*markEvery + 1, cols - 1} {
+		var got []string
+		require.NoError(t, f.ReadText(c, func(batch []string) error {
+			got = append(got, batch...)
+			return nil
+		}))
+		var want []string
+		for r := range rows {
+			want = append(want, fmt.Sprint(c*rows+r))
+		}
+		assert.Equal(t, want, got, "column %d", c)
+	}
 }
 
 // FuzzColumnReads: a column read on its own (from the row's nearest

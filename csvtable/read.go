@@ -787,6 +787,47 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	return nil
 }
 
+// ReadText calls fn with the cells of column i as written (unquoted; null
+// cells ""), a batch of rows at a time, whatever the column's type: a
+// column read on its own, which a writer of one array per column (an
+// .npz) uses so that a wide table is read in time linear in its cells.
+// The batch is reused after fn returns.
+func (f *File) ReadText(i int, fn func(batch []string) error) error {
+	if i < 0 || i >= len(f.names) {
+		return &FormatError{File: f.name, Offset: -1, Msg: fmt.Sprintf("no column %d (the file has %d)", i, len(f.names)), Err: mmapfile.ErrOutOfRange}
+	}
+	batch := make([]string, 0, 1<<12)
+	for first := int64(0); first < int64(len(f.rows)); first += int64(cap(batch)) {
+		last := min(first+int64(cap(batch)), int64(len(f.rows)))
+		batch = batch[:0]
+		var err error
+		gerr := f.guard(func() {
+			for r := first; r < last; r++ {
+				var fl field
+				if fl, err = f.cell(r, int(f.rows[r]), i); err != nil {
+					err = f.errAt(0, int(f.rows[r]), "row %d: %v", r, err)
+					return
+				}
+				s := ""
+				if !fl.null() {
+					s = fl.text(f.data)
+				}
+				batch = append(batch, s)
+			}
+		})
+		if gerr != nil {
+			return gerr
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ScanTable calls fn with batches of at most batch rows: i64, f64 and bool
 // columns as []int64, []float64, []bool, text columns as []string; a
 // nullable column's Reason is 0 where the cell is null, -1 elsewhere.

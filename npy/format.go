@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -1003,13 +1004,21 @@ func measureText(src format.Source, fields []tableField) error {
 	}
 	for k := range fields {
 		if fields[k].text {
-			if longest[k] > math.MaxInt32/4 {
-				return fmt.Errorf("text of %d characters: %w", longest[k], format.ErrNotRepresentable)
+			if fields[k].dt.ItemSize, err = strItemSize(longest[k]); err != nil {
+				return err
 			}
-			fields[k].dt.ItemSize = 4 * max(1, longest[k])
 		}
 	}
 	return nil
+}
+
+// strItemSize is the item size of a str type for text of at most longest
+// characters (one at least).
+func strItemSize(longest int) (int, error) {
+	if longest > math.MaxInt32/4 {
+		return 0, fmt.Errorf("text of %d characters: %w", longest, format.ErrNotRepresentable)
+	}
+	return 4 * max(1, longest), nil
 }
 
 // writeRows writes the table's rows as structured elements of itemsize
@@ -1130,18 +1139,60 @@ func addTextColumn(z *ZipWriter, src format.Source, i int) error {
 	if r.Kind != format.KindColumn || len(r.Shape) != 1 {
 		return format.Unrepresentable(&r, "an .npz member cannot hold "+r.TypeString()+" values")
 	}
-	k := columnIndex(src, i)
-	fields := []tableField{{col: k}}
-	if d, err := recordDType(&r); err == nil {
-		fields[0].dt = d
-	} else {
-		fields[0].text, fields[0].dt = true, DType{Kind: 'U', ItemSize: 4}
+	dt, err := recordDType(&r)
+	text := err != nil
+	if text {
+		dt = DType{Kind: 'U', ItemSize: 4}
 	}
+	if _, ok := src.(format.TextTable); ok {
+		// A table stored as text reads one column on its own, rather
+		// than one scan of the whole table for each column.
+		if tr, ok := src.(format.TextReader); ok {
+			return addTextOf(z, tr, i, r.Name, r.Shape[0], dt, text)
+		}
+	}
+	fields := []tableField{{col: columnIndex(src, i), dt: dt, text: text}}
 	if err := measureText(src, fields); err != nil {
 		return err
 	}
 	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}
 	return z.addNPY(r.Name, h, func(w io.Writer) error { return writeRows(src, fields, fields[0].dt.ItemSize, w) })
+}
+
+// addTextOf adds record i of tr, rows cells of text, as the 1-D member
+// name of type dt: with text set, a str type as long as its longest
+// cell, found by a first pass.
+func addTextOf(z *ZipWriter, tr format.TextReader, i int, name string, rows int64, dt DType, text bool) error {
+	if text {
+		longest := 0
+		err := tr.ReadText(i, func(batch []string) error {
+			for _, v := range batch {
+				longest = max(longest, utf8.RuneCountInString(v))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if dt.ItemSize, err = strItemSize(longest); err != nil {
+			return err
+		}
+	}
+	h := Header{DType: dt, Shape: []int64{rows}}
+	return z.addNPY(name, h, func(w io.Writer) error {
+		var buf []byte
+		return tr.ReadText(i, func(batch []string) error {
+			buf = slices.Grow(buf[:0], len(batch)*dt.ItemSize)[:len(batch)*dt.ItemSize]
+			clear(buf)
+			for r, v := range batch {
+				if err := encodeText(dt, v, buf[r*dt.ItemSize:(r+1)*dt.ItemSize]); err != nil {
+					return fmt.Errorf("%w: %w", err, format.ErrNotRepresentable)
+				}
+			}
+			_, err := w.Write(buf)
+			return err
+		})
+	})
 }
 
 // addMaskColumn adds the nulls of a nullable column as the bool member
