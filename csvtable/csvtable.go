@@ -7,8 +7,11 @@
 // a row); cells are parsed again when read, so a large CSV costs its
 // mapping and its row index, not a copy of its text. Column types are
 // inferred in the same pass: i64 when every value is an integer, f64 when
-// every value is a number that f64 holds exactly enough to print back
-// unchanged, bool when every value is true or false, text otherwise. An
+// every value is a number that prints back as the same decimal value after
+// a trip through f64 (so 1e400, which f64 cannot hold, 1e-400, which it
+// reads as 0, and 0.12345678901234567, whose last digit it loses, make
+// their column text), bool when every value is true or false, text
+// otherwise. An
 // empty unquoted field is null; a quoted "" is the empty string. A
 // byte-order mark at the start is not part of the first column's name.
 //
@@ -20,8 +23,10 @@ package csvtable
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -38,7 +43,18 @@ func init() {
 			if o != nil {
 				opts.Options, opts.Salvage = o.Options, o.Salvage
 			}
+			var err error
+			if opts.MaxField, err = maxFieldParam(o.Param("csv-max-field")); err != nil {
+				return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: path, Offset: -1, Msg: err.Error()}}
+			}
 			return OpenFile(path, mode, &opts)
+		},
+		CheckParams: func(p map[string]string, write bool) error {
+			_, err := maxFieldParam(p["csv-max-field"])
+			return err
+		},
+		Params: []format.Param{
+			{Name: "csv-max-field", Usage: "the most bytes a CSV field may hold (default 16 MiB; -1: no limit)"},
 		},
 		Write: func(path string, src format.Source, o *format.Options) error {
 			var perm = atomicfile.DefaultPerm
@@ -57,8 +73,21 @@ func init() {
 	})
 }
 
+// maxFieldParam reads the csv-max-field option: "" is the default (0).
+func maxFieldParam(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("csv-max-field %q is not a number of bytes", s)
+	}
+	return n, nil
+}
+
 var (
 	_ format.File         = (*File)(nil)
 	_ format.TableScanner = (*File)(nil)
 	_ format.TextTable    = (*File)(nil)
+	_ format.TextReader   = (*File)(nil)
 )

@@ -31,7 +31,7 @@ func parse(in string) ([][]cell, error) {
 	var fields []field
 	for off := 0; off < len(data); {
 		var err error
-		fields, off, _, err = parseRow(data, off, fields)
+		fields, off, _, err = parseRow(data, off, fields, DefaultMaxField)
 		if err != nil {
 			return out, err
 		}
@@ -327,4 +327,48 @@ func TestWideCSV(t *testing.T) {
 		return nil
 	}))
 	assert.Equal(t, []int{5, 5}, batches)
+}
+
+// TestFloatColumnsPrintBack: a column is f64 only when every value comes
+// back from f64 as the same decimal value; else it is text and keeps its
+// values as written.
+func TestFloatColumnsPrintBack(t *testing.T) {
+	cases := []struct {
+		name   string
+		values []string
+		want   layout.Type
+	}{
+		{"plain decimals", []string{"0.1", "1.50", "-2e3", ".5", "7."}, layout.F64},
+		{"a negative zero", []string{"-0.0", "1.5"}, layout.F64},
+		{"inf and nan", []string{"inf", "-Infinity", "nan", "1.5"}, layout.F64},
+		{"the smallest subnormal as Go prints it", []string{"5e-324", "1.5"}, layout.F64},
+		{"17 digits that f64 keeps", []string{"1.0000000000000002"}, layout.F64},
+		{"overflow to +Inf", []string{"1e400", "1.5"}, layout.Invalid},
+		{"overflow to -Inf", []string{"-1e400", "1.5"}, layout.Invalid},
+		{"underflow to 0", []string{"1e-400", "1.5"}, layout.Invalid},
+		{"below the smallest subnormal", []string{"4.9e-325", "1.5"}, layout.Invalid},
+		{"a subnormal that prints back otherwise", []string{"4.9e-324", "1.5"}, layout.Invalid},
+		{"a 17th digit that f64 loses", []string{"0.12345678901234567"}, layout.Invalid},
+		{"an integer past 2^53 written as a float", []string{"9007199254740993.0"}, layout.Invalid},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, "t.csv")
+			require.NoError(t, os.WriteFile(path, []byte("x\n"+strings.Join(c.values, "\n")+"\n"), 0o644))
+			f, err := Open(path, nil)
+			require.NoError(t, err)
+			defer f.Close()
+			require.Equal(t, c.want, f.Record(0).Type)
+			if c.want != layout.Invalid {
+				return
+			}
+			var got []string
+			require.NoError(t, f.ScanTable(1<<10, func(_ int64, cs []format.Column) error {
+				got = append(got, cs[0].Values.([]string)...)
+				return nil
+			}))
+			assert.Equal(t, c.values, got)
+		})
+	}
 }

@@ -35,6 +35,27 @@ type Options struct {
 	// cut short by the end of the file, a row with a wrong number of
 	// fields) instead of failing; Damage reports what was wrong.
 	Salvage bool
+	// MaxField bounds the bytes of one field (a column name or a cell; a
+	// quoted field's text between its quotes, a doubled quote counting
+	// 2): a longer one is an error naming its offset, found without
+	// reading past the bound, so that a huge line cannot make reads,
+	// listings and conversions take memory in proportion to it. 0 means
+	// DefaultMaxField, a negative value no limit.
+	MaxField int
+}
+
+// DefaultMaxField is the longest field a CSV file may have when
+// Options.MaxField is 0: 16 MiB.
+const DefaultMaxField = 16 << 20
+
+func (o *Options) maxField() int {
+	switch {
+	case o == nil || o.MaxField == 0:
+		return DefaultMaxField
+	case o.MaxField < 0:
+		return math.MaxInt
+	}
+	return o.MaxField
 }
 
 // File is an open CSV file: a mapping, its row index and the inferred
@@ -45,8 +66,19 @@ type File struct {
 	region *mmapfile.Region // nil for NewReader
 	data   []byte
 	rows   []int64 // offset of each data row (the header excluded)
+	// marks, in a table of more than markEvery columns, say where every
+	// markEvery-th field of each row starts (fields markEvery,
+	// 2*markEvery, …; marksPerRow a row), as offsets from the row's
+	// start, so that reading one column parses at most markEvery fields
+	// of a row rather than the whole row: a column-by-column conversion
+	// of a wide table takes time linear in its cells. nil when a row is
+	// too long for 32-bit offsets; columns are then found from the row's
+	// start.
+	marks       []uint32
+	marksPerRow int
 	// The columns, a few dozen bytes each (a CSV may have a million):
 	// their Records are built on demand.
+	maxField int // the longest field allowed
 	names    []string
 	types    []layout.Type // layout.Invalid: text
 	nullable []bool
@@ -77,64 +109,144 @@ func (f field) null() bool { return !f.quoted && f.start == f.end }
 
 // parseRow parses the row starting at off. It returns the fields, the
 // offset of the next row, and the number of line breaks inside quoted
-// fields (for line numbers). At the end of data next is len(data).
-func parseRow(data []byte, off int, fields []field) ([]field, int, int, error) {
+// fields (for line numbers). At the end of data next is len(data). A
+// field longer than maxField bytes is an error (errFieldTooLong) found
+// without reading past it.
+func parseRow(data []byte, off int, fields []field, maxField int) ([]field, int, int, error) {
 	fields = fields[:0]
 	breaks := 0
 	i := off
 	for {
-		if i < len(data) && data[i] == '"' {
-			f := field{start: i + 1, quoted: true}
-			i++
-			for {
-				j := indexByte(data[i:], '"')
-				if j < 0 {
-					return fields, i, breaks, errNotClosed
-				}
-				breaks += countByte(data[i:i+j], '\n')
-				i += j + 1
-				if i < len(data) && data[i] == '"' {
-					f.doubled = true
-					i++
-					continue
-				}
-				break
-			}
-			f.end = i - 1
-			if i < len(data) && data[i] == '\r' {
-				i++
-			}
-			fields = append(fields, f)
-			if i >= len(data) {
-				return fields, i, breaks, nil
-			}
-			switch data[i] {
-			case ',':
-				i++
-				continue
-			case '\n':
-				return fields, i + 1, breaks, nil
-			}
-			return fields, i, breaks, errors.New("text after a quoted field")
+		f, next, n, last, err := parseField(data, i, maxField)
+		breaks += n
+		if err != nil {
+			return fields, next, breaks, err
 		}
-		j := i
-		for j < len(data) && data[j] != ',' && data[j] != '\n' {
-			j++
+		fields = append(fields, f)
+		if last {
+			return fields, next, breaks, nil
 		}
-		end := j
-		if end > i && data[end-1] == '\r' && (j == len(data) || data[j] == '\n') {
-			end--
-		}
-		fields = append(fields, field{start: i, end: end})
-		if j >= len(data) {
-			return fields, j, breaks, nil
-		}
-		if data[j] == '\n' {
-			return fields, j + 1, breaks, nil
-		}
-		i = j + 1
+		i = next
 	}
 }
+
+// parseField parses the field starting at i. next is where the following
+// field starts, or the next row when last; breaks counts the line breaks
+// inside a quoted field.
+func parseField(data []byte, i, maxField int) (f field, next, breaks int, last bool, err error) {
+	maxField = min(maxField, len(data))
+	if i < len(data) && data[i] == '"' {
+		f = field{start: i + 1, quoted: true}
+		i++
+		bound := min(len(data), f.start+maxField+1) // the text and its closing quote
+		for {
+			j := -1
+			if i <= bound {
+				j = indexByte(data[i:bound], '"')
+			}
+			if j < 0 {
+				if i > bound || bound < len(data) {
+					return f, f.start - 1, breaks, false, errFieldTooLong
+				}
+				return f, i, breaks, false, errNotClosed
+			}
+			breaks += countByte(data[i:i+j], '\n')
+			i += j + 1
+			if i < len(data) && data[i] == '"' {
+				f.doubled = true
+				i++
+				continue
+			}
+			break
+		}
+		f.end = i - 1
+		if f.end-f.start > maxField {
+			return f, f.start - 1, breaks, false, errFieldTooLong
+		}
+		if i < len(data) && data[i] == '\r' {
+			i++
+		}
+		switch {
+		case i >= len(data):
+			return f, i, breaks, true, nil
+		case data[i] == ',':
+			return f, i + 1, breaks, false, nil
+		case data[i] == '\n':
+			return f, i + 1, breaks, true, nil
+		}
+		return f, i, breaks, false, errors.New("text after a quoted field")
+	}
+	j := i
+	stop := min(len(data), i+maxField+2) // the field, and a CR before its LF
+	for j < stop && data[j] != ',' && data[j] != '\n' {
+		j++
+	}
+	end := j
+	if end > i && data[end-1] == '\r' && (j == len(data) || data[j] == '\n') {
+		end--
+	}
+	if end-i > maxField || (j == stop && stop < len(data)) {
+		return field{start: i, end: end}, i, 0, false, errFieldTooLong
+	}
+	f = field{start: i, end: end}
+	if j >= len(data) {
+		return f, j, 0, true, nil
+	}
+	if data[j] == '\n' {
+		return f, j + 1, 0, true, nil
+	}
+	return f, j + 1, 0, false, nil
+}
+
+// markEvery is the distance in fields between the marks of a wide table's
+// rows: 4 bytes of index for every 64 cells.
+const markEvery = 64
+
+// addMarks notes where fields markEvery, 2*markEvery, … of the row at
+// offset at start. It drops the marks when one does not fit 32 bits.
+func (f *File) addMarks(at int, fields []field) {
+	if f.marks == nil {
+		return
+	}
+	for k := markEvery; k < len(fields); k += markEvery {
+		d := fields[k].start - at
+		if fields[k].quoted {
+			d-- // the field starts at its quote
+		}
+		if d > math.MaxUint32 {
+			f.marks, f.marksPerRow = nil, 0
+			return
+		}
+		f.marks = append(f.marks, uint32(d))
+	}
+}
+
+// cell finds the field of column col in the row at offset at (row r).
+func (f *File) cell(r int64, at, col int) (field, error) {
+	i := at
+	k := 0
+	if f.marksPerRow > 0 && col >= markEvery {
+		m := col/markEvery - 1
+		i += int(f.marks[r*int64(f.marksPerRow)+int64(m)])
+		k = (m + 1) * markEvery
+	}
+	for ; ; k++ {
+		fl, next, _, last, err := parseField(f.data, i, f.maxField)
+		if err != nil {
+			return fl, err
+		}
+		if k == col {
+			return fl, nil
+		}
+		if last {
+			return fl, errors.New("the row changed since the file was opened")
+		}
+		i = next
+	}
+}
+
+// errFieldTooLong: a field is longer than Options.MaxField.
+var errFieldTooLong = errors.New("field too long")
 
 // errNotClosed: a quoted field runs to the end of the data.
 var errNotClosed = errors.New("quoted field not closed")
@@ -259,10 +371,12 @@ func isNumber(b []byte) bool {
 	return err == nil || (errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange))
 }
 
-// exactInF64 reports whether the number b is held by f64 well enough that
-// printing it back gives the same value: integers must be exact (2^53 + 1
-// is not), and decimals may not have more significant digits than f64
-// keeps (17).
+// exactInF64 reports whether the number b prints back unchanged after a
+// trip through f64 (Go's shortest form, as cat and the writers print it):
+// the same decimal value, sign included. Integers must be exact (2^53 + 1
+// is not); a value beyond f64's range (1e400) or below its smallest
+// subnormal (1e-400, which reads as 0) is not held, nor is one with more
+// digits than f64 keeps. inf and nan are held.
 func exactInF64(b []byte) bool {
 	s := string(b)
 	if v, ok := parseInt(b); ok {
@@ -278,22 +392,74 @@ func exactInF64(b []byte) bool {
 		bi, _ := new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
 		return !math.IsInf(f, 0) && bf.Cmp(new(big.Float).SetInt(bi)) == 0
 	}
-	digits := 0
-	mant := s
-	if i := strings.IndexAny(mant, "eE"); i >= 0 {
-		mant = mant[:i]
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
 	}
-	lead := true
-	for _, c := range mant {
-		if c >= '0' && c <= '9' {
-			if c == '0' && lead {
-				continue
+	in, ok := decimalOf(s)
+	if !ok {
+		// No decimal digits: inf, infinity or nan, which f64 holds.
+		return math.IsInf(f, 0) || math.IsNaN(f)
+	}
+	out, _ := decimalOf(strconv.FormatFloat(f, 'g', -1, 64))
+	return in == out
+}
+
+// decimal is a decimal number in a canonical form: its sign, its
+// significant digits without leading or trailing zeros ("" for zero) and
+// the power of ten of the last of them.
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int
+}
+
+// decimalOf reads s, a decimal number as strconv.ParseFloat reads it
+// ("-1.50e3", ".5", "7."), into canonical form. ok is false for anything
+// else (inf, nan, hexadecimal, underscores).
+func decimalOf(s string) (d decimal, ok bool) {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		d.neg, s = s[0] == '-', s[1:]
+	}
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1<<20 || e < -(1<<20) {
+			return d, false
+		}
+		mant, exp = s[:i], e
+	}
+	var digits []byte
+	point, seen := false, false
+	for i := 0; i < len(mant); i++ {
+		c := mant[i]
+		switch {
+		case c == '.' && !point:
+			point = true
+		case c >= '0' && c <= '9':
+			seen = true
+			if c != '0' || len(digits) > 0 {
+				digits = append(digits, c)
 			}
-			lead = false
-			digits++
+			if point {
+				exp--
+			}
+		default:
+			return d, false
 		}
 	}
-	return digits <= 17
+	if !seen {
+		return d, false
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if len(digits) == 0 {
+		exp = 0
+	}
+	d.digits, d.exp = string(digits), exp
+	return d, true
 }
 
 // Open maps a CSV file and indexes it: the header line names the columns,
@@ -320,7 +486,7 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{name: path, mf: mf, region: r, data: r.Bytes()}
+	f := &File{name: path, mf: mf, region: r, data: r.Bytes(), maxField: opts.maxField()}
 	var perr error
 	if gerr := r.Guard(func() { perr = f.index(opts.Salvage) }); gerr != nil {
 		mf.Close()
@@ -351,7 +517,7 @@ func NewReader(r io.ReaderAt, size int64, o *Options) (*File, error) {
 	if int64(data.Len()) < size {
 		return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: name, Offset: int64(data.Len()), Msg: fmt.Sprintf("the reader ends before its %d bytes", size), Err: mmapfile.ErrTruncated}}
 	}
-	f := &File{name: name, data: data.Bytes()}
+	f := &File{name: name, data: data.Bytes(), maxField: o.maxField()}
 	if err := f.index(o != nil && o.Salvage); err != nil {
 		return nil, err
 	}
@@ -390,7 +556,7 @@ func (f *File) index(salvage bool) error {
 	if start >= len(data) {
 		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: int64(start), Msg: "CSV file has no header line"}}
 	}
-	fields, next, breaks, err := parseRow(data, start, nil)
+	fields, next, breaks, err := parseRow(data, start, nil, f.maxField)
 	if err != nil {
 		return f.rowError(1, start, next, err)
 	}
@@ -405,9 +571,13 @@ func (f *File) index(salvage bool) error {
 		seen[names[i]] = true
 	}
 	inf := make([]infer, len(fields))
+	if len(names) > markEvery {
+		f.marksPerRow = (len(names) - 1) / markEvery
+		f.marks = []uint32{}
+	}
 	for next < len(data) {
 		at := next
-		fields, next, breaks, err = parseRow(data, at, fields)
+		fields, next, breaks, err = parseRow(data, at, fields, f.maxField)
 		switch {
 		case err != nil:
 			err = f.rowError(line, at, next, err)
@@ -426,6 +596,7 @@ func (f *File) index(salvage bool) error {
 		for i, fl := range fields {
 			inf[i].add(data, fl)
 		}
+		f.addMarks(at, fields)
 		f.rows = append(f.rows, int64(at))
 		line += 1 + breaks
 	}
@@ -459,6 +630,9 @@ func (f *File) Record(i int) format.Record {
 // failed at next: a quote the end of the file leaves open is a truncated
 // row.
 func (f *File) rowError(line, at, next int, err error) error {
+	if errors.Is(err, errFieldTooLong) {
+		return f.errAt(line, next, "a field longer than %d bytes, the most a field may hold (Options.MaxField, the csv-max-field option)", f.maxField)
+	}
 	if errors.Is(err, errNotClosed) {
 		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Line: line, Offset: int64(at), Err: mmapfile.ErrTruncated, Msg: "the end of the file cuts the row short: a quoted field is not closed"}}
 	}
@@ -508,7 +682,7 @@ func (f *File) scan(r0, r1 int64, fn func(row int64, fields []field) error) erro
 	gerr := f.guard(func() {
 		for r := r0; r < r1; r++ {
 			var err error
-			fields, _, _, err = parseRow(f.data, int(f.rows[r]), fields)
+			fields, _, _, err = parseRow(f.data, int(f.rows[r]), fields, f.maxField)
 			if err == nil && len(fields) != len(f.names) {
 				err = errors.New("the row changed since the file was opened")
 			}
@@ -572,14 +746,68 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > int64(len(f.rows)) {
 		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Record: f.names[i], Offset: -1, Msg: fmt.Sprintf("rows [%d, +%d) outside [0, %d)", first, n, len(f.rows)), Err: mmapfile.ErrOutOfRange}}
 	}
-	err := f.scan(first, first+n, func(r int64, fields []field) error {
-		k := r - first
-		return f.value(dst[k*size:(k+1)*size], t, fields[i], r, i)
+	var err error
+	gerr := f.guard(func() {
+		for r := first; r < first+n; r++ {
+			var fl field
+			if fl, err = f.cell(r, int(f.rows[r]), i); err != nil {
+				err = f.errAt(0, int(f.rows[r]), "row %d: %v", r, err)
+				return
+			}
+			k := r - first
+			if err = f.value(dst[k*size:(k+1)*size], t, fl, r, i); err != nil {
+				return
+			}
+		}
 	})
+	if gerr != nil {
+		return gerr
+	}
 	if err != nil {
 		return err
 	}
 	mmapfile.SwapOrder(dst, t, mmapfile.HostOrder(), bo)
+	return nil
+}
+
+// ReadText calls fn with the cells of column i as written (unquoted; null
+// cells ""), a batch of rows at a time, whatever the column's type: a
+// column read on its own, which a writer of one array per column (an
+// .npz) uses so that a wide table is read in time linear in its cells.
+// The batch is reused after fn returns.
+func (f *File) ReadText(i int, fn func(batch []string) error) error {
+	if i < 0 || i >= len(f.names) {
+		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: -1, Msg: fmt.Sprintf("no column %d (the file has %d)", i, len(f.names)), Err: mmapfile.ErrOutOfRange}}
+	}
+	batch := make([]string, 0, 1<<12)
+	for first := int64(0); first < int64(len(f.rows)); first += int64(cap(batch)) {
+		last := min(first+int64(cap(batch)), int64(len(f.rows)))
+		batch = batch[:0]
+		var err error
+		gerr := f.guard(func() {
+			for r := first; r < last; r++ {
+				var fl field
+				if fl, err = f.cell(r, int(f.rows[r]), i); err != nil {
+					err = f.errAt(0, int(f.rows[r]), "row %d: %v", r, err)
+					return
+				}
+				s := ""
+				if !fl.null() {
+					s = fl.text(f.data)
+				}
+				batch = append(batch, s)
+			}
+		})
+		if gerr != nil {
+			return gerr
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(batch); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -242,7 +242,6 @@ func (in *examined) detect(o *Options) (Format, error) {
 	return Format{}, fileError(path, ErrUnknownFormat, "cannot tell the format from the file's name or bytes")
 }
 
-
 // Names lists the registered format names, sorted.
 func Names() []string {
 	var out []string

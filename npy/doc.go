@@ -41,7 +41,11 @@
 // leaves in the header for that axis's length; ZipWriter writes archives
 // whose members are stored with their data at multiples of 64, so that
 // every member can be viewed. Writers build new files beside their target
-// and rename them into place: a failure leaves what was there.
+// and rename them into place: a failure leaves what was there. They write
+// only what np.load reads back by default: at most MaxRank dimensions, a
+// header of at most NumPyMaxHeader characters (Options.LargeHeaders
+// allows longer ones), and in copies of bool arrays only the bytes 0 and
+// 1 (Options.Lenient writes other bytes as 1).
 //
 // # Archives
 //

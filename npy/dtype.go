@@ -347,7 +347,7 @@ func ParseDType(s string) (DType, error) {
 // string: an optional byte-order character (< > | =) and a type code
 // (f8, S5, M8[s]), or a type name (float64, datetime64[s], bool).
 func parseDTypeString(s string) (DType, error) {
-	bad := fmt.Errorf("%w: data type %s not understood", ErrHeader, pyRepr(s))
+	bad := func() error { return fmt.Errorf("%w: data type %s not understood", ErrHeader, pyRepr(s)) }
 	rest := s
 	order := byte(0)
 	if rest != "" && strings.IndexByte("<>|=", rest[0]) >= 0 {
@@ -357,7 +357,7 @@ func parseDTypeString(s string) (DType, error) {
 	hasUnit := false
 	if i := strings.IndexByte(rest, '['); i >= 0 {
 		if !strings.HasSuffix(rest, "]") {
-			return DType{}, bad
+			return DType{}, bad()
 		}
 		unit, rest, hasUnit = rest[i+1:len(rest)-1], rest[:i], true
 		if unit == "generic" {
@@ -367,7 +367,7 @@ func parseDTypeString(s string) (DType, error) {
 	if code, ok := dtypeNames[rest]; ok && (order == 0 || len(rest) == 1) {
 		rest = code
 	} else if rest == "" || strings.IndexByte("biufcSaUVOMm", rest[0]) < 0 {
-		return DType{}, bad
+		return DType{}, bad()
 	}
 	kind := rest[0]
 	num := rest[1:]
@@ -376,16 +376,16 @@ func parseDTypeString(s string) (DType, error) {
 			num = "8"
 		}
 	} else if hasUnit {
-		return DType{}, bad
+		return DType{}, bad()
 	}
 	num = strings.TrimPrefix(num, "+")
 	if num == "" {
-		return DType{}, bad
+		return DType{}, bad()
 	}
 	n := 0
 	for _, c := range []byte(num) {
 		if !isDigit(c) {
-			return DType{}, bad
+			return DType{}, bad()
 		}
 		if n = n*10 + int(c-'0'); n > math.MaxInt32 {
 			return DType{}, fmt.Errorf("%w: data type %s: item size too large", ErrHeader, pyRepr(s))
@@ -418,7 +418,7 @@ func parseDTypeString(s string) (DType, error) {
 		if (kind == 'M' || kind == 'm') && n == 8 {
 			return DType{}, fmt.Errorf("%w: data type %s: unknown datetime unit %q", ErrHeader, pyRepr(s), unit)
 		}
-		return DType{}, bad
+		return DType{}, bad()
 	}
 	return d, nil
 }
@@ -454,8 +454,8 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 		if depth > 0 && depth >= maxDepth {
 			return DType{}, at(v, fmt.Errorf("%w: structured dtypes nested too deep", ErrHeader))
 		}
-		var d DType
-		seen := map[string]bool{}
+		d := DType{Fields: make([]Field, 0, len(v.items))}
+		seen := make(map[string]bool, len(v.items))
 		off := 0
 		for _, fv := range v.items {
 			if fv.kind != pyTuple && fv.kind != pyList || len(fv.items) < 2 || len(fv.items) > 3 {
@@ -487,6 +487,9 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 					dims = sv.items
 				default:
 					return DType{}, at(sv, fmt.Errorf("%w: a field's shape must be an int or a tuple of ints", ErrHeader))
+				}
+				if len(dims) > MaxRank {
+					return DType{}, at(sv, fmt.Errorf("%w: a field's shape has %d dimensions; NumPy arrays have at most %d", ErrHeader, len(dims), MaxRank))
 				}
 				f.Shape = []int64{}
 				for _, dv := range dims {

@@ -27,8 +27,11 @@ type Options struct {
 	// Truncate are refused by OpenFile: use Create.
 	mmapfile.Options
 	// Lenient makes copying reads take bool bytes other than 0 and 1 as
-	// true, as NumPy does; by default they are an error
-	// (mmapfile.ErrInvalidBool). Views are always strict.
+	// true, as NumPy does, and conversions of such an array write them as
+	// 1; by default they are an error (mmapfile.ErrInvalidBool), also in
+	// a conversion to .npy or .npz, which would otherwise copy bytes that
+	// the file written could not be read back with. Views are always
+	// strict.
 	Lenient bool
 	// Salvage opens what can be read of a damaged file and says what was
 	// wrong in Damage: a .npy cut short keeps the whole rows (slices of
@@ -52,6 +55,10 @@ type Options struct {
 	// negative value no limit. Streaming reads in storage order (what
 	// conversions do) are not bounded by it.
 	MaxInflate int64
+	// LargeHeaders lets writers (Create, Save's kin, CreateZip, the
+	// conversions) write headers longer than NumPyMaxHeader, which
+	// np.load reads only when told to trust the file.
+	LargeHeaders bool
 }
 
 func (o *Options) maxInflate() int64 {

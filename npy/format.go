@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,10 @@ func init() {
 		Sniff:       sniff,
 		Open:        openFormat,
 		Write:       writeFormat,
+		Params: []format.Param{
+			{Name: "npy-large-headers", Write: true, Switch: true, NoValue: "true",
+				Usage: "write .npy headers longer than the 10000 characters np.load reads by default (it then needs allow_pickle=True)"},
+		},
 	})
 }
 
@@ -99,10 +104,14 @@ type recRef struct {
 	mask *Field
 }
 
-// buildFace describes the arrays and members as records; f.mu is held
-// (or the File not yet shared).
 func (f *File) buildFace() {
-	f.face = face{index: map[recKey]int{}, inflated: map[int]*format.Payload{}}
+	n := len(f.others)
+	for _, a := range f.arrays {
+		n += max(1, len(a.h.DType.Fields))
+	}
+	f.face = face{index: make(map[recKey]int, n), inflated: map[int]*format.Payload{}}
+	f.recs = make([]format.Record, 0, n)
+	f.refs = make([]recRef, 0, n)
 	for _, a := range f.arrays {
 		f.addArray(a)
 	}
@@ -767,6 +776,7 @@ func writeFormat(path string, src format.Source, o *format.Options) error {
 	var opts Options
 	if o != nil {
 		opts.Options = o.Options
+		opts.LargeHeaders = o.Param("npy-large-headers") == "true"
 	}
 	if strings.EqualFold(filepath.Ext(path), ".npz") {
 		return writeNPZ(path, src, &opts)
@@ -793,7 +803,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		a := f.arrays[0]
 		f.mu.RUnlock()
 		return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-			return writeNPY(path, atomicfile.Writeback(w), canonical(a.h.Header), func(out io.Writer) error { return f.copyData(a, out) })
+			return writeNPY(path, atomicfile.Writeback(w), canonical(a.h.Header), o, func(out io.Writer) error { return f.copyData(a, out) })
 		})
 	}
 	recs := src.Records()
@@ -821,7 +831,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		return writeTable(path, src, o)
 	}
 	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-		return writeNPY(path, atomicfile.Writeback(w), h, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
+		return writeNPY(path, atomicfile.Writeback(w), h, o, func(out io.Writer) error { return streamRecord(src, 0, h, out) })
 	})
 }
 
@@ -833,7 +843,9 @@ func canonical(h Header) Header {
 	return h
 }
 
-// copyData writes the array's data as stored.
+// copyData writes the array's data as stored. An error of reading names
+// this file; an error of out (a full disk) is returned as out gave it, for
+// the writer to name its own file.
 func (f *File) copyData(a *array, out io.Writer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -841,11 +853,70 @@ func (f *File) copyData(a *array, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, io.NewSectionReader(src, base, a.h.dataSize))
-	if err != nil {
+	in := &readerErr{r: io.NewSectionReader(src, base, a.h.dataSize)}
+	var bools *boolWriter
+	if a.h.DType.Kind == 'b' {
+		bools = &boolWriter{w: out, fix: f.opts.Lenient, bad: -1}
+		out = bools
+	}
+	_, err = io.Copy(out, in)
+	if bools != nil && bools.bad >= 0 {
+		off := int64(-1)
+		if !a.deflated() {
+			off = a.data + bools.bad
+		}
+		return f.errf(off, mmapfile.ErrInvalidBool, "%q, element %d: byte 0x%02x in a bool array, which NumPy reads as true and mmapkit's readers refuse: not copied (Options.Lenient copies it as 1)", a.key, bools.bad, bools.badByte)
+	}
+	if err != nil && in.err != nil {
 		return mapRecordErr(f.name, a.key, a.data, err, "reading its data")
 	}
-	return nil
+	return err
+}
+
+// boolWriter passes the bytes of a bool array on to w, stopping at the
+// first byte that is neither 0 nor 1 (bad, its index; badByte) or, with
+// fix, passing it on as 1.
+type boolWriter struct {
+	w       io.Writer
+	fix     bool
+	n       int64 // bytes passed on
+	buf     []byte
+	bad     int64
+	badByte byte
+}
+
+// errBadBool stops a copy at a bool byte that is neither 0 nor 1.
+var errBadBool = errors.New("a bool byte that is neither 0 nor 1")
+
+func (b *boolWriter) Write(p []byte) (int, error) {
+	q := p
+	if i := mmapfile.CheckBools(p, layout.Bool, false); i >= 0 {
+		if !b.fix {
+			b.bad, b.badByte = b.n+int64(i), p[i]
+			return 0, errBadBool
+		}
+		b.buf = append(b.buf[:0], p...)
+		mmapfile.CheckBools(b.buf, layout.Bool, true)
+		q = b.buf
+	}
+	n, err := b.w.Write(q)
+	b.n += int64(n)
+	return n, err
+}
+
+// readerErr is a reader that keeps the error its reads gave (io.EOF
+// aside), so that a copy's caller can tell them from its writer's.
+type readerErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readerErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // recordDType is the dtype a writer gives a record: its own NumPy descr
@@ -886,6 +957,9 @@ func recordDType(r *format.Record) (DType, error) {
 // arrayHeader is the header of a .npy holding record r, in r's storage
 // order.
 func arrayHeader(r *format.Record) (Header, error) {
+	if len(r.Shape) > MaxRank {
+		return Header{}, format.Unrepresentable(r, fmt.Sprintf("%d dimensions; NumPy arrays have at most %d", len(r.Shape), MaxRank))
+	}
 	d, err := recordDType(r)
 	if err != nil {
 		return Header{}, err
@@ -973,7 +1047,7 @@ func writeTable(path string, src format.Source, o *Options) error {
 		h.DType = fields[0].dt // a .npy's own text array
 	}
 	return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-		return writeNPY(path, atomicfile.Writeback(w), h, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
+		return writeNPY(path, atomicfile.Writeback(w), h, o, func(out io.Writer) error { return writeRows(src, fields, h.DType.ItemSize, out) })
 	})
 }
 
@@ -1008,13 +1082,21 @@ func measureText(src format.Source, fields []tableField) error {
 	}
 	for k := range fields {
 		if fields[k].text {
-			if longest[k] > math.MaxInt32/4 {
-				return fmt.Errorf("text of %d characters: %w", longest[k], format.ErrNotRepresentable)
+			if fields[k].dt.ItemSize, err = strItemSize(longest[k]); err != nil {
+				return err
 			}
-			fields[k].dt.ItemSize = 4 * max(1, longest[k])
 		}
 	}
 	return nil
+}
+
+// strItemSize is the item size of a str type for text of at most longest
+// characters (one at least).
+func strItemSize(longest int) (int, error) {
+	if longest > math.MaxInt32/4 {
+		return 0, fmt.Errorf("text of %d characters: %w", longest, format.ErrNotRepresentable)
+	}
+	return 4 * max(1, longest), nil
 }
 
 // writeRows writes the table's rows as structured elements of itemsize
@@ -1135,13 +1217,19 @@ func addTextColumn(z *ZipWriter, src format.Source, i int) error {
 	if r.Kind != format.KindColumn || len(r.Shape) != 1 {
 		return format.Unrepresentable(&r, "an .npz member cannot hold "+r.TypeString()+" values")
 	}
-	k := columnIndex(src, i)
-	fields := []tableField{{col: k}}
-	if d, err := recordDType(&r); err == nil {
-		fields[0].dt = d
-	} else {
-		fields[0].text, fields[0].dt = true, DType{Kind: 'U', ItemSize: 4}
+	dt, err := recordDType(&r)
+	text := err != nil
+	if text {
+		dt = DType{Kind: 'U', ItemSize: 4}
 	}
+	if _, ok := src.(format.TextTable); ok {
+		// A table stored as text reads one column on its own, rather
+		// than one scan of the whole table for each column.
+		if tr, ok := src.(format.TextReader); ok {
+			return addTextOf(z, tr, i, r.Name, r.Shape[0], dt, text)
+		}
+	}
+	fields := []tableField{{col: columnIndex(src, i), dt: dt, text: text}}
 	if err := measureText(src, fields); err != nil {
 		return err
 	}
@@ -1149,10 +1237,67 @@ func addTextColumn(z *ZipWriter, src format.Source, i int) error {
 	return z.addNPY(r.Name, h, func(w io.Writer) error { return writeRows(src, fields, fields[0].dt.ItemSize, w) })
 }
 
+// addTextOf adds record i of tr, rows cells of text, as the 1-D member
+// name of type dt: with text set, a str type as long as its longest
+// cell, found by a first pass.
+func addTextOf(z *ZipWriter, tr format.TextReader, i int, name string, rows int64, dt DType, text bool) error {
+	if text {
+		longest := 0
+		err := tr.ReadText(i, func(batch []string) error {
+			for _, v := range batch {
+				longest = max(longest, utf8.RuneCountInString(v))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if dt.ItemSize, err = strItemSize(longest); err != nil {
+			return err
+		}
+	}
+	h := Header{DType: dt, Shape: []int64{rows}}
+	return z.addNPY(name, h, func(w io.Writer) error {
+		var buf []byte
+		return tr.ReadText(i, func(batch []string) error {
+			buf = slices.Grow(buf[:0], len(batch)*dt.ItemSize)[:len(batch)*dt.ItemSize]
+			clear(buf)
+			for r, v := range batch {
+				if err := encodeText(dt, v, buf[r*dt.ItemSize:(r+1)*dt.ItemSize]); err != nil {
+					return fmt.Errorf("%w: %w", err, format.ErrNotRepresentable)
+				}
+			}
+			_, err := w.Write(buf)
+			return err
+		})
+	})
+}
+
 // addMaskColumn adds the nulls of a nullable column as the bool member
 // "<name>.mask".
 func addMaskColumn(z *ZipWriter, src format.Source, i int) error {
 	r := src.Records()[i]
+	if _, ok := src.(format.TextTable); ok && r.Type.Valid() {
+		// In a column of numbers stored as text, an empty cell can only
+		// be null: the column read on its own gives its mask.
+		if tr, ok := src.(format.TextReader); ok {
+			h := Header{DType: DType{Kind: 'b', ItemSize: 1}, Shape: []int64{r.Shape[0]}}
+			return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error {
+				var buf []byte
+				return tr.ReadText(i, func(batch []string) error {
+					buf = slices.Grow(buf[:0], len(batch))[:len(batch)]
+					for k, v := range batch {
+						buf[k] = 0
+						if v == "" {
+							buf[k] = 1
+						}
+					}
+					_, err := w.Write(buf)
+					return err
+				})
+			})
+		}
+	}
 	fields := []tableField{{col: columnIndex(src, i), mask: true, dt: DType{Kind: 'b', ItemSize: 1}}}
 	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}
 	return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error { return writeRows(src, fields, 1, w) })

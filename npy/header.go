@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -15,6 +17,38 @@ import (
 
 // magic starts every .npy file.
 const magic = "\x93NUMPY"
+
+// MaxRank is the most dimensions an array may have, as in NumPy 2
+// (NPY_MAXDIMS; NumPy 1.x stops at 32). A header whose shape has more is
+// refused before its entries are read, and writers refuse such arrays.
+const MaxRank = 64
+
+// NumPyMaxHeader is the longest header text (the dict, its padding and
+// newline, in characters) that np.load reads by default (NumPy >= 1.24's
+// max_header_size): a longer one it refuses unless given allow_pickle=True
+// or a larger max_header_size. Writers refuse to write longer headers
+// unless Options.LargeHeaders says so.
+const NumPyMaxHeader = 10000
+
+// checkHeaderLen refuses an encoded header (Encode's bytes) whose text is
+// longer than NumPyMaxHeader characters, unless large.
+func checkHeaderLen(hdr []byte, large bool) error {
+	if large {
+		return nil
+	}
+	text := hdr[10:]
+	if hdr[6] != 1 {
+		text = hdr[12:]
+	}
+	n := len(text)
+	if hdr[6] == 3 {
+		n = utf8.RuneCount(text)
+	}
+	if n > NumPyMaxHeader {
+		return fmt.Errorf("a header of %d characters, which np.load refuses by default (NumPy reads at most %d without allow_pickle=True or a larger max_header_size); the npy-large-headers option (Options.LargeHeaders) writes it anyway", n, NumPyMaxHeader)
+	}
+	return nil
+}
 
 // Header is what a .npy header says about its array.
 type Header struct {
@@ -110,13 +144,18 @@ func readHeader(file string, ra io.ReaderAt, base, limit int64) (*npyHeader, err
 	if h.textLen > avail-h.textOff {
 		return nil, errAt(file, limit, mmapfile.ErrTruncated, "the header length at offset %d says %d bytes; only %d follow", base+8, h.textLen, avail-h.textOff)
 	}
-	// Read in pieces, so that memory follows the bytes that are really
-	// there (a deflated member may declare more than its stream holds).
-	text := make([]byte, 0, min(h.textLen, 1<<20))
+	// A deflated member may declare more than its stream holds: read it
+	// in pieces, so that memory follows the bytes that are really there.
+	// Other readers hold the bytes that limit says.
+	piece := h.textLen
+	if _, inflated := ra.(*inflater); inflated {
+		piece = 1 << 20
+	}
+	text := make([]byte, 0, min(h.textLen, piece))
 	for int64(len(text)) < h.textLen {
-		k := min(h.textLen-int64(len(text)), 1<<20)
+		k := min(h.textLen-int64(len(text)), piece)
 		at := len(text)
-		text = append(text, make([]byte, k)...)
+		text = slices.Grow(text, int(k))[:at+int(k)]
 		if err := readFull(ra, text[at:], base+h.textOff+int64(at)); err != nil {
 			return nil, mapErr(file, base+h.textOff, err, "reading the .npy header")
 		}
@@ -250,6 +289,9 @@ func (h *Header) dictText() string {
 func (h *Header) check() error {
 	if err := h.DType.check(); err != nil {
 		return err
+	}
+	if len(h.Shape) > MaxRank {
+		return fmt.Errorf("%d dimensions; NumPy arrays have at most %d", len(h.Shape), MaxRank)
 	}
 	_, err := h.DataSize()
 	return err

@@ -67,6 +67,23 @@ type parser struct {
 	dropL  bool
 }
 
+// itemBound is the most items a container may hold, and what to say when
+// it holds more.
+type itemBound struct {
+	max int
+	msg string
+}
+
+// headerKeys bound the values of a header's dict before they are parsed,
+// so that a value cannot take memory out of proportion to what NumPy
+// would accept: a key other than these is refused on sight, a shape
+// holds at most MaxRank entries, fortran_order is a single name.
+var headerKeys = map[string]*itemBound{
+	"descr":         nil,
+	"fortran_order": {1, "fortran_order is not True or False"},
+	"shape":         {MaxRank, fmt.Sprintf("shape has more than %d entries; NumPy arrays have at most %d dimensions", MaxRank, MaxRank)},
+}
+
 func (ps *parser) fail(pos int, format string, args ...any) error {
 	return &syntaxError{pos: pos, msg: fmt.Sprintf(format, args...)}
 }
@@ -74,7 +91,7 @@ func (ps *parser) fail(pos int, format string, args ...any) error {
 // parseLiteral parses the whole of src as one Python literal expression.
 func parseLiteral(src []byte, latin1, dropL bool) (pyValue, error) {
 	ps := &parser{src: src, latin1: latin1, dropL: dropL}
-	v, err := ps.value(0)
+	v, err := ps.value(0, nil)
 	if err != nil {
 		return pyValue{}, err
 	}
@@ -128,8 +145,9 @@ func (ps *parser) space() error {
 	return nil
 }
 
-// value parses one literal at nesting depth d.
-func (ps *parser) value(d int) (pyValue, error) {
+// value parses one literal at nesting depth d; a container holds at most
+// limit's items when limit is not nil.
+func (ps *parser) value(d int, limit *itemBound) (pyValue, error) {
 	if err := ps.space(); err != nil {
 		return pyValue{}, err
 	}
@@ -143,7 +161,7 @@ func (ps *parser) value(d int) (pyValue, error) {
 		if d >= maxDepth {
 			return pyValue{}, ps.fail(ps.p, "brackets nested more than %d deep", maxDepth)
 		}
-		return ps.container(d)
+		return ps.container(d, limit)
 	case c == '\'' || c == '"':
 		return ps.strings()
 	case isDigit(c) || (c == '.' && ps.p+1 < len(ps.src) && isDigit(ps.src[ps.p+1])):
@@ -223,19 +241,26 @@ func isStringPrefix(s string) bool {
 
 // container parses a dict or set ({…}), a tuple or parenthesised value
 // ((…)) or a list ([…]). Each item is parsed at depth d+1.
-func (ps *parser) container(d int) (pyValue, error) {
+//
+// A non-nil limit bounds the items: the parse stops there, before the
+// items take memory.
+func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 	start := ps.p
 	open := ps.src[ps.p]
-	close := map[byte]byte{'{': '}', '(': ')', '[': ']'}[open]
 	ps.p++
 	v := pyValue{pos: start}
+	var close byte
 	switch open {
 	case '{':
-		v.kind = pyDict
+		v.kind, close = pyDict, '}'
 	case '(':
-		v.kind = pyTuple
+		v.kind, close = pyTuple, ')'
 	case '[':
-		v.kind = pyList
+		v.kind, close = pyList, ']'
+	}
+	header := d == 0 && open == '{' // the header's own dict
+	if header {
+		v.items = make([]pyValue, 0, 6) // its three keys and their values
 	}
 	comma := false // a comma was seen: (x,) is a tuple, (x) is x
 	for n := 0; ; n++ {
@@ -260,7 +285,15 @@ func (ps *parser) container(d int) (pyValue, error) {
 				break
 			}
 		}
-		item, err := ps.value(d + 1)
+		if limit != nil && len(v.items) >= limit.max {
+			return pyValue{}, ps.fail(ps.p, "%s", limit.msg)
+		}
+		// (x) is x: the bound of a parenthesised value is its item's.
+		var itemLimit *itemBound
+		if open == '(' && len(v.items) == 0 {
+			itemLimit = limit
+		}
+		item, err := ps.value(d+1, itemLimit)
 		if err != nil {
 			return pyValue{}, err
 		}
@@ -277,7 +310,17 @@ func (ps *parser) container(d int) (pyValue, error) {
 			}
 			if isPair {
 				ps.p++
-				val, err := ps.value(d + 1)
+				var valueLimit *itemBound
+				if header {
+					if item.kind != pyStr {
+						return pyValue{}, ps.fail(item.pos, "a header key is a %s; the keys are 'descr', 'fortran_order' and 'shape'", item.kind)
+					}
+					var known bool
+					if valueLimit, known = headerKeys[item.s]; !known {
+						return pyValue{}, ps.fail(start, "unexpected key %s; the keys are 'descr', 'fortran_order' and 'shape'", pyRepr(item.s))
+					}
+				}
+				val, err := ps.value(d+1, valueLimit)
 				if err != nil {
 					return pyValue{}, err
 				}
@@ -289,8 +332,7 @@ func (ps *parser) container(d int) (pyValue, error) {
 	}
 	v.end = ps.p
 	if open == '(' && len(v.items) == 1 && !comma {
-		inner := v.items[0]
-		return inner, nil
+		return v.items[0], nil
 	}
 	return v, nil
 }

@@ -27,6 +27,9 @@ func Create(path string, h Header, o *Options) (*File, error) {
 		opts = *o
 	}
 	hdr, err := h.Encode()
+	if err == nil {
+		err = checkHeaderLen(hdr, opts.LargeHeaders)
+	}
 	if err != nil {
 		return nil, errAt(path, -1, err, "header")
 	}
@@ -230,7 +233,7 @@ func WriteFile(path string, h Header, data io.Reader, o *Options) error {
 		perm = o.Perm
 	}
 	return atomicfile.Write(path, perm, func(w *os.File) error {
-		return writeNPY(path, w, h, func(out io.Writer) error {
+		return writeNPY(path, w, h, nil, func(out io.Writer) error {
 			size, _ := h.DataSize()
 			n, err := io.Copy(out, io.LimitReader(data, size))
 			if err == nil && n < size {
@@ -243,13 +246,16 @@ func WriteFile(path string, h Header, data io.Reader, o *Options) error {
 
 // writeNPY writes the header and then what data writes, which must be
 // exactly the data size.
-func writeNPY(path string, w io.Writer, h Header, data func(io.Writer) error) error {
+func writeNPY(path string, w io.Writer, h Header, o *Options, data func(io.Writer) error) error {
 	hdr, err := h.Encode()
+	if err == nil {
+		err = checkHeaderLen(hdr, o != nil && o.LargeHeaders)
+	}
 	if err != nil {
 		return errAt(path, -1, err, "header")
 	}
 	size, _ := h.DataSize()
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := bufio.NewWriterSize(&fileWriter{path: path, w: w}, 1<<20)
 	if _, err := bw.Write(hdr); err != nil {
 		return err
 	}
@@ -261,6 +267,23 @@ func writeNPY(path string, w io.Writer, h Header, data func(io.Writer) error) er
 		return errAt(path, int64(len(hdr))+cw.n, mmapfile.ErrOutOfRange, "%d data bytes written for a header that says %d", cw.n, size)
 	}
 	return bw.Flush()
+}
+
+// fileWriter writes to the file at path, and says so in its errors (a
+// full disk): where, and that it was writing.
+type fileWriter struct {
+	path string
+	w    io.Writer
+	n    int64
+}
+
+func (f *fileWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil {
+		err = errAt(f.path, f.n+int64(n), err, "writing the file")
+	}
+	f.n += int64(n)
+	return n, err
 }
 
 // countWriter counts what passes through it.

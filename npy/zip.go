@@ -104,6 +104,23 @@ func readZip(file string, ra io.ReaderAt, size int64) (*zipDir, error) {
 	bad := func(off int64, format string, args ...any) error {
 		return errAt(file, off, ErrZip, format, args...)
 	}
+	cdOff, base, cdSize, endOff, err := findCentral(file, ra, size)
+	if err != nil {
+		return nil, err
+	}
+	d := &zipDir{cdOff: cdOff}
+	// The central directory is the cdSize bytes that end where the
+	// directory end record starts: Python's zipfile reads its entries
+	// there, as long as they last, whatever count the end record gives
+	// (archive/zip reads that count from the offset). Where the two would
+	// list different members, zipfile's are the archive's: none in a
+	// directory of 0 bytes; a directory elsewhere is an error.
+	if cdSize == 0 {
+		return d, nil
+	}
+	if cdOff != endOff-cdSize {
+		return nil, bad(endOff, "the directory end says the central directory is the %d bytes before it, at %d; its offset field says %d", cdSize, endOff-cdSize, cdOff)
+	}
 	zr, err := zip.NewReader(ra, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		var me *mmapfile.Error
@@ -112,13 +129,11 @@ func readZip(file string, ra io.ReaderAt, size int64) (*zipDir, error) {
 		}
 		return nil, errAt(file, size, fmt.Errorf("%w: %w", ErrZip, err), "no ZIP central directory that archive/zip reads")
 	}
-	cdOff, base, err := findCentral(file, ra, size)
-	if err != nil {
-		return nil, err
-	}
-	d := &zipDir{cdOff: cdOff}
 	at := cdOff
 	for i, zf := range zr.File {
+		if at-cdOff >= cdSize {
+			break // past the directory's declared size: zipfile reads no further
+		}
 		var h [centralLen]byte
 		if at > size-centralLen {
 			return nil, bad(at, "central directory entry %d runs past the end of the file", i)
@@ -222,6 +237,9 @@ func readZip(file string, ra io.ReaderAt, size int64) (*zipDir, error) {
 		d.members = append(d.members, m)
 		at = next
 	}
+	if at-cdOff != cdSize {
+		return nil, bad(at, "the central directory's entries end at %d; the directory end says they end at %d", at, cdOff+cdSize)
+	}
 	// No two members may share bytes: an edit of one would change the
 	// other, and overlap is how ZIP bombs multiply their output.
 	byOff := append([]*member(nil), d.members...)
@@ -292,12 +310,14 @@ func (m *member) zip64(extra []byte) error {
 
 // findCentral locates the central directory as archive/zip does: the last
 // end-of-central-directory record, the zip64 one where the record says
-// so, and the offset of data prepended to the archive (base).
-func findCentral(file string, ra io.ReaderAt, size int64) (cdOff, base int64, err error) {
+// so (endOff: where that record starts), and the offset of data prepended
+// to the archive (base). cdLen is the directory's size as the record
+// gives it.
+func findCentral(file string, ra io.ReaderAt, size int64) (cdOff, base, cdLen, endOff int64, err error) {
 	n := min(size, 65*1024)
 	buf := make([]byte, n)
 	if err := readFull(ra, buf, size-n); err != nil {
-		return 0, 0, mapErr(file, size-n, err, "reading the ZIP directory end")
+		return 0, 0, 0, 0, mapErr(file, size-n, err, "reading the ZIP directory end")
 	}
 	p := -1
 	for i := len(buf) - endLen; i >= 0; i-- {
@@ -309,9 +329,9 @@ func findCentral(file string, ra io.ReaderAt, size int64) (cdOff, base int64, er
 		}
 	}
 	if p < 0 {
-		return 0, 0, errAt(file, size, ErrZip, "no end of central directory record")
+		return 0, 0, 0, 0, errAt(file, size, ErrZip, "no end of central directory record")
 	}
-	endOff := size - n + int64(p)
+	endOff = size - n + int64(p)
 	e := buf[p:]
 	le := binary.LittleEndian
 	records, cdSize, dirOff := uint64(le.Uint16(e[10:])), uint64(le.Uint32(e[12:])), uint64(le.Uint32(e[16:]))
@@ -322,10 +342,10 @@ func findCentral(file string, ra io.ReaderAt, size int64) (cdOff, base int64, er
 				p64 := le.Uint64(l[8:])
 				var r [end64Len]byte
 				if p64 > uint64(size-end64Len) {
-					return 0, 0, errAt(file, loc, ErrZip, "zip64 end of central directory outside the file")
+					return 0, 0, 0, 0, errAt(file, loc, ErrZip, "zip64 end of central directory outside the file")
 				}
 				if err := readFull(ra, r[:], int64(p64)); err != nil || le.Uint32(r[:]) != sigEnd64 {
-					return 0, 0, errAt(file, int64(p64), ErrZip, "no zip64 end of central directory record")
+					return 0, 0, 0, 0, errAt(file, int64(p64), ErrZip, "no zip64 end of central directory record")
 				}
 				endOff = int64(p64)
 				cdSize, dirOff = le.Uint64(r[40:]), le.Uint64(r[48:])
@@ -333,11 +353,11 @@ func findCentral(file string, ra io.ReaderAt, size int64) (cdOff, base int64, er
 		}
 	}
 	if cdSize > 1<<62 || dirOff > 1<<62 {
-		return 0, 0, errAt(file, endOff, ErrZip, "central directory size or offset too large")
+		return 0, 0, 0, 0, errAt(file, endOff, ErrZip, "central directory size or offset too large")
 	}
 	base = endOff - int64(cdSize) - int64(dirOff)
 	if o := base + int64(dirOff); o < 0 || o >= size {
-		return 0, 0, errAt(file, endOff, ErrZip, "central directory offset outside the file")
+		return 0, 0, 0, 0, errAt(file, endOff, ErrZip, "central directory offset outside the file")
 	}
 	if base > 0 {
 		var s [4]byte
@@ -345,7 +365,7 @@ func findCentral(file string, ra io.ReaderAt, size int64) (cdOff, base int64, er
 			base = 0
 		}
 	}
-	return base + int64(dirOff), base, nil
+	return base + int64(dirOff), base, int64(cdSize), endOff, nil
 }
 
 // npzKey is the name NumPy gives a member: its name without ".npy".

@@ -32,6 +32,8 @@ type ZipWriter struct {
 	names   map[string]bool
 	err     error
 	done    bool
+	// largeHeaders: Options.LargeHeaders.
+	largeHeaders bool
 }
 
 type zipEntry struct {
@@ -55,7 +57,7 @@ func CreateZip(path string, o *Options) (*ZipWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ZipWriter{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), names: map[string]bool{}}, nil
+	return &ZipWriter{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), names: map[string]bool{}, largeHeaders: o != nil && o.LargeHeaders}, nil
 }
 
 // Add appends the member key.npy: header h and the data read from data
@@ -101,6 +103,9 @@ func AddArray[T layout.Elem](z *ZipWriter, key string, shape []int64, order layo
 // addNPY appends a member holding a .npy file: h's header, then data.
 func (z *ZipWriter) addNPY(key string, h Header, data func(io.Writer) error) error {
 	hdr, err := h.Encode()
+	if err == nil {
+		err = checkHeaderLen(hdr, z.largeHeaders)
+	}
 	if err != nil {
 		return z.fail(fmt.Errorf("member %q: %w", key, err))
 	}

@@ -41,7 +41,12 @@
 // system has no hard links, a replaced file cannot be restored and the
 // error says so). A crash between two renames can still leave new data
 // files beside old metadata, which is why metadata goes last: a reader
-// never sees metadata that names data not yet in place.
+// never sees metadata that names data not yet in place. Two groups that
+// replace the same files (two conversions onto one target) commit one
+// after the other, never interleaved: each holds an exclusive flock on
+// the directories involved from its first rename to its last directory
+// sync (not on systems without flock), so the files end up all from one
+// group.
 //
 // [CreateDir] replaces a whole directory tree (a Zarr store): the new tree
 // is written into a temporary directory beside it, every file and directory

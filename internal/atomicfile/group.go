@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -110,6 +111,16 @@ func (g *Group) Commit() error {
 		removeTemps(files)
 		return first
 	}
+	// The renames of two groups over the same targets must not
+	// interleave, or the targets would end up holding one group's data
+	// and the other's metadata: each directory involved is locked, in
+	// one order, from the first rename to the last directory sync.
+	unlock, err := lockDirs(files)
+	if err != nil {
+		removeTemps(files)
+		return err
+	}
+	defer unlock()
 	var done []renamed
 	for i, f := range files {
 		r, err := put(f)
@@ -132,6 +143,33 @@ func (g *Group) Commit() error {
 		}
 	}
 	return nil
+}
+
+// lockDirs locks the directories of the files' targets (lockDir), in
+// sorted order so that two groups cannot each hold one the other waits
+// for, and returns what releases them.
+func lockDirs(files []*File) (func(), error) {
+	var dirs []string
+	for _, f := range files {
+		dirs = append(dirs, filepath.Dir(f.resolved))
+	}
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
+	for _, d := range dirs {
+		u, err := lockDir(d)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	return release, nil
 }
 
 // renameMember is os.Rename; a variable so that tests can see the order.

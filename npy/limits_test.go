@@ -1,0 +1,133 @@
+package npy
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// allocatedBy is how many bytes fn allocates on the heap.
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestOpenMemoryFollowsTheHeader: what a header declares (its rank, its
+// keys, its fields, an archive's members) cannot make opening take memory
+// out of proportion to the header's own bytes. Ranks above MaxRank are
+// refused before their entries are read, as NumPy refuses them.
+func TestOpenMemoryFollowsTheHeader(t *testing.T) {
+	ones := func(n int) string { return "(" + strings.Repeat("1, ", n) + ")" }
+	fields := func(n int) string {
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			fmt.Fprintf(&b, "('f%d', '|u1'), ", i)
+		}
+		return b.String() + "]"
+	}
+	manyMembers := func(n int) []byte {
+		var ms []rawMember
+		for i := range n {
+			ms = append(ms, stored(fmt.Sprintf("a%d.npy", i), npyBytes(1, header("'<f8'", "(1,)"), make([]byte, 8))))
+		}
+		return zipBytes(ms, nil)
+	}
+	cases := []struct {
+		name    string
+		file    []byte
+		wantErr string // "" when the file opens
+		records int    // records format.Open lists, when it opens
+		perByte uint64 // bytes allocated per byte of file, at most
+	}{
+		{"rank 64 opens", npyBytes(1, header("'<f8'", ones(64)), make([]byte, 8)), "", 1, 64},
+		{"rank 65", npyBytes(1, header("'<f8'", ones(65)), make([]byte, 8)), "shape has more than 64 entries", 0, 64},
+		{"rank 1,000,000", npyBytes(2, header("'<f8'", ones(1_000_000)), make([]byte, 8)), "shape has more than 64 entries", 0, 2},
+		{"rank 1,000,000 in parentheses", npyBytes(2, header("'<f8'", "("+ones(1_000_000)+")"), make([]byte, 8)), "shape has more than 64 entries", 0, 2},
+		{"an unknown key holding 1,000,000 items", npyBytes(2, "{'x': "+ones(1_000_000)+", "+header("'<f8'", "(1,)")[1:], make([]byte, 8)), "unexpected key 'x'", 0, 2},
+		{"fortran_order holding 1,000,000 items", npyBytes(2, "{'descr': '<f8', 'fortran_order': "+ones(1_000_000)+", 'shape': (1,)}", make([]byte, 8)), "fortran_order is not True or False", 0, 2},
+		{"a field of rank 65", npyBytes(1, header("[('a', '|u1', "+ones(65)+")]", "(1,)"), make([]byte, 1)), "a field's shape has 65 dimensions", 0, 64},
+		// A field is a format.Record (with its listing's Extra) and an
+		// entry of the name index: about 76 bytes per header byte.
+		{"100,000 fields", npyBytes(2, header(fields(100_000), "(1,)"), make([]byte, 100_000)), "", 100_000, 80},
+		{"10,000 members", manyMembers(10_000), "", 10_000, 16},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
+			require.NoError(t, os.WriteFile(path, c.file, 0o644))
+			var f format.File
+			var err error
+			used := allocatedBy(func() { f, err = format.Open(path, &format.Options{Format: "npy"}) })
+			if c.wantErr != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, ErrHeader)
+				assert.Contains(t, err.Error(), c.wantErr)
+				assert.Contains(t, err.Error(), path)
+			} else {
+				require.NoError(t, err)
+				assert.Len(t, f.Records(), c.records)
+				require.NoError(t, f.Close())
+			}
+			limit := c.perByte*uint64(len(c.file)) + 1<<20
+			t.Logf("%d bytes: %d allocated (%.1f per byte)", len(c.file), used, float64(used)/float64(len(c.file)))
+			assert.LessOrEqual(t, used, limit, "opening %d bytes allocated %d", len(c.file), used)
+			// The same bytes from memory.
+			_, err = NewReader(bytes.NewReader(c.file), int64(len(c.file)), nil)
+			assert.Equal(t, c.wantErr == "", err == nil, "%v", err)
+		})
+	}
+}
+
+// TestWritersRefuseRanksNumPyCannotRead: an array of more than MaxRank
+// dimensions is refused by every writer, naming the limit, and no file
+// is left behind.
+func TestWritersRefuseRanksNumPyCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	shape := make([]int64, MaxRank+1)
+	for i := range shape {
+		shape[i] = 1
+	}
+	dt, err := DTypeOf(layout.F64)
+	require.NoError(t, err)
+	cases := []struct {
+		name  string
+		write func(path string) error
+	}{
+		{"Save", func(path string) error { return Save(path, shape, layout.RowMajor, []float64{1}) }},
+		{"Create", func(path string) error {
+			f, err := Create(path, Header{DType: dt, Shape: shape}, nil)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		}},
+		{"Encode", func(string) error { _, err := (&Header{DType: dt, Shape: shape}).Encode(); return err }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name+".npy")
+			err := c.write(path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "65 dimensions; NumPy arrays have at most 64")
+			assert.NoFileExists(t, path)
+		})
+	}
+	ok := shape[:MaxRank]
+	require.NoError(t, Save(filepath.Join(dir, "64.npy"), ok, layout.RowMajor, []float64{1}))
+}
