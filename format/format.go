@@ -13,7 +13,7 @@
 //	)
 //
 //	f, err := format.Open("data.abf", nil)           // detected from the name or bytes
-//	err = format.Convert("data.abf", "data.npy", nil) // any registered pair
+//	err = format.Convert("data.abf", "data.npy", nil, nil) // any registered pair
 //
 // A file is a list of records ([Record]): arrays, described by
 // layout.Array (element type, logical shape, storage order, byte order,
