@@ -1,15 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 func newConvertCmd(e *env) *cobra.Command {
 	var rf readFlags
 	var from, to, name, names string
+	var force bool
 	var wf paramFlags
 	cmd := &cobra.Command{
 		Use:   "convert [flags] IN OUT",
@@ -97,7 +105,11 @@ The formats and their options:
 			if names != "" {
 				rename = splitNames(names)
 			}
-			return convertFile(e, in, out, inOpts, &format.Options{Format: target.Name, Params: params}, sel, rename)
+			w := e.stdout
+			if out == "-" && !force && isTerminal(e.stdout) {
+				w = &binaryGuard{w: e.stdout, format: target.Name}
+			}
+			return convertFile(e, w, in, out, inOpts, &format.Options{Format: target.Name, Params: params}, sel, rename)
 		},
 	}
 	rf.add(cmd)
@@ -106,6 +118,7 @@ The formats and their options:
 	f.StringVar(&to, "to", "", "output format: "+strings.Join(format.Names(), ", ")+" (default: from OUT's extension)")
 	f.StringVar(&name, "name", "", "convert only the record with this name")
 	f.StringVar(&names, "names", "", "comma-separated names of the output records, in order")
+	f.BoolVar(&force, "force", false, "write binary output to standard output even when it is a terminal")
 	wf = addParams(cmd, true)
 	return cmd
 }
@@ -121,7 +134,8 @@ func contains(list []string, s string) bool {
 
 // convertFile converts in to out: the records sel (all when nil), renamed
 // to rename (when not nil).
-func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, rename []string) error {
+// Output to "-" goes to stdout.
+func convertFile(e *env, stdout io.Writer, in, out string, inOpts, outOpts *format.Options, sel, rename []string) error {
 	f, err := format.Open(in, inOpts)
 	if err != nil {
 		return fileErr(in, err)
@@ -140,7 +154,7 @@ func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, r
 	}
 	if out == "-" {
 		fm, _ := format.Lookup(outOpts.Format)
-		if err := fm.Encode(e.stdout, src, outOpts); err != nil {
+		if err := fm.Encode(stdout, src, outOpts); err != nil {
 			return convertErr(in, out, err)
 		}
 		return fileErr(in, f.Close())
@@ -159,4 +173,41 @@ func convertErr(in, out string, err error) error {
 		return fileErr(in, err)
 	}
 	return fileErr(out, err)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// errBinaryToTerminal: binary output was about to be written to a
+// terminal, where it garbles the screen and helps no one.
+var errBinaryToTerminal = errors.New("binary output to a terminal")
+
+// binaryGuard passes text on to a terminal but refuses output whose first
+// bytes are binary (a NUL, or bytes that are not UTF-8), before anything
+// is written.
+type binaryGuard struct {
+	w      io.Writer
+	format string
+	seen   bool
+}
+
+func (g *binaryGuard) Write(p []byte) (int, error) {
+	if !g.seen && len(p) > 0 {
+		g.seen = true
+		head := p[:min(len(p), 4096)]
+		for i := 0; i < utf8.UTFMax-1 && len(head) > 0 && !utf8.Valid(head); i++ {
+			head = head[:len(head)-1] // a character cut at the end of the sample
+		}
+		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head) {
+			hint := "redirect it to a file or a pipe"
+			if g.format == "futhark" {
+				hint += ", or write text with --text"
+			}
+			return 0, fmt.Errorf("%w: refusing to write binary %s data to a terminal; %s (--force writes it anyway)", errBinaryToTerminal, g.format, hint)
+		}
+	}
+	return g.w.Write(p)
 }

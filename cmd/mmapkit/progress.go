@@ -1,11 +1,9 @@
 package main
 
 import (
-	"os"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // progress is a progress bar on stderr that appears only for work that has
@@ -28,10 +26,7 @@ func newProgress(e *env, total int64, desc string) *progress {
 	}
 	// Asked once: cat asks for each record, of which a file may hold
 	// millions.
-	e.ttyOnce.Do(func() {
-		f, ok := e.stderr.(*os.File)
-		e.tty = ok && term.IsTerminal(int(f.Fd()))
-	})
+	e.ttyOnce.Do(func() { e.tty = isTerminal(e.stderr) })
 	if !e.tty {
 		return nil
 	}
