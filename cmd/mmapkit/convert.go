@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -159,10 +164,87 @@ func convertFile(e *env, stdout io.Writer, in, out string, inOpts, outOpts *form
 		}
 		return fileErr(in, f.Close())
 	}
-	if err := format.Write(out, src, outOpts); err != nil {
+	stop := watchOutput(e, src, out, outOpts)
+	err = format.Write(out, src, outOpts)
+	stop()
+	if err != nil {
 		return convertErr(in, out, err)
 	}
 	return fileErr(in, f.Close())
+}
+
+// watchOutput shows the progress of a conversion to out on a terminal, by
+// the bytes of the temporary files (or store) being written beside it, as
+// atomicfile names them, against the records' bytes when the target keeps
+// them as they are (its size is unknown when it compresses). It returns
+// the function that ends the watch.
+func watchOutput(e *env, src format.Source, out string, o *format.Options) func() {
+	total := int64(0)
+	format.EachRecord(src, func(_ int, r *format.Record) error {
+		switch {
+		case r.Size >= 0:
+			total += r.Size
+		case r.Type.Valid():
+			if n, err := layout.Count(r.Shape); err == nil {
+				total += n * int64(r.Type.Size())
+			}
+		}
+		return nil
+	})
+	if c := o.Param("compress"); c != "" && c != "none" {
+		total = -1
+	}
+	bar := newProgress(e, max(total, -1), "convert "+out)
+	if bar == nil {
+		return func() {}
+	}
+	if target, err := filepath.EvalSymlinks(out); err == nil {
+		out = target // the temporary files are beside the file a link points to
+	}
+	dir, prefix := filepath.Dir(out), "."+filepath.Base(out)+"."
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				bar.Set(tempBytes(dir, prefix))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+		bar.Done()
+	}
+}
+
+// tempBytes adds up the bytes of the temporary files and directories in
+// dir whose names start with prefix.
+func tempBytes(dir, prefix string) int64 {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), prefix) || !atomicfile.IsTemp(de.Name()) {
+			continue
+		}
+		filepath.WalkDir(filepath.Join(dir, de.Name()), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return n
 }
 
 // convertErr names the file an error of a conversion is about: the input

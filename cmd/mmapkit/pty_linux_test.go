@@ -85,3 +85,33 @@ func TestBinaryNotToTerminal(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, byte('b'), r.stdout[0], "a pipe gets binary")
 }
+
+// A conversion shows its progress on a terminal — bytes written of the
+// records' bytes, rate and time left — and removes it when done; on a
+// pipe it shows nothing. MMAPKIT_PROGRESS_AFTER=0 shows it from the
+// start, so that the test need not run a conversion of a second.
+func TestConvertProgressOnTerminalOnly(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.npy")
+	vals := make([]float64, 16<<20) // 128 MiB
+	require.NoError(t, npy.Save(in, []int64{int64(len(vals))}, layout.RowMajor, vals))
+
+	ctl, tty := openPTY(t)
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&screen, ctl); close(done) }()
+	cmd := exec.Command(mkBin, "convert", in, filepath.Join(dir, "big.zarr"))
+	cmd.Env = append(os.Environ(), "MMAPKIT_PROGRESS_AFTER=0")
+	cmd.Stderr = tty
+	require.NoError(t, cmd.Run())
+	tty.Close()
+	<-done
+	assert.Regexp(t, `convert \S+big\.zarr +\d+% \[=* *\] [0-9.]+ [KMG]?i?B / 128 MiB, [0-9.]+ [KMG]?i?B/s`, screen.String())
+	assert.NotContains(t, screen.String(), "TiB/s", "no rate from nothing")
+
+	c := exec.Command(mkBin, "convert", in, filepath.Join(dir, "again.zarr"))
+	c.Env = append(os.Environ(), "MMAPKIT_PROGRESS_AFTER=0")
+	out, err := c.CombinedOutput()
+	require.NoError(t, err)
+	assert.Empty(t, string(out), "nothing on a pipe")
+}
