@@ -207,6 +207,7 @@ func watchOutput(e *env, src format.Source, out string, o *format.Options) func(
 		defer close(stopped)
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
+		bar.Set(tempBytes(dir, prefix))
 		for {
 			select {
 			case <-done:

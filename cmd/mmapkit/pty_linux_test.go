@@ -93,7 +93,7 @@ func TestBinaryNotToTerminal(t *testing.T) {
 func TestConvertProgressOnTerminalOnly(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "big.npy")
-	vals := make([]float64, 16<<20) // 128 MiB
+	vals := make([]float64, 32<<20) // 256 MiB
 	require.NoError(t, npy.Save(in, []int64{int64(len(vals))}, layout.RowMajor, vals))
 
 	ctl, tty := openPTY(t)
@@ -106,7 +106,7 @@ func TestConvertProgressOnTerminalOnly(t *testing.T) {
 	require.NoError(t, cmd.Run())
 	tty.Close()
 	<-done
-	assert.Regexp(t, `convert \S+big\.zarr +\d+% \[=* *\] [0-9.]+ [KMG]?i?B / 128 MiB, [0-9.]+ [KMG]?i?B/s`, screen.String())
+	assert.Regexp(t, `convert \S+big\.zarr +\d+% \[=* *\] [0-9.]+ [KMG]?i?B / 256 MiB, [0-9.]+ [KMG]?i?B/s`, screen.String())
 	assert.NotContains(t, screen.String(), "TiB/s", "no rate from nothing")
 
 	c := exec.Command(mkBin, "convert", in, filepath.Join(dir, "again.zarr"))
