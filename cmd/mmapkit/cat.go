@@ -29,8 +29,9 @@ form (futhark-data's printing, one value per line) in logical row-major order: a
 Julia x[i,j] prints as [i-1][j-1]. BitArrays print as bool arrays, Julia Char arrays as u32 arrays
 of their code points, i128/u128 as decimal integers with an i128/u128 suffix (an mmapkit
 extension), complex arrays as arrays of (real, imaginary) pairs of their float type after a
-comment line that says so, text records as Futhark string literals (arrays of NumPy's fixed-size
-text as arrays of them, void bytes in 0x… hex) and serialized records as a
+comment line that says so, text records as Futhark string literals (NumPy's fixed-size text
+arrays of two or more dimensions as arrays of them, void bytes in 0x… hex; a 1-D text array is a
+table column, and prints as CSV) and serialized records as a
 "-- name: serialized, N bytes" comment line. A sparse matrix prints as one dense array. Tables
 (frames, SciDB files, structured arrays, CSV) print as RFC 4180 CSV with a header line; null is an
 empty field. Rows of more than 1024 values break their line after every

@@ -54,3 +54,24 @@ func TestCatLinesAndHead(t *testing.T) {
 	r := mk(t, "cat", "--head", "-1", long)
 	assert.Equal(t, 2, r.code, "a negative count is a usage error: %s", r.stderr)
 }
+
+// What cat's help says of text arrays is what it does: a 1-D array of
+// NumPy text is a table column (CSV), one of two dimensions an array of
+// Futhark string literals.
+func TestCatTextAsHelpSays(t *testing.T) {
+	dir := t.TempDir()
+	h := mustMk(t, "cat", "--help")
+	assert.Contains(t, strings.Join(strings.Fields(h), " "), "a 1-D text array is a table column, and prints as CSV")
+	one := filepath.Join(dir, "s.npy")
+	// <U3 of "ab", "c d": NumPy's own bytes.
+	hdr := "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }"
+	hdr += strings.Repeat(" ", 128-10-len(hdr)-1) + "\n"
+	b := append([]byte("\x93NUMPY\x01\x00\x76\x00"), hdr...)
+	for _, s := range []string{"ab\x00", "c d"} {
+		for _, r := range s {
+			b = append(b, byte(r), 0, 0, 0)
+		}
+	}
+	require.NoError(t, os.WriteFile(one, b, 0o644))
+	assert.Equal(t, "0\nab\nc d\n", mustMk(t, "cat", one))
+}

@@ -36,8 +36,9 @@ Names: records keep their names (--names a,b,c renames them in order; --name NAM
 record only). Bool arrays become ABF Array{Bool} unless --abf-bits; BitArrays stay BitArrays. A
 sparse matrix stays sparse where the target has sparse matrices, else it becomes dense. Tables
 (frames, SciDB files, structured arrays, CSV) become one 1-D array per column in array formats (a
-nullable column adds "<name>.reason", i8, -1 where present), and equal-length 1-D arrays become a
-table in table formats. A value the target cannot represent (an i128 into Futhark, a null into a
+nullable column adds "<name>.reason", i8, -1 where present and SciDB's missing reason where null;
+in .npy and .npz it is "<name>.mask" instead, bool, true where null, as numpy.ma's masks are), and
+equal-length 1-D arrays become a table in table formats. A value the target cannot represent (an i128 into Futhark, a null into a
 non-null column, a complex array into DAPHNE) is an error naming the record.
 
 The output is written beside OUT under a temporary name and renamed into place once complete and
