@@ -37,7 +37,7 @@ func (b *byteSize) String() string {
 	}
 	return benchmarks.HumanSize(int64(*b))
 }
-func (b *byteSize) Type() string   { return "bytes" }
+func (b *byteSize) Type() string { return "bytes" }
 
 func (b *byteSize) Set(s string) error {
 	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
