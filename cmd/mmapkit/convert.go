@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,7 +23,7 @@ import (
 func newConvertCmd(e *env) *cobra.Command {
 	var rf readFlags
 	var from, to, name, names string
-	var force bool
+	var force, verbose bool
 	var wf paramFlags
 	cmd := &cobra.Command{
 		Use:   "convert [flags] IN OUT",
@@ -115,7 +116,19 @@ The formats and their options:
 			if out == "-" && !force && isTerminal(e.stdout) {
 				w = &binaryGuard{w: e.stdout, format: target.Name}
 			}
-			return convertFile(e, w, in, out, inOpts, &format.Options{Format: target.Name, Params: params}, sel, rename)
+			outOpts := &format.Options{Format: target.Name, Params: params}
+			var chose map[string]string
+			if out != "-" && !e.quiet && (verbose || isTerminal(e.stderr)) {
+				chose = map[string]string{}
+				outOpts.Chose = func(what, value string) { chose[what] = value }
+			}
+			if err := convertFile(e, w, in, out, inOpts, outOpts, sel, rename); err != nil {
+				return err
+			}
+			if chose != nil {
+				fmt.Fprintln(e.stderr, wroteLine(out, target.Name, chose))
+			}
+			return nil
 		},
 	}
 	rf.add(cmd)
@@ -125,6 +138,7 @@ The formats and their options:
 	f.StringVar(&name, "name", "", "convert only the record with this name")
 	f.StringVar(&names, "names", "", "comma-separated names of the output records, in order")
 	f.BoolVar(&force, "force", false, "write binary output to standard output even when it is a terminal")
+	f.BoolVarP(&verbose, "verbose", "v", false, "say what was written (the default on a terminal; --quiet silences it)")
 	wf = addParams(cmd, true)
 	return cmd
 }
@@ -294,4 +308,54 @@ func (g *binaryGuard) Write(p []byte) (int, error) {
 		}
 	}
 	return g.w.Write(p)
+}
+
+// wroteLine says in one line what a conversion wrote, from the file read
+// back: its format and version, its records (the first three, with their
+// storage), and what the writer chose that reading it back needs.
+func wroteLine(out, name string, chose map[string]string) string {
+	params := map[string]string{}
+	var hints []string
+	for what, value := range chose {
+		// A choice of writing is read back by the option of reading of
+		// the same name without "out-" (out-scidb-format, scidb-format).
+		params[strings.TrimPrefix(what, "out-")] = value
+		hints = append(hints, fmt.Sprintf("--%s '%s'", strings.TrimPrefix(what, "out-"), value))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "mmapkit: wrote %s: %s", out, name)
+	f, err := format.Open(out, &format.Options{Format: name, Params: params})
+	if err != nil {
+		fmt.Fprintf(&b, " (reading it back: %v)", err)
+		return b.String()
+	}
+	defer f.Close()
+	if v := f.Version(); v != "" {
+		fmt.Fprintf(&b, " version %s", v)
+	}
+	n := format.NumRecords(f)
+	fmt.Fprintf(&b, ", %d record", n)
+	if n != 1 {
+		b.WriteString("s")
+	}
+	var recs []string
+	for i := range min(n, 3) {
+		r := format.RecordAt(f, i)
+		desc := r.Name + " " + r.TypeString() + layout.ShapeString(r.Shape)
+		if st, ok := r.Extra["storage"].(string); ok && st != "" {
+			desc += " " + st
+		}
+		recs = append(recs, desc)
+	}
+	if n > 3 {
+		recs = append(recs, "…")
+	}
+	if len(recs) > 0 {
+		b.WriteString(" (" + strings.Join(recs, "; ") + ")")
+	}
+	sort.Strings(hints)
+	if len(hints) > 0 {
+		fmt.Fprintf(&b, "; read it back with %s", strings.Join(hints, " "))
+	}
+	return b.String()
 }
