@@ -114,8 +114,13 @@ func writeMarkdown(w io.Writer, res *Results) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", f.Name, f.valueText(), f.vsText(), f.ratioText(), f.goalText(), f.metText(), strings.ReplaceAll(what, "|", "\\|"))
 	}
+	fmt.Fprintf(&b, "\n## How to read the figures\n\n")
+	if err := res.writeLegend(&b, true); err != nil {
+		return err
+	}
 	if len(res.Sweep) > 0 {
 		fmt.Fprintf(&b, "\n## Throughput against file size\n\n![throughput against file size](chart.svg)\n\n")
+		fmt.Fprintf(&b, "The same chart as a PNG, for viewers without SVG: [chart.png](chart.png).\n\n")
 		fmt.Fprintf(&b, "| figure | size | GB/s |\n|---|---:|---:|\n")
 		for _, p := range res.Sweep {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Figure, HumanSize(p.Size), fmtNum(&p.GBps))

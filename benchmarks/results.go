@@ -410,6 +410,60 @@ func (res *Results) writeTable(w io.Writer) error {
 		f := &res.Figures[i]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.valueText(), f.vsText(), f.ratioText(), f.goalText(), f.metText(), f.noteText())
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return res.writeLegend(w, false)
+}
+
+// legend says how to read the figures' table.
+const legend = `How to read this: value is the figure's measurement, in GB/s unless its name says otherwise (_us:
+microseconds, _s: seconds). ceiling is what the machine itself does on the same bytes in the same
+run (a raw mapping scan, memmove, read(2), write(2), cp + sync, ...; the ceilings table above), and
+ratio is value / ceiling, higher being better; for a peer figure (numpy_, zarr_python_, h5py_, ...)
+ratio is mmapkit's lead over the peer instead. A ceiling is a reference way of doing the same work,
+not a physical bound: a figure above it is possible (a view reads pages in place where read(2)
+copies them, a warm cache beats a cold one). goal is the ratio the project aims for on an idle
+machine; met says whether this run reached it. A "no" is not an error, and bench exits 0: it says
+that here, now, the figure fell short, often because the machine was busy (see the load average).`
+
+// writeLegend writes the legend, each figure's name with what it measures,
+// and how many goals this run met.
+func (res *Results) writeLegend(w io.Writer, markdown bool) error {
+	text := legend
+	if markdown {
+		text = strings.ReplaceAll(text, "\n", " ")
+	}
+	fmt.Fprintf(w, "%s\n\n", text)
+	var met, missed []string
+	for i := range res.Figures {
+		f := &res.Figures[i]
+		if m := f.Met(); m != nil {
+			if *m {
+				met = append(met, f.Name)
+			} else {
+				missed = append(missed, f.Name)
+			}
+		}
+	}
+	summary := fmt.Sprintf("%d of %d goals met", len(met), len(met)+len(missed))
+	if len(missed) > 0 {
+		summary += "; not met: " + strings.Join(missed, ", ")
+	}
+	fmt.Fprintf(w, "%s.\n\n", summary)
+	if markdown {
+		fmt.Fprintf(w, "| figure | what it measures |\n|---|---|\n")
+		for i := range res.Figures {
+			fmt.Fprintf(w, "| %s | %s |\n", res.Figures[i].Name, strings.ReplaceAll(res.Figures[i].Title, "|", "\\|"))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "figure\twhat it measures\n")
+	for i := range res.Figures {
+		fmt.Fprintf(tw, "%s\t%s\n", res.Figures[i].Name, res.Figures[i].Title)
+	}
 	return tw.Flush()
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/mmapkit/mmapkit/internal/shareddata"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,16 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// testdataDir is where fuzz seeds are taken from when it exists.
 const testdataDir = "../../shared/testdata/daphne"
 
 // golden returns the path of a DAPHNE-written test file, skipping the test
 // when the shared test data is absent.
 func golden(t testing.TB, name string) string {
 	t.Helper()
-	if _, err := os.Stat(testdataDir); err != nil {
-		t.Skipf("DAPHNE test files not found at %s (../shared/testdata/daphne from the project root): %v", testdataDir, err)
-	}
-	return filepath.Join(testdataDir, name)
+	return filepath.Join(shareddata.Path(t, "daphne"), name)
 }
 
 func goldenBytes(t testing.TB, name string) []byte {

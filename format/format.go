@@ -13,7 +13,7 @@
 //	)
 //
 //	f, err := format.Open("data.abf", nil)           // detected from the name or bytes
-//	err = format.Convert("data.abf", "data.npy", nil) // any registered pair
+//	err = format.Convert("data.abf", "data.npy", nil, nil) // any registered pair
 //
 // A file is a list of records ([Record]): arrays, described by
 // layout.Array (element type, logical shape, storage order, byte order,
@@ -324,6 +324,18 @@ type Options struct {
 	Params map[string]string
 	// Format names the format, skipping detection.
 	Format string
+	// Chose, when set, is told what a writer chose where no option said
+	// (a SciDB format string derived from the columns, which reading the
+	// file back needs): what by the name of the option that would have
+	// said it. Writers call it through Options.Choose.
+	Chose func(what, value string)
+}
+
+// Choose tells o.Chose, if any, that the writer chose value for what.
+func (o *Options) Choose(what, value string) {
+	if o != nil && o.Chose != nil {
+		o.Chose(what, value)
+	}
 }
 
 // Param returns the parameter name, or "".

@@ -2,6 +2,7 @@ package futhark
 
 import (
 	"bytes"
+	"github.com/mmapkit/mmapkit/internal/shareddata"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,14 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// testdataDir is where fuzz seeds are taken from when it exists.
 const testdataDir = "../../shared/testdata/futhark"
 
 func testdata(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(testdataDir); err != nil {
-		t.Skip("futhark test data not found at ../shared/testdata/futhark")
-	}
-	return testdataDir
+	return shareddata.Path(t, "futhark")
 }
 
 func readFile(t testing.TB, path string) []byte {

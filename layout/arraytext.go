@@ -19,7 +19,16 @@ type ArrayText struct {
 	idx     []int64 // index of the current row in the outer dimensions
 	rowLeft int64   // elements of the current row still to come
 	started bool
+	// wrap, when positive, breaks a row's line after every wrap elements.
+	wrap int64
 }
+
+// Wrap makes rows longer than every elements break their line after
+// every such run of elements (",\n" in place of ", "), which Futhark's
+// syntax allows anywhere between elements: so that a million-element row
+// is not one line, which line-oriented tools (head, less, grep) cannot
+// cut. 0, the default, keeps each row on one line, as futhark-data prints.
+func (a *ArrayText) Wrap(every int64) { a.wrap = every }
 
 // NewArrayText starts printing an array of type t and shape. The shape's
 // element count must be representable (see Count).
@@ -37,7 +46,7 @@ func (a *ArrayText) Reset(t Type, shape []int64) error {
 	if err != nil {
 		return err
 	}
-	*a = ArrayText{t: t, shape: append(a.shape[:0], shape...), n: n, left: n, idx: a.idx[:0]}
+	*a = ArrayText{t: t, shape: append(a.shape[:0], shape...), n: n, left: n, idx: a.idx[:0], wrap: a.wrap}
 	return nil
 }
 
@@ -81,7 +90,11 @@ func (a *ArrayText) Next(dst []byte) []byte {
 			a.rowLeft = a.shape[rank-1]
 		}
 	case a.rowLeft > 0:
-		dst = append(dst, ',', ' ')
+		if row := a.shape[rank-1]; a.wrap > 0 && row > a.wrap && (row-a.rowLeft)%a.wrap == 0 {
+			dst = append(dst, ',', '\n')
+		} else {
+			dst = append(dst, ',', ' ')
+		}
 	default:
 		// A row ended: carry into the outer dimensions.
 		closed := 1

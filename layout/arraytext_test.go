@@ -16,22 +16,30 @@ func TestArrayText(t *testing.T) {
 	}
 	for _, c := range []struct {
 		shape []int64
+		wrap  int64
 		elems []byte
 		want  string
 	}{
-		{nil, i32s(7), "7i32"},
-		{[]int64{3}, i32s(1, 2, 3), "[1i32, 2i32, 3i32]"},
-		{[]int64{2, 2}, i32s(1, 2, 3, 4), "[[1i32, 2i32],\n[3i32, 4i32]]"},
-		{[]int64{2, 1, 2}, i32s(1, 2, 3, 4), "[[[1i32, 2i32]],\n[[3i32, 4i32]]]"},
-		{[]int64{1, 2, 1}, i32s(1, 2), "[[[1i32],\n[2i32]]]"},
-		{[]int64{0}, nil, "empty([0]i32)"},
-		{[]int64{2, 0, 3}, nil, "empty([2][0][3]i32)"},
+		{shape: nil, elems: i32s(7), want: "7i32"},
+		// Rows longer than the wrap break their line after every run of
+		// that many elements; rows no longer do not.
+		{shape: []int64{5}, wrap: 2, elems: i32s(1, 2, 3, 4, 5), want: "[1i32, 2i32,\n3i32, 4i32,\n5i32]"},
+		{shape: []int64{2, 3}, wrap: 2, elems: i32s(1, 2, 3, 4, 5, 6), want: "[[1i32, 2i32,\n3i32],\n[4i32, 5i32,\n6i32]]"},
+		{shape: []int64{2, 2}, wrap: 2, elems: i32s(1, 2, 3, 4), want: "[[1i32, 2i32],\n[3i32, 4i32]]"},
+		{shape: []int64{4}, wrap: 2, elems: i32s(1, 2, 3, 4), want: "[1i32, 2i32,\n3i32, 4i32]"},
+		{shape: []int64{3}, elems: i32s(1, 2, 3), want: "[1i32, 2i32, 3i32]"},
+		{shape: []int64{2, 2}, elems: i32s(1, 2, 3, 4), want: "[[1i32, 2i32],\n[3i32, 4i32]]"},
+		{shape: []int64{2, 1, 2}, elems: i32s(1, 2, 3, 4), want: "[[[1i32, 2i32]],\n[[3i32, 4i32]]]"},
+		{shape: []int64{1, 2, 1}, elems: i32s(1, 2), want: "[[[1i32],\n[2i32]]]"},
+		{shape: []int64{0}, elems: nil, want: "empty([0]i32)"},
+		{shape: []int64{2, 0, 3}, elems: nil, want: "empty([2][0][3]i32)"},
 	} {
 		for _, piece := range []int{1, 2, 3, 64} {
 			a, err := NewArrayText(I32, c.shape)
 			if err != nil {
 				t.Fatal(err)
 			}
+			a.Wrap(c.wrap)
 			var out []byte
 			for rest := c.elems; len(rest) > 0; {
 				k := min(len(rest), piece*4)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/mmapkit/mmapkit/internal/shareddata"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// opaquePath is the SciDB-written file; seeds and TestOpaqueFile read it.
+const opaquePath = "../../shared/testdata/scidb/intensity_data.opaque"
 
 func writeTemp(t testing.TB, data []byte) string {
 	t.Helper()
@@ -261,13 +265,8 @@ func TestView(t *testing.T) {
 	assert.Equal(t, []int64{1548942300}, ds)
 }
 
-const opaquePath = "../../shared/testdata/scidb/intensity_data.opaque"
-
 func TestOpaqueFile(t *testing.T) {
-	data, err := os.ReadFile(opaquePath)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("test data %s is absent (see ../shared/testdata/scidb/README.md)", opaquePath)
-	}
+	data, err := os.ReadFile(shareddata.Path(t, "scidb", "intensity_data.opaque"))
 	require.NoError(t, err)
 	sum := sha256.Sum256(data)
 	require.Equal(t, "73665e2c16e51fd0269d87f22cde50991a2d6557befbeec71a95e70ac1e46c61", hex.EncodeToString(sum[:]))

@@ -361,6 +361,9 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 	if err != nil {
 		return err
 	}
+	if o.Param("out-scidb-format") == "" {
+		o.Choose("out-scidb-format", f.String())
+	}
 	if f.NumAttrs() != len(cols) {
 		return fmt.Errorf("scidb: the format %s has %d attributes, the table %d columns: %w", f, f.NumAttrs(), len(cols), format.ErrNotRepresentable)
 	}

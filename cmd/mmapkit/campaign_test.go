@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/mmapkit/mmapkit/internal/shareddata"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -48,7 +49,8 @@ func goldenFiles(t *testing.T) []golden {
 	add("../../scidb/testdata/alltypes.scidb", ".scidb", []string{"--scidb-format", "(bool, char null, int8, int16 null, int32, int64 null, uint8, uint16 null, uint32, uint64 null, float, double null, datetime, datetimetz null, string, string null, binary null, string(5) null, binary(3), skip(2), skip null)"})
 	add("../../scidb/testdata/flatArray.scidb", ".scidb", []string{"--scidb-format", "(int8, int16 null, string null, string)"})
 	add("../../csvtable/testdata/*.csv", ".csv", nil)
-	if dir := filepath.Join("..", "..", "..", "shared", "testdata"); dirExists(dir) {
+	if shareddata.Available() || shareddata.Required() {
+		dir := shareddata.Path(t)
 		add(filepath.Join(dir, "daphne", "*.dbdf"), ".dbdf", nil, ".meta")
 		// DAPHNE's CSV (no header line: the first row names the columns).
 		add(filepath.Join(dir, "daphne", "*.csv"), ".csv", nil)

@@ -20,21 +20,28 @@ import (
 func newCatCmd(e *env) *cobra.Command {
 	var rf readFlags
 	var name string
+	var head int64
 	cmd := &cobra.Command{
-		Use:   "cat [--name NAME] FILE",
+		Use:   "cat [--name NAME] [--head N] FILE",
 		Short: "Print the values of a file: arrays as Futhark text, tables as CSV",
 		Long: `cat prints every record of a file in file order. Arrays print in Futhark's canonical text
 form (futhark-data's printing, one value per line) in logical row-major order: an ABF array's
 Julia x[i,j] prints as [i-1][j-1]. BitArrays print as bool arrays, Julia Char arrays as u32 arrays
 of their code points, i128/u128 as decimal integers with an i128/u128 suffix (an mmapkit
 extension), complex arrays as arrays of (real, imaginary) pairs of their float type after a
-comment line that says so, text records as Futhark string literals (arrays of NumPy's fixed-size
-text as arrays of them, void bytes in 0x… hex) and serialized records as a
+comment line that says so, text records as Futhark string literals (NumPy's fixed-size text
+arrays of two or more dimensions as arrays of them, void bytes in 0x… hex; a 1-D text array is a
+table column, and prints as CSV) and serialized records as a
 "-- name: serialized, N bytes" comment line. A sparse matrix prints as one dense array. Tables
 (frames, SciDB files, structured arrays, CSV) print as RFC 4180 CSV with a header line; null is an
-empty field. Output is streamed: memory stays bounded whatever the file's size.`,
+empty field. Rows of more than 1024 values break their line after every
+1024 values (Futhark's syntax allows line breaks between values), so that head and less can cut
+them. --head N prints the first N values of each array (as a 1-D array, after a comment line that
+gives the array's shape) and the first N rows of each table. Output is streamed: memory stays
+bounded whatever the file's size.`,
 		Example: `  mmapkit cat data.abf
   mmapkit cat --name x data.abf
+  mmapkit cat --head 10 data.npy
   mmapkit cat --scidb-format '(int64, string null)' --scidb-names id,label cells.scidb`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,7 +71,13 @@ empty field. Output is streamed: memory stays bounded whatever the file's size.`
 				}
 				first, end = i, i+1
 			}
-			err = catRecords(e, w, f, first, end)
+			if cmd.Flags().Changed("head") && head < 0 {
+				return usageErr("cat: --head wants a count of 0 or more, not %d", head)
+			}
+			if !cmd.Flags().Changed("head") {
+				head = -1
+			}
+			err = catRecords(e, w, f, first, end, head)
 			if ferr := w.Flush(); err == nil {
 				err = ferr
 			}
@@ -76,13 +89,15 @@ empty field. Output is streamed: memory stays bounded whatever the file's size.`
 	}
 	rf.add(cmd)
 	cmd.Flags().StringVar(&name, "name", "", "print only the record (or table column) with exactly this name; may be empty")
+	cmd.Flags().Int64Var(&head, "head", 0, "print only the first N values of each array and the first N rows of each table")
 	return cmd
 }
 
 // catRecords prints the records [first, end) of f in order: consecutive
-// table columns as one CSV table, every other record on its own. Records
-// are described one at a time (format.RecordAt), never listed all at once.
-func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
+// table columns as one CSV table, every other record on its own. Records are described
+// one at a time (format.RecordAt), never listed all at once. head, when
+// not negative, is how many values of an array or rows of a table print.
+func catRecords(e *env, w *bufio.Writer, f format.File, first, end int, head int64) error {
 	for k := first; k < end; {
 		r := format.RecordAt(f, k)
 		if r.Kind == format.KindColumn {
@@ -97,12 +112,12 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int) error {
 					names = append(names, format.RecordAt(f, i).Name)
 				}
 			}
-			if err := catTable(w, f, names); err != nil {
+			if err := catTable(w, f, names, head); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := catRecord(e, w, f, k, &r); err != nil {
+		if err := catRecord(e, w, f, k, &r, head); err != nil {
 			if loc := format.Located(nil); errors.As(err, &loc) {
 				return err // names its file and where in it
 			}
@@ -120,9 +135,39 @@ func sameTable(a *format.Record, b format.Record) bool {
 	return a.Extra["table"] == b.Extra["table"]
 }
 
+// errEnough stops a stream once --head's count is printed.
+var errEnough = errors.New("enough printed")
+
+// headWriter passes on the header line and the first rows of CSV text,
+// then fails with errEnough; line breaks inside quoted fields do not end
+// a row.
+type headWriter struct {
+	w      io.Writer
+	rows   int64 // rows still to pass, the header included
+	quoted bool
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	for i, c := range p {
+		switch {
+		case c == '"':
+			h.quoted = !h.quoted
+		case c == '\n' && !h.quoted:
+			if h.rows--; h.rows == 0 {
+				if _, err := h.w.Write(p[:i+1]); err != nil {
+					return 0, err
+				}
+				return i + 1, errEnough
+			}
+		}
+	}
+	return h.w.Write(p)
+}
+
 // catTable prints the named columns of f, or all of f where names is nil,
-// as CSV, with the registered CSV format's encoder.
-func catTable(w io.Writer, f format.File, names []string) error {
+// as CSV, with the registered CSV format's encoder: all rows, or the first
+// head when head is not negative.
+func catTable(w io.Writer, f format.File, names []string, head int64) error {
 	csv, ok := format.Lookup("csv")
 	if !ok || csv.Encode == nil {
 		return errors.New("printing tables needs the csv format, which is not in this build")
@@ -134,11 +179,17 @@ func catTable(w io.Writer, f format.File, names []string) error {
 			return err
 		}
 	}
-	return csv.Encode(w, src, nil)
+	if head < 0 {
+		return csv.Encode(w, src, nil)
+	}
+	if err := csv.Encode(&headWriter{w: w, rows: head + 1}, src, nil); !errors.Is(err, errEnough) {
+		return err
+	}
+	return nil
 }
 
 // catRecord prints one record that is not a table column.
-func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record) error {
+func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record, head int64) error {
 	switch r.Kind {
 	case format.KindString:
 		b, err := format.ReadAll(f, i, layout.RowMajor, mmapfile.HostOrder())
@@ -157,18 +208,33 @@ func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record) 
 		_, err := fmt.Fprintf(w, "-- %s: %s, %d bytes\n", r.Name, "serialized", r.Size)
 		return err
 	}
-	return printArray(e, w, f, i, r)
+	return printArray(e, w, f, i, r, head)
 }
 
 // textBufs holds printArray's text buffers.
 var textBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
+// wrapValues is how many values of a row share a line in cat's output.
+const wrapValues = 1024
+
 // printArray streams an array in Futhark's canonical text form
-// (layout.ArrayText). Complex numbers print as pairs of their parts.
-func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record) error {
+// (layout.ArrayText), or its first head values as a 1-D array when head
+// is not negative. Complex numbers print as pairs of their parts.
+func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record, head int64) error {
 	t, shape := r.Type, r.Shape
 	if !t.Valid() {
 		return fmt.Errorf("%w: its type %s has no text form", errors.ErrUnsupported, r.TypeString())
+	}
+	n, err := layout.Count(shape)
+	if err != nil {
+		return err
+	}
+	if head >= 0 && len(shape) > 0 {
+		if head < n || len(shape) > 1 {
+			fmt.Fprintf(w, "-- %s: the first %d of %d values of %s%s, in row-major order\n", r.Name, min(head, n), n, layout.ShapeString(shape), t)
+		}
+		n = min(head, n)
+		shape = []int64{n}
 	}
 	if t.IsComplex() {
 		fmt.Fprintf(w, "-- %s: %s values as [..][2]%s arrays of (real, imaginary)\n", r.Name, t, t.Part())
@@ -178,6 +244,7 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record)
 	if err != nil {
 		return err
 	}
+	text.Wrap(wrapValues)
 	// One buffer serves every record: a file of a million scalars must
 	// not allocate a million of them.
 	bp := textBufs.Get().(*[]byte)
@@ -188,6 +255,9 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record)
 		bar := newProgress(e, text.Len()*int64(size), "cat "+r.Name)
 		defer bar.Done()
 		err = format.Stream(f, i, layout.RowMajor, mmapfile.HostOrder(), func(chunk []byte) error {
+			if text.Left() == 0 {
+				return errEnough
+			}
 			bar.Add(int64(len(chunk)))
 			// A few thousand elements at a time: the text stays small.
 			for step := 4096 * size; len(chunk) > 0; chunk = chunk[min(step, len(chunk)):] {
@@ -197,7 +267,7 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record)
 			}
 			return nil
 		})
-		if err != nil {
+		if err != nil && !(errors.Is(err, errEnough) && text.Left() == 0) {
 			return err
 		}
 	}

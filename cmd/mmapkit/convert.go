@@ -1,16 +1,29 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 func newConvertCmd(e *env) *cobra.Command {
 	var rf readFlags
 	var from, to, name, names string
+	var force, verbose bool
 	var wf paramFlags
 	cmd := &cobra.Command{
 		Use:   "convert [flags] IN OUT",
@@ -24,8 +37,9 @@ Names: records keep their names (--names a,b,c renames them in order; --name NAM
 record only). Bool arrays become ABF Array{Bool} unless --abf-bits; BitArrays stay BitArrays. A
 sparse matrix stays sparse where the target has sparse matrices, else it becomes dense. Tables
 (frames, SciDB files, structured arrays, CSV) become one 1-D array per column in array formats (a
-nullable column adds "<name>.reason", i8, -1 where present), and equal-length 1-D arrays become a
-table in table formats. A value the target cannot represent (an i128 into Futhark, a null into a
+nullable column adds "<name>.reason", i8, -1 where present and SciDB's missing reason where null;
+in .npy and .npz it is "<name>.mask" instead, bool, true where null, as numpy.ma's masks are), and
+equal-length 1-D arrays become a table in table formats. A value the target cannot represent (an i128 into Futhark, a null into a
 non-null column, a complex array into DAPHNE) is an error naming the record.
 
 The output is written beside OUT under a temporary name and renamed into place once complete and
@@ -98,7 +112,23 @@ The formats and their options:
 			if names != "" {
 				rename = splitNames(names)
 			}
-			return convertFile(e, in, out, inOpts, &format.Options{Format: target.Name, Params: params}, sel, rename)
+			w := e.stdout
+			if out == "-" && !force && isTerminal(e.stdout) {
+				w = &binaryGuard{w: e.stdout, format: target.Name}
+			}
+			outOpts := &format.Options{Format: target.Name, Params: params}
+			var chose map[string]string
+			if out != "-" && !e.quiet && (verbose || isTerminal(e.stderr)) {
+				chose = map[string]string{}
+				outOpts.Chose = func(what, value string) { chose[what] = value }
+			}
+			if err := convertFile(e, w, in, out, inOpts, outOpts, sel, rename); err != nil {
+				return err
+			}
+			if chose != nil {
+				fmt.Fprintln(e.stderr, wroteLine(out, target.Name, chose))
+			}
+			return nil
 		},
 	}
 	rf.add(cmd)
@@ -107,6 +137,8 @@ The formats and their options:
 	f.StringVar(&to, "to", "", "output format: "+strings.Join(format.Names(), ", ")+" (default: from OUT's extension)")
 	f.StringVar(&name, "name", "", "convert only the record with this name")
 	f.StringVar(&names, "names", "", "comma-separated names of the output records, in order")
+	f.BoolVar(&force, "force", false, "write binary output to standard output even when it is a terminal")
+	f.BoolVarP(&verbose, "verbose", "v", false, "say what was written (the default on a terminal; --quiet silences it)")
 	wf = addParams(cmd, true)
 	return cmd
 }
@@ -122,7 +154,8 @@ func contains(list []string, s string) bool {
 
 // convertFile converts in to out: the records sel (all when nil), renamed
 // to rename (when not nil).
-func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, rename []string) error {
+// Output to "-" goes to stdout.
+func convertFile(e *env, stdout io.Writer, in, out string, inOpts, outOpts *format.Options, sel, rename []string) error {
 	f, err := format.Open(in, inOpts)
 	if err != nil {
 		return fileErr(in, err)
@@ -146,15 +179,93 @@ func convertFile(e *env, in, out string, inOpts, outOpts *format.Options, sel, r
 	}
 	if out == "-" {
 		fm, _ := format.Lookup(outOpts.Format)
-		if err := fm.Encode(e.stdout, src, outOpts); err != nil {
+		if err := fm.Encode(stdout, src, outOpts); err != nil {
 			return convertErr(in, out, err)
 		}
 		return fileErr(in, f.Close())
 	}
-	if err := format.Write(out, src, outOpts); err != nil {
+	stop := watchOutput(e, src, out, outOpts)
+	err = format.Write(out, src, outOpts)
+	stop()
+	if err != nil {
 		return convertErr(in, out, err)
 	}
 	return fileErr(in, f.Close())
+}
+
+// watchOutput shows the progress of a conversion to out on a terminal, by
+// the bytes of the temporary files (or store) being written beside it, as
+// atomicfile names them, against the records' bytes when the target keeps
+// them as they are (its size is unknown when it compresses). It returns
+// the function that ends the watch.
+func watchOutput(e *env, src format.Source, out string, o *format.Options) func() {
+	total := int64(0)
+	format.EachRecord(src, func(_ int, r *format.Record) error {
+		switch {
+		case r.Size >= 0:
+			total += r.Size
+		case r.Type.Valid():
+			if n, err := layout.Count(r.Shape); err == nil {
+				total += n * int64(r.Type.Size())
+			}
+		}
+		return nil
+	})
+	if c := o.Param("compress"); c != "" && c != "none" {
+		total = -1
+	}
+	bar := newProgress(e, max(total, -1), "convert "+out)
+	if bar == nil {
+		return func() {}
+	}
+	if target, err := filepath.EvalSymlinks(out); err == nil {
+		out = target // the temporary files are beside the file a link points to
+	}
+	dir, prefix := filepath.Dir(out), "."+filepath.Base(out)+"."
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		bar.Set(tempBytes(dir, prefix))
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				bar.Set(tempBytes(dir, prefix))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+		bar.Done()
+	}
+}
+
+// tempBytes adds up the bytes of the temporary files and directories in
+// dir whose names start with prefix.
+func tempBytes(dir, prefix string) int64 {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), prefix) || !atomicfile.IsTemp(de.Name()) {
+			continue
+		}
+		filepath.WalkDir(filepath.Join(dir, de.Name()), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return n
 }
 
 // convertErr names the file an error of a conversion is about: the input
@@ -165,4 +276,91 @@ func convertErr(in, out string, err error) error {
 		return fileErr(in, err)
 	}
 	return fileErr(out, err)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// errBinaryToTerminal: binary output was about to be written to a
+// terminal, where it garbles the screen and helps no one.
+var errBinaryToTerminal = errors.New("binary output to a terminal")
+
+// binaryGuard passes text on to a terminal but refuses output whose first
+// bytes are binary (a NUL, or bytes that are not UTF-8), before anything
+// is written.
+type binaryGuard struct {
+	w      io.Writer
+	format string
+	seen   bool
+}
+
+func (g *binaryGuard) Write(p []byte) (int, error) {
+	if !g.seen && len(p) > 0 {
+		g.seen = true
+		head := p[:min(len(p), 4096)]
+		for i := 0; i < utf8.UTFMax-1 && len(head) > 0 && !utf8.Valid(head); i++ {
+			head = head[:len(head)-1] // a character cut at the end of the sample
+		}
+		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head) {
+			hint := "redirect it to a file or a pipe"
+			if g.format == "futhark" {
+				hint += ", or write text with --text"
+			}
+			return 0, fmt.Errorf("%w: refusing to write binary %s data to a terminal; %s (--force writes it anyway)", errBinaryToTerminal, g.format, hint)
+		}
+	}
+	return g.w.Write(p)
+}
+
+// wroteLine says in one line what a conversion wrote, from the file read
+// back: its format and version, its records (the first three, with their
+// storage), and what the writer chose that reading it back needs.
+func wroteLine(out, name string, chose map[string]string) string {
+	params := map[string]string{}
+	var hints []string
+	for what, value := range chose {
+		// A choice of writing is read back by the option of reading of
+		// the same name without "out-" (out-scidb-format, scidb-format).
+		params[strings.TrimPrefix(what, "out-")] = value
+		hints = append(hints, fmt.Sprintf("--%s '%s'", strings.TrimPrefix(what, "out-"), value))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "mmapkit: wrote %s: %s", out, name)
+	f, err := format.Open(out, &format.Options{Format: name, Params: params})
+	if err != nil {
+		fmt.Fprintf(&b, " (reading it back: %v)", err)
+		return b.String()
+	}
+	defer f.Close()
+	if v := f.Version(); v != "" {
+		fmt.Fprintf(&b, " version %s", v)
+	}
+	n := format.NumRecords(f)
+	fmt.Fprintf(&b, ", %d record", n)
+	if n != 1 {
+		b.WriteString("s")
+	}
+	var recs []string
+	for i := range min(n, 3) {
+		r := format.RecordAt(f, i)
+		desc := r.Name + " " + r.TypeString() + layout.ShapeString(r.Shape)
+		if st, ok := r.Extra["storage"].(string); ok && st != "" {
+			desc += " " + st
+		}
+		recs = append(recs, desc)
+	}
+	if n > 3 {
+		recs = append(recs, "…")
+	}
+	if len(recs) > 0 {
+		b.WriteString(" (" + strings.Join(recs, "; ") + ")")
+	}
+	sort.Strings(hints)
+	if len(hints) > 0 {
+		fmt.Fprintf(&b, "; read it back with %s", strings.Join(hints, " "))
+	}
+	return b.String()
 }

@@ -45,8 +45,9 @@ func newDemoCmd(e *env) *cobra.Command {
 		Long: `demo creates a file in a temporary directory, maps it read-write and fills 256 MiB of f64
 through a typed view, syncs it, reopens it read-only and scans it (printing GB/s), changes one
 element in place, reopens it and shows the change. It then does the same through the formats:
-it writes an ABF file, maps and scans its array, edits it in place, converts it to Futhark and
-DAPHNE and back, and checks that the values survived. Everything is removed at the end unless
+it writes an ABF file, maps and scans its array, edits it in place, converts it to Futhark
+(aligned binary), DAPHNE, NumPy (.npy) and Zarr (v3) and back, timing each against cp + sync,
+and checks that every round trip is byte-identical. Everything is removed at the end unless
 --keep is given.`,
 		Example: `  mmapkit demo
   mmapkit demo --size 64MiB --keep`,
@@ -83,8 +84,8 @@ DAPHNE and back, and checks that the values survived. Everything is removed at t
 			return nil
 		},
 	}
+	size = 256 << 20 // before the flag takes it as its default
 	cmd.Flags().Var((*byteSize)(&size), "size", "bytes of f64 data (e.g. 256MiB, 1GiB)")
-	size = 256 << 20
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the temporary files (default: the system's)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the files")
 	return cmd

@@ -190,7 +190,7 @@ func demoFormats(d *demo) error {
 				return err
 			}
 			t := time.Now()
-			if err := convertFile(d.e, in, out, &format.Options{}, &format.Options{Format: s.to, Params: s.params}, nil, rename); err != nil {
+			if err := convertFile(d.e, d.e.stdout, in, out, &format.Options{}, &format.Options{Format: s.to, Params: s.params}, nil, rename); err != nil {
 				return err
 			}
 			cv := time.Since(t)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,11 +103,11 @@ type lsEntry struct {
 // fields in sorted order.
 func (l lsEntry) MarshalJSON() ([]byte, error) {
 	type plain lsEntry
-	b, err := json.Marshal(plain(l))
+	b, err := jsonText(plain(l))
 	if err != nil || len(l.Extra) == 0 {
 		return b, err
 	}
-	ext, err := json.Marshal(l.Extra)
+	ext, err := jsonText(l.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func optInt(v int64) *int64 {
 func writeLsJSON(w io.Writer, path string, f format.File) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	field := func(sep, key, value string) error {
-		b, err := json.Marshal(value)
+		b, err := jsonText(value)
 		if err != nil {
 			return err
 		}
@@ -162,7 +163,7 @@ func writeLsJSON(w io.Writer, path string, f format.File) error {
 	}
 	bw.WriteString(`,"records":[`)
 	err := format.EachRecord(f, func(i int, r *format.Record) error {
-		b, err := json.Marshal(lsEntryOf(r))
+		b, err := jsonText(lsEntryOf(r))
 		if err != nil {
 			return err
 		}
@@ -315,4 +316,16 @@ func isPlainName(s string) bool {
 		}
 	}
 	return true
+}
+
+// jsonText is json.Marshal without its HTML escaping: a listing is read by
+// people and by grep, for which NumPy's "<f4" is "<f4", not "\u003cf4".
+func jsonText(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

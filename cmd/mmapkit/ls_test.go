@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"text/tabwriter"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/npy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -97,15 +99,18 @@ func lsJSONAtOnce(t *testing.T, path string, f format.File) string {
 	for _, r := range f.Records() {
 		entries = append(entries, lsEntryOf(&r))
 	}
-	b, err := json.Marshal(doc{File: path, Format: f.Format(), Version: f.Version(), Records: entries})
-	require.NoError(t, err)
-	return string(b) + "\n"
+	// Not HTML-escaped: "<f8" stays "<f8" for grep.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(doc{File: path, Format: f.Format(), Version: f.Version(), Records: entries}))
+	return b.String()
 }
 
 // ls prints, record by record, what it printed when it held every line:
 // the columns as wide as text/tabwriter makes them (widths in runes, names
 // of any script, quoted names, a storage column or none), and the same
-// JSON (HTML characters escaped, extra fields sorted).
+// JSON (HTML characters as they are, extra fields sorted).
 func TestLsStreamsTheSameBytes(t *testing.T) {
 	rec := func(name string, typ layout.Type, shape []int64, off, size int64, extra map[string]any) format.Record {
 		return format.Record{Array: layout.Array{Name: name, Type: typ, Shape: shape, Order: layout.RowMajor, Offset: off, Size: size}, Extra: extra}
@@ -139,4 +144,16 @@ func TestLsStreamsTheSameBytes(t *testing.T) {
 		require.NoError(t, writeLsJSON(&got, path, f))
 		assert.Equal(t, lsJSONAtOnce(t, path, f), got.String(), name)
 	}
+}
+
+// TestLsJSONKeepsAngleBrackets: NumPy's type strings ("<f8") print as
+// they are, so that grep finds them; encoding/json would write \u003c.
+func TestLsJSONKeepsAngleBrackets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.npy")
+	require.NoError(t, npy.Save(path, []int64{2}, layout.RowMajor, []float64{1, 2}))
+	out := mustMk(t, "ls", "--json", path)
+	assert.Contains(t, out, `"descr":"<f8"`)
+	assert.NotContains(t, out, `\u003c`)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v), "still JSON")
 }

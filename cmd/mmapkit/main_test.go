@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mmapkit/mmapkit/internal/shareddata"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,14 +71,7 @@ func mustMk(t testing.TB, args ...string) string {
 // testdata returns ../../shared/testdata/<format>, skipping when absent.
 func testdata(t testing.TB, format string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "testdata", format)
-	if _, err := os.Stat(dir); err != nil {
-		dir = filepath.Join("..", "..", "shared", "testdata", format)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("%s test data not found at ../shared/testdata/%s (from the project root)", format, format)
-	}
-	return dir
+	return shareddata.Path(t, format)
 }
 
 func writeFile(t testing.TB, path, content string) string {

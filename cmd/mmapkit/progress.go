@@ -1,72 +1,131 @@
 package main
 
 import (
+	"fmt"
+	"github.com/mmapkit/mmapkit/benchmarks"
 	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
-// progress is a progress bar on stderr that appears only for work that has
-// taken more than a second, only when stderr is a terminal and only without
-// --quiet. A nil *progress is valid and does nothing.
+// progressAfter is how long work runs before its progress line appears:
+// shorter work finishes before a line would help. MMAPKIT_PROGRESS_AFTER
+// (a Go duration) changes it, for tests that cannot afford a second.
+var progressAfter = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("MMAPKIT_PROGRESS_AFTER")); err == nil {
+		return d
+	}
+	return time.Second
+}()
+
+// progress is a line on stderr that shows how much of some work is done,
+// how fast it goes and how long the rest will take: it appears only for
+// work that has run longer than progressAfter, only when stderr is a
+// terminal and only without --quiet. The rate is what was done since the
+// work began divided by the time since then, so it is true from the first
+// line on. A nil *progress is valid and does nothing. Add may be called
+// from any goroutine.
 type progress struct {
 	e     *env
-	total int64
+	total int64 // in bytes; negative when unknown
 	desc  string
 	start time.Time
-	done  int64
-	bar   *progressbar.ProgressBar
+	done  atomic.Int64
+
+	mu    sync.Mutex
+	drawn time.Time // when the line was last drawn; zero before the first
+	width int       // of the line last drawn
 }
 
-// newProgress starts measuring work of total units (bytes when bytes is
-// true). It returns nil when no bar can be shown.
+// newProgress starts measuring work of total bytes (negative: unknown). It
+// returns nil when no line can be shown.
 func newProgress(e *env, total int64, desc string) *progress {
-	if e.quiet || total <= 0 {
+	if e.quiet || total == 0 {
 		return nil
 	}
 	// Asked once: cat asks for each record, of which a file may hold
 	// millions.
-	e.ttyOnce.Do(func() {
-		f, ok := e.stderr.(*os.File)
-		e.tty = ok && term.IsTerminal(int(f.Fd()))
-	})
+	e.ttyOnce.Do(func() { e.tty = isTerminal(e.stderr) })
 	if !e.tty {
 		return nil
 	}
 	return &progress{e: e, total: total, desc: desc, start: time.Now()}
 }
 
-// Add records n more units of work done.
+// Add records n more bytes done.
 func (p *progress) Add(n int64) {
 	if p == nil {
 		return
 	}
-	p.done += n
-	if p.bar == nil {
-		if time.Since(p.start) < time.Second {
-			return
-		}
-		p.bar = progressbar.NewOptions64(p.total,
-			progressbar.OptionSetWriter(p.e.stderr),
-			progressbar.OptionSetDescription(p.desc),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-		_ = p.bar.Set64(p.done)
-		return
-	}
-	_ = p.bar.Add64(n)
+	p.draw(p.done.Add(n), false)
 }
 
-// Done removes the bar.
-func (p *progress) Done() {
-	if p == nil || p.bar == nil {
+// Set records that done bytes are done in all.
+func (p *progress) Set(done int64) {
+	if p == nil {
 		return
 	}
-	_ = p.bar.Finish()
-	_ = p.bar.Clear()
+	p.done.Store(done)
+	p.draw(done, false)
+}
+
+// draw redraws the line if it is due: after progressAfter, then every
+// tenth of a second.
+func (p *progress) draw(done int64, final bool) {
+	now := time.Now()
+	since := now.Sub(p.start)
+	if since < progressAfter {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !final && !p.drawn.IsZero() && now.Sub(p.drawn) < 100*time.Millisecond {
+		return
+	}
+	p.drawn = now
+	line := progressLine(p.desc, done, p.total, since)
+	pad := ""
+	if n := len([]rune(line)); n < p.width {
+		pad = strings.Repeat(" ", p.width-n)
+	}
+	p.width = len([]rune(line))
+	fmt.Fprint(p.e.stderr, "\r"+line+pad)
+}
+
+// progressLine is the text of the line: what, how much of how much, how
+// fast, and how long the rest will take at that pace.
+func progressLine(desc string, done, total int64, since time.Duration) string {
+	rate := float64(done) / since.Seconds()
+	var b strings.Builder
+	b.WriteString(desc)
+	if total > 0 {
+		frac := min(float64(done)/float64(total), 1)
+		const width = 24
+		full := int(frac * width)
+		fmt.Fprintf(&b, " %3.0f%% [%s%s] %s / %s", 100*frac, strings.Repeat("=", full), strings.Repeat(" ", width-full), benchmarks.HumanSize(done), benchmarks.HumanSize(total))
+	} else {
+		fmt.Fprintf(&b, " %s", benchmarks.HumanSize(done))
+	}
+	fmt.Fprintf(&b, ", %s/s, %s", benchmarks.HumanSize(int64(rate)), since.Round(time.Second))
+	if total > 0 && rate > 0 && done < total {
+		left := time.Duration(float64(total-done) / rate * float64(time.Second))
+		fmt.Fprintf(&b, " elapsed, %s left", left.Round(time.Second))
+	} else {
+		b.WriteString(" elapsed")
+	}
+	return b.String()
+}
+
+// Done removes the line.
+func (p *progress) Done() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.drawn.IsZero() {
+		fmt.Fprint(p.e.stderr, "\r"+strings.Repeat(" ", p.width)+"\r")
+	}
 }

@@ -20,13 +20,31 @@ func TestProgressOnlyOnATerminalAfterASecond(t *testing.T) {
 	p.Add(1) // a nil bar does nothing
 	p.Done()
 
-	// Work shorter than a second draws nothing; longer work draws a bar.
+	// Work shorter than a second draws nothing; longer work draws a line.
 	p = &progress{e: &env{stderr: &buf}, total: 100, desc: "scan", start: time.Now()}
 	p.Add(10)
 	assert.Zero(t, buf.Len())
 	p.start = time.Now().Add(-2 * time.Second)
 	p.Add(40)
-	p.Done()
 	assert.Contains(t, buf.String(), "scan")
-	assert.Contains(t, buf.String(), "50%")
+	assert.Contains(t, buf.String(), " 50%")
+	p.Done()
+	assert.Contains(t, buf.String(), "\r   ", "Done blanks the line")
+}
+
+// The rate is the work done since it began over the time since then, so
+// that the first line already tells the truth, and so does the time left.
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		done, total int64
+		since       time.Duration
+		want        string
+	}{
+		{512 << 20, 1 << 30, 2 * time.Second, "convert x.zarr  50% [============            ] 512 MiB / 1 GiB, 256 MiB/s, 2s elapsed, 2s left"},
+		{1 << 30, 1 << 30, 4 * time.Second, "convert x.zarr 100% [========================] 1 GiB / 1 GiB, 256 MiB/s, 4s elapsed"},
+		{3 << 20, -1, 3 * time.Second, "convert x.zarr 3 MiB, 1 MiB/s, 3s elapsed"},
+		{0, 100, time.Second, "convert x.zarr   0% [                        ] 0 B / 100 B, 0 B/s, 1s elapsed"},
+	} {
+		assert.Equal(t, c.want, progressLine("convert x.zarr", c.done, c.total, c.since))
+	}
 }

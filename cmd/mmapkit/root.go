@@ -161,6 +161,7 @@ Errors are printed as "mmapkit: FILE: message" and exit with status 1; usage err
   mmapkit cat --name x data.abf
   mmapkit convert data.abf data.fut
   mmapkit set data.abf x '[2,3]' 1.5`,
+		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
@@ -171,6 +172,7 @@ Errors are printed as "mmapkit: FILE: message" and exit with status 1; usage err
 			return usageErr("missing command; run 'mmapkit --help'")
 		},
 	}
+	root.SetVersionTemplate("mmapkit {{.Version}}\n")
 	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "no progress bars on stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("%s%w\nRun '%s --help' for usage.", subName(cmd), err, cmd.CommandPath())}

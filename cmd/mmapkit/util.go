@@ -14,8 +14,15 @@ import (
 // binary units).
 type byteSize int64
 
-func (b *byteSize) String() string { return benchmarks.HumanSize(int64(*b)) }
-func (b *byteSize) Type() string   { return "bytes" }
+// String is "" for 0, which the flag's help then does not print as a
+// default: 0 stands for a default that the usage text describes.
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return ""
+	}
+	return benchmarks.HumanSize(int64(*b))
+}
+func (b *byteSize) Type() string { return "bytes" }
 
 func (b *byteSize) Set(s string) error {
 	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"github.com/mmapkit/mmapkit/internal/shareddata"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,10 +250,7 @@ func TestWriteFailure(t *testing.T) {
 }
 
 func TestRealDataConversion(t *testing.T) {
-	dir := "../../../shared/testdata/futhark"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("futhark test data not found at ../shared/testdata/futhark")
-	}
+	dir := shareddata.Path(t, "futhark")
 	in, err := os.ReadFile(filepath.Join(dir, "generated", "all-types.input.txt"))
 	require.NoError(t, err)
 	for flag, gold := range map[string]string{"--text": "all-types.txt", "-b": "all-types.bin", "-t": "all-types.types.txt"} {
