@@ -1,0 +1,13 @@
+//go:build !unix
+
+package serve
+
+import "os"
+
+// oNonblock: opening a file does not block here.
+const oNonblock = 0
+
+func clearNonblock(*os.File) error { return nil }
+
+// inode is not known here: the ETag rests on size and modification time.
+func inode(os.FileInfo) uint64 { return 0 }
