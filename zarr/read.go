@@ -80,7 +80,7 @@ func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) er
 	if len(dst) < 1<<20 {
 		workers = 1
 	}
-	return parallel(total, workers, &a.s.states, one)
+	return a.s.orClosed(parallel(total, workers, &a.s.states, one))
 }
 
 // readUnit copies the part of unit u inside the box into dst.
@@ -545,6 +545,18 @@ func reverseInts(p []int64) {
 
 // path is the file name of key in the store's directory.
 func (s *Store) path(key string) string { return filepath.Join(s.dir, filepath.FromSlash(key)) }
+
+// orClosed turns the error of a call that the store's Close overtook
+// (its directory or a mapping closed under it) into ErrClosed.
+func (s *Store) orClosed(err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := s.checkOpen(); cerr != nil {
+		return cerr
+	}
+	return err
+}
 
 func (s *Store) checkOpen() error {
 	s.mu.Lock()

@@ -568,6 +568,9 @@ func (s *Store) Arrays() []*Array { return slices.Clone(s.arrays) }
 // Array returns the array named name ("/temp"; the leading "/" may be
 // left out).
 func (s *Store) Array(name string) (*Array, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
 	i, err := format.Find(s, name)
 	if err != nil {
 		return nil, s.errf("", -1, ErrNotFound, "%q", name)

@@ -95,6 +95,11 @@ func View[T layout.Elem](a *Array) ([]T, error) {
 // crashes the process, and so does reading it after another process
 // truncated the file (SIGBUS), as for any mapping.
 func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
+	v, err := viewChunk[T](a, idx)
+	return v, a.s.orClosed(err)
+}
+
+func viewChunk[T layout.Elem](a *Array, idx []int64) ([]T, error) {
 	s, m := a.s, a.m
 	if err := checkType[T](a); err != nil {
 		return nil, err
@@ -214,6 +219,10 @@ func (s *Store) SetText(i int, idx []int64, value string) error {
 
 // setBytes writes one element, b in the stored byte order, at idx.
 func (a *Array) setBytes(idx []int64, b []byte) error {
+	return a.s.orClosed(a.setElement(idx, b))
+}
+
+func (a *Array) setElement(idx []int64, b []byte) error {
 	s, m := a.s, a.m
 	if err := s.checkOpen(); err != nil {
 		return err
