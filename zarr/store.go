@@ -501,10 +501,13 @@ func record(m *meta) format.Record {
 	if m.colMajor() {
 		r.Order = layout.ColMajor
 	}
+	// An array of a type this package cannot read stays an array: its
+	// reads fail naming the type, rather than it passing for a value
+	// that holds nothing.
 	if m.dt.typ.Valid() {
 		r.Size, _ = layout.ByteSize(m.dt.typ, m.shape)
-	} else {
-		r.Kind = format.KindOpaque
+	} else if n, err := layout.Count(m.shape); err == nil {
+		r.Size, _ = layout.Mul(n, m.dt.itemsize)
 	}
 	if m.shard != nil {
 		r.Extra["shards"] = m.grid
