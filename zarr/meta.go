@@ -219,6 +219,9 @@ func parseV2(doc []byte, attrs map[string]any) (*meta, *metaError) {
 			return nil, bad("compressor %s has no id", clip(c))
 		}
 		m.chain = []codec{v2Codec(cfg.ID, cfg.Level)}
+		if merr := checkLevel(m.chain[0]); merr != nil {
+			return nil, merr
+		}
 	}
 	if m.dt.typ.Valid() {
 		fill, err := parseFill(z.FillValue, m.dt.typ, m.byteOrder())
@@ -250,6 +253,24 @@ func v2Codec(id string, level *int) codec {
 		c.unsupported = "this package reads zlib, gzip, zstd and lz4"
 	}
 	return c
+}
+
+// checkLevel refuses a compression level its codec does not have: a
+// chunk re-encoded by Set is written at that level.
+func checkLevel(c codec) *metaError {
+	lo, hi := 0, 0
+	switch c.name {
+	case "zlib", "gzip":
+		lo, hi = -1, 9
+	case "zstd":
+		lo, hi = -1<<17, 22 // zstd's negative levels are its fastest
+	default:
+		return nil
+	}
+	if c.level < lo || c.level > hi {
+		return bad("%s level %d is not %d to %d", c.name, c.level, lo, hi)
+	}
+	return nil
 }
 
 // setGrid checks and sets the shape and the chunk grid's chunk shape.
@@ -569,6 +590,9 @@ func parseCodecsV3(list []json.RawMessage, k int, dt dtype, allowShard bool) (ch
 			stage = 2
 		case stage == 1:
 			cc, merr := v3Codec(e, i)
+			if merr == nil {
+				merr = checkLevel(cc)
+			}
 			if merr != nil {
 				return c, merr
 			}
