@@ -68,6 +68,14 @@
 //     next Sync or Close: a crash before leaves it missing, or holding the
 //     fill value or part of what was written, as for any write through a
 //     view.
+//   - A missing shard of raw inner chunks is created, for a view or Set,
+//     laid out whole: every inner chunk at a fixed offset holding the fill
+//     value, and its index, synced before the shard takes its name.
+//     Creating an inner chunk never moves another, so every view of a
+//     shard stays valid until Close. A shard written elsewhere without some
+//     of its inner chunks is rewritten to create one (with all of them),
+//     which fails, naming the view, while a writable view of that shard is
+//     live: the view's writes would go to the file replaced.
 //
 // # What is not safe
 //

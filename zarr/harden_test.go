@@ -86,3 +86,107 @@ func TestArrayAfterClose(t *testing.T) {
 	require.True(t, errors.Is(err, mmapfile.ErrClosed), "%v", err)
 	assert.True(t, strings.Contains(err.Error(), p), "%v", err)
 }
+
+// createSharded makes a store of one f64 array [4, 4] in one shard of
+// four raw inner chunks [2, 2], with the fill value given.
+func createSharded(t *testing.T, fill any) (*Store, *Array, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.zarr")
+	s, err := Create(p, []ArraySpec{{Name: "x", Type: layout.F64, Shape: []int64{4, 4}, Chunks: []int64{2, 2}, Shards: []int64{4, 4}, FillValue: fill}}, nil)
+	require.NoError(t, err)
+	a, err := s.Array("x")
+	require.NoError(t, err)
+	return s, a, p
+}
+
+// Filling a new sharded store through views of all its inner chunks,
+// taken before any is written: every view stays valid (creating an inner
+// chunk never moves another) and every write reaches the store.
+func TestShardViewsTakenTogetherStayValid(t *testing.T) {
+	for _, fill := range []any{nil, 7.5} {
+		s, a, p := createSharded(t, fill)
+		var views [][]float64
+		for _, idx := range [][]int64{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+			v, err := ViewChunk[float64](a, idx...)
+			require.NoError(t, err, "%v", idx)
+			views = append(views, v)
+		}
+		for k, v := range views {
+			for j := range v {
+				v[j] = float64(10*k + j)
+			}
+		}
+		require.NoError(t, s.Close())
+		r, err := Open(p, nil)
+		require.NoError(t, err)
+		got, err := Read[float64](r.Arrays()[0])
+		require.NoError(t, err)
+		assert.Equal(t, []float64{0, 1, 10, 11, 2, 3, 12, 13, 20, 21, 30, 31, 22, 23, 32, 33}, got, "fill %v", fill)
+		require.NoError(t, r.Close())
+	}
+}
+
+// One goroutine fills a view of inner chunk 0 while another takes views
+// of the shard's other inner chunks and sets elements: no write is lost.
+func TestShardViewFilledWhileOthersAreCreated(t *testing.T) {
+	for round := range 20 {
+		s, a, p := createSharded(t, nil)
+		v0, err := ViewChunk[float64](a, 0, 0)
+		require.NoError(t, err)
+		done := make(chan error)
+		go func() {
+			for _, idx := range [][]int64{{0, 1}, {1, 0}, {1, 1}} {
+				v, err := ViewChunk[float64](a, idx...)
+				if err != nil {
+					done <- err
+					return
+				}
+				v[0] = float64(idx[0]*2 + idx[1])
+			}
+			done <- Set(a, []int64{3, 3}, 99.0)
+		}()
+		for pass := range 2000 {
+			for j := range v0 {
+				v0[j] = float64(pass + j)
+			}
+		}
+		require.NoError(t, <-done)
+		require.NoError(t, s.Close())
+		r, err := Open(p, nil)
+		require.NoError(t, err)
+		got, err := Read[float64](r.Arrays()[0])
+		require.NoError(t, err)
+		assert.Equal(t, []float64{1999, 2000, 1, 0, 2001, 2002, 0, 0, 2, 0, 3, 0, 0, 0, 0, 99}, got, "round %d", round)
+		require.NoError(t, r.Close())
+	}
+}
+
+// A shard written elsewhere with an inner chunk missing: creating that
+// chunk would rewrite the shard, so while a writable view of the shard is
+// live it fails naming the view, and the view stays valid.
+func TestShardRewriteRefusedUnderAView(t *testing.T) {
+	p := shardStore(t, "")
+	setIndex(t, p, 3, empty, empty)
+	s, err := OpenFile(p, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	a := s.Arrays()[0]
+	v, err := ViewChunk[float64](a, 0, 0)
+	require.NoError(t, err)
+	_, err = ViewChunk[float64](a, 1, 1)
+	require.ErrorIs(t, err, ErrUnsupported)
+	assert.Contains(t, err.Error(), "writable view")
+	require.ErrorIs(t, Set(a, []int64{3, 3}, 1.0), ErrUnsupported)
+	v[0] = -1
+	require.NoError(t, s.Close())
+
+	// Without a live view, the shard is rewritten with every inner chunk
+	// in place, so that later views create nothing.
+	s, err = OpenFile(p, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	a = s.Arrays()[0]
+	require.NoError(t, Set(a, []int64{3, 3}, 5.0))
+	got, err := Read[float64](a)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{-1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 12, 13, 0, 5}, got)
+	require.NoError(t, s.Close())
+}
