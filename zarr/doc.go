@@ -60,6 +60,10 @@
 //     target, chunk files first and metadata last, and replace the target
 //     only when the store is complete (in one atomic exchange on Linux). A
 //     re-encoded chunk goes to a temporary file renamed over the old one.
+//   - A store replaced under an open Store (a conversion written over its
+//     path) or removed reads as it was, from the files still open, or
+//     fails with ErrReplaced: its chunks read as the fill value only while
+//     its path still leads to the directory opened.
 //   - Changes through writable views and Set are seen by other readers at
 //     once and are durable after Sync or Close. Sync syncs the chunk files
 //     that Set changed since the last Sync and every chunk file handed out

@@ -3,6 +3,7 @@ package zarr
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -189,4 +190,52 @@ func TestShardRewriteRefusedUnderAView(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float64{-1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 12, 13, 0, 5}, got)
 	require.NoError(t, s.Close())
+}
+
+// A store replaced (or removed) under an open reader: reads give the old
+// values or an error saying so, never the fill value for chunks that the
+// replacement deleted. A chunk missing from a store still in place reads
+// as the fill value.
+func TestStoreReplacedUnderReader(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		o     Options
+		swap  func(t *testing.T, p string)
+		shard bool
+	}{
+		{"replaced by Write", Options{}, func(t *testing.T, p string) {
+			require.NoError(t, Write(p, (&memSource{}).add("x", layout.F64, []int64{5, 7}, layout.RowMajor, false, ramp(layout.F64, 35, 100)), &Options{Chunks: []int64{2, 3}}))
+		}, false},
+		{"sharded, replaced by Write", Options{Shards: []int64{4, 6}}, func(t *testing.T, p string) {
+			require.NoError(t, Write(p, (&memSource{}).add("x", layout.F64, []int64{5, 7}, layout.RowMajor, false, ramp(layout.F64, 35, 100)), &Options{Chunks: []int64{2, 3}}))
+		}, true},
+		{"removed", Options{Version: 2}, func(t *testing.T, p string) {
+			require.NoError(t, os.RemoveAll(p))
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := writeStore(t, c.o)
+			s, err := Open(p, nil)
+			require.NoError(t, err)
+			defer s.Close()
+			a, err := s.Array("x")
+			require.NoError(t, err)
+			c.swap(t, p)
+			got, err := Read[float64](a)
+			require.Error(t, err, "read %v", got)
+			require.ErrorIs(t, err, ErrReplaced)
+			assert.Contains(t, err.Error(), p)
+			_, err = ReadRegion[float64](a, []int64{4, 6}, []int64{1, 1})
+			require.ErrorIs(t, err, ErrReplaced)
+		})
+	}
+	// Still in place: a chunk removed by hand is the fill value.
+	p, _ := writeStore(t, Options{})
+	s, err := Open(p, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, os.Remove(filepath.Join(p, "x", "c", "0", "0")))
+	got, err := ReadRegion[float64](s.Arrays()[0], []int64{0, 0}, []int64{2, 4})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 0, 0, 3, 0, 0, 0, 10}, got)
 }

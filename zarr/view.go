@@ -121,6 +121,9 @@ func viewChunk[T layout.Elem](a *Array, idx []int64) ([]T, error) {
 		return nil, err
 	}
 	if loc.missing {
+		if err := s.inPlace(); err != nil {
+			return nil, err
+		}
 		if !s.writable {
 			return nil, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
 		}
