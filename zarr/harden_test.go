@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -238,4 +239,117 @@ func TestStoreReplacedUnderReader(t *testing.T) {
 	got, err := ReadRegion[float64](s.Arrays()[0], []int64{0, 0}, []int64{2, 4})
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0, 0, 0, 3, 0, 0, 0, 10}, got)
+}
+
+// countingSource serves element i of every array as byte i%251 and
+// remembers the largest read asked of it.
+type countingSource struct {
+	recs    []format.Record
+	largest int
+}
+
+func (c *countingSource) Records() []format.Record { return c.recs }
+
+func (c *countingSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	c.largest = max(c.largest, len(dst))
+	for j := range dst {
+		dst[j] = byte((first + int64(j)) % 251)
+	}
+	return nil
+}
+
+// The writer holds at most writeBudget bytes of the source at once,
+// whatever the shape: a row of chunks larger than that is written in
+// bands, and every value arrives.
+func TestWriteMemoryBounded(t *testing.T) {
+	defer func(b int64) { writeBudget = b }(writeBudget)
+	writeBudget = 4096
+	for _, c := range []struct {
+		name          string
+		shape         []int64
+		order         layout.Order
+		chunks, shard []int64
+		compress      string
+	}{
+		{"a row of chunks past the budget", []int64{3, 5000}, layout.RowMajor, []int64{1, 100}, nil, ""},
+		{"compressed", []int64{3, 5000}, layout.RowMajor, []int64{2, 300}, nil, "zstd"},
+		{"sharded", []int64{3, 5000}, layout.RowMajor, []int64{1, 100}, []int64{2, 400}, ""},
+		{"column-major", []int64{5000, 3}, layout.ColMajor, []int64{100, 1}, nil, ""},
+		{"3-d, a chunk past the budget", []int64{2, 3, 3000}, layout.RowMajor, []int64{1, 2, 3000}, nil, "gzip"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n, _ := layout.Count(c.shape)
+			src := &countingSource{recs: []format.Record{{Kind: format.KindArray, Array: layout.Array{Name: "x", Type: layout.U8, Shape: c.shape, Order: c.order, Offset: -1, Size: n}}}}
+			p := filepath.Join(t.TempDir(), "b.zarr")
+			require.NoError(t, Write(p, src, &Options{Chunks: c.chunks, Shards: c.shard, Compress: c.compress}))
+			ub := c.chunks[0]
+			for _, x := range c.chunks[1:] {
+				ub *= x
+			}
+			assert.LessOrEqual(t, int64(src.largest), max(writeBudget, ub), "the largest read")
+			s, err := Open(p, nil)
+			require.NoError(t, err)
+			defer s.Close()
+			got := make([]byte, n)
+			require.NoError(t, s.ReadArray(0, got, 0, c.order, leOrder))
+			for j := range got {
+				if got[j] != byte(j%251) {
+					t.Fatalf("element %d (in %v order) is %d, want %d", j, c.order, got[j], j%251)
+				}
+			}
+		})
+	}
+}
+
+// What cannot be written in reasonable time is refused at once, naming
+// its size, and leaves nothing behind; what a reader of the store would
+// refuse is refused before anything is written.
+func TestWriteRefusesWhatItCannotWriteReadably(t *testing.T) {
+	one := func(shape ...int64) format.Source {
+		return &countingSource{recs: []format.Record{{Kind: format.KindArray, Array: layout.Array{Name: "x", Type: layout.F64, Shape: shape, Offset: -1}}}}
+	}
+	rank := func(k int) []int64 {
+		s := make([]int64, k)
+		for i := range s {
+			s[i] = 1
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		src  format.Source
+		o    Options
+		err  error
+		text string
+	}{
+		{"10^18 elements", one(1e9, 1e9), Options{}, ErrUnsupported, "8000007408000000000 bytes in 954000000000 chunk files"},
+		{"2^65 bytes", one(1<<31, 1<<31), Options{}, ErrUnsupported, "more than 2^63 bytes"},
+		{"a billion chunk files", one(1e9), Options{Chunks: []int64{1}}, ErrUnsupported, "8000000000 bytes in 1000000000 chunk files"},
+		{"rank 40", one(rank(40)...), Options{}, format.ErrNotRepresentable, "rank 40 is more than 32"},
+		{"rank 70", one(rank(70)...), Options{Version: 2}, format.ErrNotRepresentable, "rank 70 is more than 32"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := Write(filepath.Join(dir, "o.zarr"), c.src, &c.o)
+			require.ErrorIs(t, err, c.err)
+			assert.Contains(t, err.Error(), c.text)
+			left, _ := os.ReadDir(dir)
+			assert.Empty(t, left, "left behind")
+		})
+	}
+}
+
+// A shape with a zero and a huge dimension gets chunks whose size does
+// not overflow, and the store reads back.
+func TestWriteHugeEmptyShape(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "e.zarr")
+	src := &countingSource{recs: []format.Record{{Kind: format.KindArray, Array: layout.Array{Name: "x", Type: layout.F64, Shape: []int64{0, 1<<63 - 1}, Offset: -1}}}}
+	require.NoError(t, Write(p, src, nil))
+	s, err := Open(p, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	c := s.Arrays()[0].ChunkShape()
+	assert.LessOrEqual(t, c[0]*c[1]*8, int64(chunkTarget), "chunks %v", c)
+	assert.Equal(t, []int64{0, 1<<63 - 1}, s.Arrays()[0].Shape())
+	assert.Equal(t, []int64{0, (1<<63-1)/c[1] + 1}, s.Arrays()[0].Grid())
 }
