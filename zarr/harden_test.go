@@ -353,3 +353,17 @@ func TestWriteHugeEmptyShape(t *testing.T) {
 	assert.Equal(t, []int64{0, 1<<63 - 1}, s.Arrays()[0].Shape())
 	assert.Equal(t, []int64{0, (1<<63-1)/c[1] + 1}, s.Arrays()[0].Grid())
 }
+
+// An array cannot sit where another array's group is; many arrays are
+// checked in time linear in their number.
+func TestWriteArrayInsideArray(t *testing.T) {
+	for _, names := range [][]string{{"a", "a/b"}, {"g/a/b/c", "x", "g/a"}} {
+		src := &countingSource{}
+		for _, n := range names {
+			src.recs = append(src.recs, format.Record{Kind: format.KindArray, Array: layout.Array{Name: n, Type: layout.U8, Shape: []int64{1}, Offset: -1, Size: 1}})
+		}
+		err := Write(filepath.Join(t.TempDir(), "n.zarr"), src, nil)
+		require.ErrorIs(t, err, format.ErrNotRepresentable, "%v", names)
+		assert.Contains(t, err.Error(), "an array cannot hold another array")
+	}
+}

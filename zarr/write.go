@@ -270,10 +270,18 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		}
 		w.arrays = append(w.arrays, m)
 	}
-	for p := range paths {
-		for q := range paths {
-			if strings.HasPrefix(q, p+"/") || p == "" && len(paths) > 1 {
+	// Each array's groups, checked against the arrays: linear in the
+	// arrays (a table of many columns is many arrays).
+	for q := range paths {
+		for p := path.Dir(q); ; p = path.Dir(p) {
+			if p == "." {
+				p = ""
+			}
+			if paths[p] && p != q {
 				return nil, fail("/"+p, format.ErrNotRepresentable, "an array cannot hold another array (%q)", "/"+q)
+			}
+			if p == "" {
+				break
 			}
 		}
 	}
@@ -735,7 +743,7 @@ func (w *writer) writeRuns(m *meta, src format.Source, i int, order layout.Order
 			return err
 		}
 		if at += int64(len(b)); at == ub {
-			err := w.st.written(f)
+			err := w.st.written(f, ub)
 			f, at = nil, 0
 			c++
 			return err
