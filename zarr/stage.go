@@ -30,10 +30,11 @@ type stage struct {
 	made   map[string]bool // directories created, by key ("." the stage)
 	// pending are the files written and not yet synced, oldest first.
 	pending []*os.File
-	// unsynced: files were closed without their sync, for commit to
-	// sync the whole file system at once (syncFS).
+	// unsynced: files were closed without their sync, for syncFiles to
+	// sync the whole file system at once (syncFS), from then on.
 	unsynced bool
-	// durable: syncFiles synced the file system, directories included.
+	// durable: the last syncFiles synced the file system, directories
+	// included.
 	durable bool
 }
 
@@ -196,8 +197,10 @@ func (st *stage) syncFiles() error {
 	st.mu.Lock()
 	files := st.pending
 	st.pending = nil
+	// Once one file went unsynced, every later call syncs the file
+	// system: commit then need not sync the tree's directories one by one.
 	whole := st.unsynced
-	st.unsynced = false
+	st.durable = false
 	st.mu.Unlock()
 	var first error
 	if whole {
@@ -209,7 +212,9 @@ func (st *stage) syncFiles() error {
 		if _, err := syncFS(st.dir); err != nil && first == nil {
 			first = err
 		}
+		st.mu.Lock()
 		st.durable = first == nil
+		st.mu.Unlock()
 		return first
 	}
 	for _, f := range files {
