@@ -367,3 +367,19 @@ func TestWriteArrayInsideArray(t *testing.T) {
 		assert.Contains(t, err.Error(), "an array cannot hold another array")
 	}
 }
+
+// A writer still running after its stage was aborted (by a signal
+// handler's atomicfile.AbortAll) cannot make the stage again: its files
+// fail and nothing is left beside the target.
+func TestStageAbortedLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	st, err := newStage(filepath.Join(dir, "t.zarr"), 0)
+	require.NoError(t, err)
+	require.NoError(t, st.write("a/c/0", []byte("x")))
+	st.tmp.Abort()
+	assert.Error(t, st.write("b/c/0", []byte("y")))
+	assert.Error(t, st.write("a/c/1", []byte("y")))
+	st.abort()
+	left, _ := os.ReadDir(dir)
+	assert.Empty(t, left)
+}

@@ -144,11 +144,19 @@ func (st *stage) mkdirs(d string) error {
 	if st.made[d] {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(st.dir, filepath.FromSlash(d)), 0o755); err != nil {
-		return err
-	}
+	// Each missing directory below the stage, parents first; never the
+	// stage itself, so that a writer still running after an abort (a
+	// signal) cannot make it again.
+	var missing []string
 	for ; !st.made[d]; d = path.Dir(d) {
-		st.made[d] = true
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := os.Mkdir(filepath.Join(st.dir, filepath.FromSlash(missing[i])), 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		st.made[missing[i]] = true
 	}
 	return nil
 }

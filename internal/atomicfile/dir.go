@@ -176,5 +176,9 @@ func (d *Dir) Abort() {
 	}
 	d.done = true
 	unregister(d)
-	os.RemoveAll(d.tmp)
+	// A writer may still be adding files (Abort is called from a signal
+	// handler while it runs): the removal is tried again if one of them
+	// made a directory not empty while it was being removed.
+	for try := 0; os.RemoveAll(d.tmp) != nil && try < 10; try++ {
+	}
 }
