@@ -369,6 +369,26 @@ func parseNodeV3(doc []byte) (*zarrJSONDoc, *metaError) {
 	if z.NodeType != "array" && z.NodeType != "group" {
 		return nil, bad("node_type %q is neither \"array\" nor \"group\"", z.NodeType)
 	}
+	if k := unknownMember(doc); k != "" {
+		return nil, unsupported("member %q is not understood here (and is not marked \"must_understand\": false)", k)
+	}
+	return &z, nil
+}
+
+// unknownMember returns a member of the JSON object doc that is neither
+// known nor marked "must_understand": false, or "". The members are first
+// listed without copying their values: a group's consolidated metadata
+// may hold the documents of thousands of arrays.
+func unknownMember(doc []byte) string {
+	var keys map[string]skipJSON
+	json.Unmarshal(doc, &keys)
+	unknown := false
+	for k := range keys {
+		unknown = unknown || !zarrJSONKnown[k]
+	}
+	if !unknown {
+		return ""
+	}
 	var all map[string]json.RawMessage
 	json.Unmarshal(doc, &all)
 	for k, v := range all {
@@ -379,11 +399,16 @@ func parseNodeV3(doc []byte) (*zarrJSONDoc, *metaError) {
 			Must *bool `json:"must_understand"`
 		}
 		if json.Unmarshal(v, &must) != nil || must.Must == nil || *must.Must {
-			return nil, unsupported("member %q is not understood here (and is not marked \"must_understand\": false)", k)
+			return k
 		}
 	}
-	return &z, nil
+	return ""
 }
+
+// skipJSON decodes any JSON value into nothing.
+type skipJSON struct{}
+
+func (skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 // parseV3 parses an array's zarr.json.
 func parseV3(z *zarrJSONDoc) (*meta, *metaError) {

@@ -198,14 +198,17 @@ func (s *Store) readMeta(key string) ([]byte, bool, error) {
 	if fi.Size() > maxMetadata {
 		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document of %d bytes is larger than %d", fi.Size(), maxMetadata)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxMetadata+1))
+	// Read into a buffer of the size the file says (checked above), not
+	// one grown by doubling: a group's metadata may be megabytes.
+	b := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = b.ReadFrom(io.LimitReader(f, maxMetadata+1))
 	if err != nil {
 		return nil, false, s.keyErr(key, err)
 	}
-	if len(b) > maxMetadata {
+	if b.Len() > maxMetadata {
 		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document larger than %d bytes", maxMetadata)
 	}
-	return b, true, nil
+	return b.Bytes(), true, nil
 }
 
 // keyErr names the key in an error of the file system (a symlink out of

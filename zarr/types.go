@@ -206,11 +206,15 @@ func parseFill(raw json.RawMessage, t layout.Type, bo binary.ByteOrder) ([]byte,
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return b, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("fill_value %s: %v", clip(raw), err)
+	if r := bytes.TrimSpace(raw); (r[0] == '-' || r[0] >= '0' && r[0] <= '9') && json.Valid(r) {
+		v = json.Number(r) // the common case, without a decoder's buffer
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("fill_value %s: %v", clip(raw), err)
+		}
 	}
 	if t.IsComplex() {
 		parts, ok := v.([]any)

@@ -171,7 +171,11 @@ type writer struct {
 	st      *stage
 	version int
 	arrays  []*meta
-	bufs    sync.Pool // *worker: the chunk buffers, kept from slab to slab
+	// docs are the arrays' metadata documents (.zarray, zarr.json),
+	// encoded once: as compact JSON they cost a store of many arrays
+	// little memory until the consolidated metadata is written.
+	docs []json.RawMessage
+	bufs sync.Pool // *worker: the chunk buffers, kept from slab to slab
 }
 
 // newWriter plans the arrays of a store: names, chunks, codecs, dimension
@@ -253,7 +257,8 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		}
 		m.dims = dimNames(sp, m, dims)
 		m.attrs["_ARRAY_DIMENSIONS"] = m.dims
-		if merr := readBack(m); merr != nil {
+		doc, merr := readBack(m)
+		if merr != nil {
 			return nil, fail(sp.Name, format.ErrNotRepresentable, "a store written with it could not be read back: %s", merr.msg)
 		}
 		if fromSource {
@@ -269,6 +274,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 			}
 		}
 		w.arrays = append(w.arrays, m)
+		w.docs = append(w.docs, doc)
 	}
 	// Each array's groups, checked against the arrays: linear in the
 	// arrays (a table of many columns is many arrays).
@@ -330,27 +336,28 @@ func sizeText(n int64, ok bool) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// readBack parses the metadata document of m as a reader of the store
-// will: a writer must not write what its own reader refuses.
-func readBack(m *meta) *metaError {
+// readBack encodes the metadata document of m (.zarray or zarr.json) and
+// parses it as a reader of the store will: a writer must not write what
+// its own reader refuses.
+func readBack(m *meta) (json.RawMessage, *metaError) {
 	if m.version == 2 {
 		za, zt := docV2(m)
 		doc, err := json.Marshal(za)
 		if err != nil {
-			return bad("%v", err)
+			return nil, bad("%v", err)
 		}
 		_, merr := parseV2(doc, zt)
-		return merr
+		return doc, merr
 	}
 	doc, err := json.Marshal(docV3(m))
 	if err != nil {
-		return bad("%v", err)
+		return nil, bad("%v", err)
 	}
 	z, merr := parseNodeV3(doc)
 	if merr == nil {
 		_, merr = parseV3(z)
 	}
-	return merr
+	return doc, merr
 }
 
 // arrayPath is the store path of an array named name: "" for a root
@@ -938,22 +945,25 @@ func parallel(total, workers int64, pool *sync.Pool, fn func(j int64, w *worker)
 func (w *writer) writeMeta() error {
 	all := map[string]any{} // consolidated: key (v2) or path (v3) → document
 	groups := map[string]bool{}
-	for _, m := range w.arrays {
+	for i, m := range w.arrays {
 		for g := path.Dir(m.path); m.path != "" && g != "."; g = path.Dir(g) {
 			groups[g] = true
 		}
+		doc := w.docs[i]
 		if w.version == 2 {
-			za, zt := docV2(m)
-			if err := w.put(join(m.path, ".zarray"), za); err != nil {
+			zt, err := json.Marshal(m.attrs)
+			if err != nil {
 				return err
 			}
-			if err := w.put(join(m.path, ".zattrs"), zt); err != nil {
+			if err := w.put(join(m.path, ".zarray"), doc); err != nil {
 				return err
 			}
-			all[join(m.path, ".zarray")], all[join(m.path, ".zattrs")] = za, zt
+			if err := w.put(join(m.path, ".zattrs"), json.RawMessage(zt)); err != nil {
+				return err
+			}
+			all[join(m.path, ".zarray")], all[join(m.path, ".zattrs")] = doc, json.RawMessage(zt)
 			continue
 		}
-		doc := docV3(m)
 		if err := w.put(join(m.path, "zarr.json"), doc); err != nil {
 			return err
 		}
