@@ -86,7 +86,7 @@ func (a *Array) Grid() []int64 { return a.m.unitGrid() }
 func (m *meta) unitGrid() []int64 {
 	g := make([]int64, len(m.shape))
 	for i := range g {
-		g[i] = (m.shape[i] + m.unit[i] - 1) / m.unit[i]
+		g[i] = ceilDiv(m.shape[i], m.unit[i])
 	}
 	return g
 }

@@ -192,3 +192,22 @@ func benchRead(b *testing.B, compress string) {
 	}
 	reportPython(b, store, int64(len(dst)))
 }
+
+// BenchmarkWriteManyArrays writes a store of 1,000 arrays of 5 f32 (a
+// table of 1,000 columns): the cost of each array — its directories,
+// chunk file and metadata — per array.
+func BenchmarkWriteManyArrays(b *testing.B) {
+	const arrays = 1000
+	src := &memSource{}
+	for i := range arrays {
+		src.add("f"+strconv.Itoa(i), layout.F32, []int64{5}, layout.RowMajor, false, ramp(layout.F32, 5, float64(i)))
+	}
+	dir := b.TempDir()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := Write(filepath.Join(dir, "m"+strconv.Itoa(i)+".zarr"), src, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*arrays), "ns/array")
+}

@@ -62,6 +62,10 @@
 //     target, chunk files first and metadata last, and replace the target
 //     only when the store is complete (in one atomic exchange on Linux). A
 //     re-encoded chunk goes to a temporary file renamed over the old one.
+//   - A store replaced under an open Store (a conversion written over its
+//     path) or removed reads as it was, from the files still open, or
+//     fails with ErrReplaced: its chunks read as the fill value only while
+//     its path still leads to the directory opened.
 //   - Changes through writable views and Set are seen by other readers at
 //     once and are durable after Sync or Close. Sync syncs the chunk files
 //     that Set changed since the last Sync and every chunk file handed out
@@ -70,6 +74,14 @@
 //     next Sync or Close: a crash before leaves it missing, or holding the
 //     fill value or part of what was written, as for any write through a
 //     view.
+//   - A missing shard of raw inner chunks is created, for a view or Set,
+//     laid out whole: every inner chunk at a fixed offset holding the fill
+//     value, and its index, synced before the shard takes its name.
+//     Creating an inner chunk never moves another, so every view of a
+//     shard stays valid until Close. A shard written elsewhere without some
+//     of its inner chunks is rewritten to create one (with all of them),
+//     which fails, naming the view, while a writable view of that shard is
+//     live: the view's writes would go to the file replaced.
 //
 // # What is not safe
 //

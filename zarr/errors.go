@@ -34,6 +34,10 @@ var (
 	// short, too long, inflating past its size, a shard index pointing
 	// outside its file or at overlapping ranges).
 	ErrCorrupt = errors.New("chunk does not decode to one chunk")
+	// ErrReplaced: the store's directory was replaced (by a conversion
+	// written over it) or removed since the store was opened, so that its
+	// chunks are gone: they do not read as the fill value.
+	ErrReplaced = errors.New("store replaced or removed since it was opened")
 )
 
 // FormatError reports a problem with a store's contents, or a request the

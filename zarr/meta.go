@@ -226,6 +226,9 @@ func parseV2(doc []byte, attrs map[string]any) (*meta, *metaError) {
 			}
 			m.chain = []codec{bc}
 		}
+		if merr := checkLevel(m.chain[0]); merr != nil {
+			return nil, merr
+		}
 	}
 	if m.dt.typ.Valid() {
 		fill, err := parseFill(z.FillValue, m.dt.typ, m.byteOrder())
@@ -255,6 +258,24 @@ func v2Codec(id string, level *int) codec {
 		c.unsupported = "this package reads zlib, gzip, zstd, lz4 and blosc"
 	}
 	return c
+}
+
+// checkLevel refuses a compression level its codec does not have: a
+// chunk re-encoded by Set is written at that level.
+func checkLevel(c codec) *metaError {
+	lo, hi := 0, 0
+	switch c.name {
+	case "zlib", "gzip":
+		lo, hi = -1, 9
+	case "zstd":
+		lo, hi = -1<<17, 22 // zstd's negative levels are its fastest
+	default:
+		return nil
+	}
+	if c.level < lo || c.level > hi {
+		return bad("%s level %d is not %d to %d", c.name, c.level, lo, hi)
+	}
+	return nil
 }
 
 // setGrid checks and sets the shape and the chunk grid's chunk shape.
@@ -353,6 +374,26 @@ func parseNodeV3(doc []byte) (*zarrJSONDoc, *metaError) {
 	if z.NodeType != "array" && z.NodeType != "group" {
 		return nil, bad("node_type %q is neither \"array\" nor \"group\"", z.NodeType)
 	}
+	if k := unknownMember(doc); k != "" {
+		return nil, unsupported("member %q is not understood here (and is not marked \"must_understand\": false)", k)
+	}
+	return &z, nil
+}
+
+// unknownMember returns a member of the JSON object doc that is neither
+// known nor marked "must_understand": false, or "". The members are first
+// listed without copying their values: a group's consolidated metadata
+// may hold the documents of thousands of arrays.
+func unknownMember(doc []byte) string {
+	var keys map[string]skipJSON
+	json.Unmarshal(doc, &keys)
+	unknown := false
+	for k := range keys {
+		unknown = unknown || !zarrJSONKnown[k]
+	}
+	if !unknown {
+		return ""
+	}
 	var all map[string]json.RawMessage
 	json.Unmarshal(doc, &all)
 	for k, v := range all {
@@ -363,11 +404,16 @@ func parseNodeV3(doc []byte) (*zarrJSONDoc, *metaError) {
 			Must *bool `json:"must_understand"`
 		}
 		if json.Unmarshal(v, &must) != nil || must.Must == nil || *must.Must {
-			return nil, unsupported("member %q is not understood here (and is not marked \"must_understand\": false)", k)
+			return k
 		}
 	}
-	return &z, nil
+	return ""
 }
+
+// skipJSON decodes any JSON value into nothing.
+type skipJSON struct{}
+
+func (skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 // parseV3 parses an array's zarr.json.
 func parseV3(z *zarrJSONDoc) (*meta, *metaError) {
@@ -574,6 +620,9 @@ func parseCodecsV3(list []json.RawMessage, k int, dt dtype, allowShard bool) (ch
 			stage = 2
 		case stage == 1:
 			cc, merr := v3Codec(e, i, dt)
+			if merr == nil {
+				merr = checkLevel(cc)
+			}
 			if merr != nil {
 				return c, merr
 			}

@@ -2,13 +2,16 @@ package zarr
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
@@ -69,23 +72,50 @@ func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) er
 		total *= span[i]
 	}
 	dstr := orderStrides(count, order)
+	var missing atomic.Bool
 	one := func(j int64, w *worker) error {
 		u := make([]int64, k)
 		for i := k - 1; i >= 0; i-- {
 			u[i] = lo[i] + j%span[i]
 			j /= span[i]
 		}
-		return a.readUnit(u, dst, start, count, dstr, w)
+		return a.readUnit(u, dst, start, count, dstr, w, &missing)
 	}
 	workers := int64(runtime.GOMAXPROCS(0))
 	if len(dst) < 1<<20 {
 		workers = 1
 	}
-	return parallel(total, workers, &a.s.states, one)
+	err := parallel(total, workers, &a.s.states, one)
+	if err == nil && missing.Load() || errors.Is(err, fs.ErrNotExist) {
+		// Checked once, after the read: a store that is in place now
+		// was in place when each of its chunks was found missing.
+		if perr := a.s.inPlace(); perr != nil || err == nil {
+			err = perr
+		}
+	}
+	return a.s.orClosed(err)
 }
 
-// readUnit copies the part of unit u inside the box into dst.
-func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *worker) error {
+// inPlace fails with ErrReplaced when the store's path no longer leads to
+// the directory opened (a store written over it, or removed): chunks
+// missing from that directory are then not the fill value, but gone.
+func (s *Store) inPlace() error {
+	if s.root == nil {
+		return nil
+	}
+	opened, err := s.root.Stat(".")
+	if err != nil {
+		return s.orClosed(s.errf("", -1, err, "cannot be checked"))
+	}
+	if now, err := os.Stat(s.dir); err == nil && os.SameFile(opened, now) {
+		return nil
+	}
+	return s.errf("", -1, ErrReplaced, "its chunks are gone; open it again")
+}
+
+// readUnit copies the part of unit u inside the box into dst, noting in
+// missing a unit that is not stored.
+func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *worker, missing *atomic.Bool) error {
 	m := a.m
 	k := len(u)
 	size := int64(m.dt.typ.Size())
@@ -111,6 +141,7 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 		return err
 	}
 	if loc.missing {
+		missing.Store(true)
 		p.fill(dst, doff, m.fill)
 		return nil
 	}
@@ -546,6 +577,18 @@ func reverseInts(p []int64) {
 
 // path is the file name of key in the store's directory.
 func (s *Store) path(key string) string { return filepath.Join(s.dir, filepath.FromSlash(key)) }
+
+// orClosed turns the error of a call that the store's Close overtook
+// (its directory or a mapping closed under it) into ErrClosed.
+func (s *Store) orClosed(err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := s.checkOpen(); cerr != nil {
+		return cerr
+	}
+	return err
+}
 
 func (s *Store) checkOpen() error {
 	s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"math"
+	"os"
 	"sort"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -161,4 +162,120 @@ func (s *Store) statKey(key string) (int64, bool, error) {
 		return 0, false, s.errf(key, -1, ErrInvalid, "is not a regular file")
 	}
 	return fi.Size(), true, nil
+}
+
+// shardBase is the file offset of a shard's first inner chunk: past an
+// index at the start, rounded up to 16 bytes for raw inner chunks.
+func shardBase(spec *shardSpec, raw bool) int64 {
+	if !spec.atStart {
+		return 0
+	}
+	il := spec.indexLen()
+	if raw {
+		return (il + 15) / 16 * 16
+	}
+	return il
+}
+
+// shardIndexBytes encodes a shard's index: inner chunk i at byte off[i],
+// n[i] bytes long, or empty where n[i] < 0; then its crc32c, where the
+// index has one.
+func shardIndexBytes(spec *shardSpec, off, n []int64) []byte {
+	var bo binary.ByteOrder = binary.LittleEndian
+	if spec.big {
+		bo = binary.BigEndian
+	}
+	idx := make([]byte, spec.indexLen())
+	for i := range n {
+		o, l := uint64(off[i]), uint64(n[i])
+		if n[i] < 0 {
+			o, l = empty, empty
+		}
+		bo.PutUint64(idx[16*i:], o)
+		bo.PutUint64(idx[16*i+8:], l)
+	}
+	if spec.crc {
+		binary.LittleEndian.PutUint32(idx[spec.n*16:], crc32c(idx[:spec.n*16]))
+	}
+	return idx
+}
+
+// innerInGrid says, for each inner chunk of the shard holding unit u (in
+// C order), whether it lies inside the array's chunk grid: those past the
+// array's edge are never stored.
+func (m *meta) innerInGrid(u []int64) []bool {
+	k := len(u)
+	g := m.unitGrid()
+	out := make([]bool, m.shard.n)
+	ip := make([]int64, k)
+	for i := range out {
+		in := true
+		for j := range k {
+			first := u[j] / m.shard.perShard[j] * m.shard.perShard[j]
+			in = in && first+ip[j] < g[j]
+		}
+		out[i] = in
+		for j := k - 1; j >= 0; j-- {
+			if ip[j]++; ip[j] < m.shard.perShard[j] {
+				break
+			}
+			ip[j] = 0
+		}
+	}
+	return out
+}
+
+// createShard creates the missing shard of unit u of an array whose inner
+// chunks are stored raw, laid out whole: every inner chunk inside the
+// grid at a fixed offset, holding the fill value, and the index naming
+// them all. Inner chunks are then only ever written in place, so that no
+// view of the shard is ever left mapping a replaced file.
+func (a *Array) createShard(u []int64) error {
+	s, m := a.s, a.m
+	key, _ := m.locate(u)
+	spec := m.shard
+	ub := m.unitBytes()
+	base := shardBase(spec, true)
+	in := m.innerInGrid(u)
+	off, n := make([]int64, spec.n), make([]int64, spec.n)
+	end := base
+	for i := range in {
+		n[i] = -1
+		if in[i] {
+			off[i], n[i] = end, ub
+			end += ub
+		}
+	}
+	idx := shardIndexBytes(spec, off, n)
+	size, idxAt := end+int64(len(idx)), end
+	if spec.atStart {
+		size, idxAt = end, 0
+	}
+	return s.createMapped(key, size, func(f *os.File) error {
+		if !isZero(m.fill) {
+			// The fill value, a piece of whole elements at a time.
+			piece := make([]byte, min(ub, 1<<20)/int64(len(m.fill))*int64(len(m.fill)))
+			for j := 0; j < len(piece); j += len(m.fill) {
+				copy(piece[j:], m.fill)
+			}
+			for i := range in {
+				for at := int64(0); in[i] && at < ub; at += int64(len(piece)) {
+					if _, err := f.WriteAt(piece[:min(int64(len(piece)), ub-at)], off[i]+at); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		_, err := f.WriteAt(idx, idxAt)
+		return err
+	})
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

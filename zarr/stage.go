@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -29,6 +30,12 @@ type stage struct {
 	made   map[string]bool // directories created, by key ("." the stage)
 	// pending are the files written and not yet synced, oldest first.
 	pending []*os.File
+	// unsynced: files were closed without their sync, for syncFiles to
+	// sync the whole file system at once (syncFS), from then on.
+	unsynced bool
+	// durable: the last syncFiles synced the file system, directories
+	// included.
+	durable bool
 }
 
 // maxPending bounds the files a stage keeps open for their sync: past it
@@ -117,7 +124,7 @@ func (st *stage) write(key string, data []byte) error {
 		f.Close()
 		return err
 	}
-	return st.written(f)
+	return st.written(f, int64(len(data)))
 }
 
 // create makes the file key in the stage, and its directories.
@@ -137,19 +144,31 @@ func (st *stage) mkdirs(d string) error {
 	if st.made[d] {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(st.dir, filepath.FromSlash(d)), 0o755); err != nil {
-		return err
-	}
+	// Each missing directory below the stage, parents first; never the
+	// stage itself, so that a writer still running after an abort (a
+	// signal) cannot make it again.
+	var missing []string
 	for ; !st.made[d]; d = path.Dir(d) {
-		st.made[d] = true
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := os.Mkdir(filepath.Join(st.dir, filepath.FromSlash(missing[i])), 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		st.made[missing[i]] = true
 	}
 	return nil
 }
 
-// written takes f, whose contents are complete: its writeback starts now,
+// written takes f, whose contents (size bytes) are complete: its writeback starts now,
 // and commit syncs and closes it (or, with many pending, a later call).
-func (st *stage) written(f *os.File) error {
-	atomicfile.StartWriteback(f, 0, 0)
+func (st *stage) written(f *os.File, size int64) error {
+	if size >= 1<<20 {
+		// Small files are left to the sync: a call each would cost more
+		// than writing them back.
+		atomicfile.StartWriteback(f, 0, 0)
+	}
 	st.mu.Lock()
 	st.pending = append(st.pending, f)
 	var old *os.File
@@ -161,6 +180,14 @@ func (st *stage) written(f *os.File) error {
 	if old == nil {
 		return nil
 	}
+	if canSyncFS {
+		// Its writeback long under way, it is synced with all the others
+		// by commit, at once.
+		st.mu.Lock()
+		st.unsynced = true
+		st.mu.Unlock()
+		return old.Close()
+	}
 	err := old.Sync()
 	if cerr := old.Close(); err == nil {
 		err = cerr
@@ -168,13 +195,36 @@ func (st *stage) written(f *os.File) error {
 	return err
 }
 
-// syncFiles syncs and closes every file written and not yet synced.
+// canSyncFS says whether syncFS syncs a file system here.
+var canSyncFS = runtime.GOOS == "linux"
+
+// syncFiles syncs and closes every file written and not yet synced: one
+// by one, or, when some were closed without their sync, all at once with
+// the file system.
 func (st *stage) syncFiles() error {
 	st.mu.Lock()
 	files := st.pending
 	st.pending = nil
+	// Once one file went unsynced, every later call syncs the file
+	// system: commit then need not sync the tree's directories one by one.
+	whole := st.unsynced
+	st.durable = false
 	st.mu.Unlock()
 	var first error
+	if whole {
+		for _, f := range files {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		if _, err := syncFS(st.dir); err != nil && first == nil {
+			first = err
+		}
+		st.mu.Lock()
+		st.durable = first == nil
+		st.mu.Unlock()
+		return first
+	}
 	for _, f := range files {
 		if err := f.Sync(); err != nil && first == nil {
 			first = err
@@ -197,7 +247,12 @@ func (st *stage) commit() error {
 	if err := replaceable(st.target); err != nil {
 		return err
 	}
-	err := st.tmp.CommitSynced() // syncFiles synced every file
+	var err error
+	if st.durable {
+		err = st.tmp.CommitDurable() // syncFiles synced the file system
+	} else {
+		err = st.tmp.CommitSynced() // syncFiles synced every file
+	}
 	st.unlock()
 	return err
 }

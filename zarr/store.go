@@ -203,14 +203,17 @@ func (s *Store) readMeta(key string) ([]byte, bool, error) {
 	if fi.Size() > maxMetadata {
 		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document of %d bytes is larger than %d", fi.Size(), maxMetadata)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxMetadata+1))
+	// Read into a buffer of the size the file says (checked above), not
+	// one grown by doubling: a group's metadata may be megabytes.
+	b := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = b.ReadFrom(io.LimitReader(f, maxMetadata+1))
 	if err != nil {
 		return nil, false, s.keyErr(key, err)
 	}
-	if len(b) > maxMetadata {
+	if b.Len() > maxMetadata {
 		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document larger than %d bytes", maxMetadata)
 	}
-	return b, true, nil
+	return b.Bytes(), true, nil
 }
 
 // keyErr names the key in an error of the file system (a symlink out of
@@ -506,10 +509,13 @@ func record(m *meta) format.Record {
 	if m.colMajor() {
 		r.Order = layout.ColMajor
 	}
+	// An array of a type this package cannot read stays an array: its
+	// reads fail naming the type, rather than it passing for a value
+	// that holds nothing.
 	if m.dt.typ.Valid() {
 		r.Size, _ = layout.ByteSize(m.dt.typ, m.shape)
-	} else {
-		r.Kind = format.KindOpaque
+	} else if n, err := layout.Count(m.shape); err == nil {
+		r.Size, _ = layout.Mul(n, m.dt.itemsize)
 	}
 	if m.shard != nil {
 		r.Extra["shards"] = m.grid
@@ -579,6 +585,9 @@ func (s *Store) Arrays() []*Array { return slices.Clone(s.arrays) }
 // Array returns the array named name ("/temp"; the leading "/" may be
 // left out).
 func (s *Store) Array(name string) (*Array, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
 	i, err := format.Find(s, name)
 	if err != nil {
 		return nil, s.errf("", -1, format.NoRecord(name), "")

@@ -19,6 +19,10 @@ type dtype struct {
 	typ  layout.Type // Invalid for types this package cannot read
 	name string      // the type's name where layout's says too little: "datetime64[s]", or the store's own for unreadable types
 	big  bool        // elements are big-endian
+	// itemsize is the size of an element of a type this package cannot
+	// read, where the store says it (NumPy's "|S4", "<U4", "|V8"); 0
+	// where it does not.
+	itemsize int64
 }
 
 // typeName is what listings show.
@@ -78,11 +82,11 @@ func parseDtypeV2(raw json.RawMessage) (dtype, error) {
 			d.name = "timedelta64[" + unit + "]"
 		}
 	case kind == 'S':
-		d.name = "bytes" + num
+		d.name, d.itemsize = "bytes"+num, int64(size)
 	case kind == 'U':
-		d.name = "str" + num
+		d.name, d.itemsize = "str"+num, 4*int64(size) // UCS-4
 	case kind == 'V':
-		d.name = "void" + num
+		d.name, d.itemsize = "void"+num, int64(size)
 	}
 	if d.typ == layout.Invalid && d.name == "" {
 		return dtype{}, fmt.Errorf("dtype %q does not parse", s)
@@ -202,11 +206,15 @@ func parseFill(raw json.RawMessage, t layout.Type, bo binary.ByteOrder) ([]byte,
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return b, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("fill_value %s: %v", clip(raw), err)
+	if r := bytes.TrimSpace(raw); (r[0] == '-' || r[0] >= '0' && r[0] <= '9') && json.Valid(r) {
+		v = json.Number(r) // the common case, without a decoder's buffer
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("fill_value %s: %v", clip(raw), err)
+		}
 	}
 	if t.IsComplex() {
 		parts, ok := v.([]any)

@@ -1,7 +1,6 @@
 package zarr
 
 import (
-	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -90,6 +89,11 @@ func View[T layout.Elem](a *Array) ([]T, error) {
 // crashes the process, and so does reading it after another process
 // truncated the file (SIGBUS), as for any mapping.
 func ViewChunk[T layout.Elem](a *Array, idx ...int64) ([]T, error) {
+	v, err := viewChunk[T](a, idx)
+	return v, a.s.orClosed(err)
+}
+
+func viewChunk[T layout.Elem](a *Array, idx []int64) ([]T, error) {
 	s, m := a.s, a.m
 	if err := checkType[T](a); err != nil {
 		return nil, err
@@ -145,17 +149,15 @@ func (a *Array) viewable(idx []int64) (*mapping, where, error) {
 		return nil, where{}, err
 	}
 	if loc.missing {
+		if err := s.inPlace(); err != nil {
+			return nil, where{}, err
+		}
 		if !s.writable {
 			return nil, where{}, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
 		}
 		s.wmu.Lock()
 		if loc, err = a.locateUnit(idx); err == nil && loc.missing {
-			if a.zeroChunkFile() {
-				err = s.createZeroed(loc.key, m.unitBytes())
-			} else {
-				err = a.rewriteUnit(idx, nil, -1)
-			}
-			if err == nil {
+			if err = a.createUnit(idx); err == nil {
 				loc, err = a.locateUnit(idx)
 			}
 		}
@@ -273,6 +275,10 @@ func (s *Store) SetText(i int, idx []int64, value string) error {
 
 // setBytes writes one element, b in the stored byte order, at idx.
 func (a *Array) setBytes(idx []int64, b []byte) error {
+	return a.s.orClosed(a.setElement(idx, b))
+}
+
+func (a *Array) setElement(idx []int64, b []byte) error {
 	s, m := a.s, a.m
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -297,6 +303,15 @@ func (a *Array) setBytes(idx []int64, b []byte) error {
 	if err != nil {
 		return err
 	}
+	if loc.missing && len(m.chain) == 0 && m.shard != nil {
+		// Created whole and then written in place, as for a view.
+		if err := a.createUnit(u); err != nil {
+			return err
+		}
+		if loc, err = a.locateUnit(u); err != nil {
+			return err
+		}
+	}
 	if !loc.missing && len(m.chain) == 0 {
 		ub := m.unitBytes()
 		if loc.n != ub {
@@ -315,6 +330,29 @@ func (a *Array) setBytes(idx []int64, b []byte) error {
 		return nil
 	}
 	return a.rewriteUnit(u, b, pos)
+}
+
+// createUnit creates the missing unit u for a view or Set, s.wmu held:
+// a chunk file of zeros where that is the fill value, a shard laid out
+// whole where inner chunks are raw and the shard is missing, else by
+// writing the unit anew (a shard with all its raw inner chunks).
+func (a *Array) createUnit(u []int64) error {
+	m := a.m
+	if a.zeroChunkFile() {
+		key, _ := m.locate(u)
+		return a.s.createZeroed(key, m.unitBytes())
+	}
+	if m.shard != nil && len(m.chain) == 0 && a.s.root != nil {
+		key, _ := m.locate(u)
+		si, err := a.s.shardIndexOf(m, key)
+		if err != nil {
+			return err
+		}
+		if si == nil {
+			return a.createShard(u)
+		}
+	}
+	return a.rewriteUnit(u, nil, -1)
 }
 
 // rewriteUnit writes unit u anew: its current values (the fill value if
@@ -352,7 +390,7 @@ func (a *Array) rewriteUnit(u []int64, b []byte, pos int64) error {
 	if inner < 0 {
 		return s.writeKey(key, enc)
 	}
-	return a.rewriteShard(key, inner, enc)
+	return a.rewriteShard(key, u, inner, enc)
 }
 
 // readUnitRaw decodes the stored unit at loc into buf (the unit's bytes
@@ -379,11 +417,21 @@ func (a *Array) readUnitRaw(loc where, buf []byte, w *worker) error {
 	return nil
 }
 
-// rewriteShard writes the shard key anew with inner chunk inner replaced
-// by enc, keeping its other inner chunks as they are encoded.
-func (a *Array) rewriteShard(key string, inner int64, enc []byte) error {
+// rewriteShard writes the shard key anew with inner chunk inner (of unit
+// u) replaced by enc, keeping its other inner chunks as they are encoded.
+// It fails while the shard is mapped for a writable view.
+func (a *Array) rewriteShard(key string, u []int64, inner int64, enc []byte) error {
 	s, m := a.s, a.m
 	spec := m.shard
+	s.mu.Lock()
+	mp := s.maps[key]
+	viewed := mp != nil && mp.viewed
+	s.mu.Unlock()
+	if viewed {
+		// The writes made through the view after the shard was read
+		// would go to the file replaced: lost.
+		return s.errf(key, -1, ErrUnsupported, "array %q: inner chunk %d of shard %s is not stored, and writing it means rewriting the shard, whose inner chunks are mapped for a writable view: Close the store (or Sync and let go of the views), reopen it and create the chunk before taking views", m.name, inner, key)
+	}
 	si, err := s.shardIndexOf(m, key)
 	if err != nil {
 		return err
@@ -406,6 +454,22 @@ func (a *Array) rewriteShard(key string, inner int64, enc []byte) error {
 		}
 	}
 	chunks[inner] = enc
+	if len(m.chain) == 0 {
+		// Raw inner chunks: every one inside the grid is stored, holding
+		// the fill value where it was missing, so that views and Set of
+		// this shard never need to rewrite it again.
+		var fill []byte
+		for i, in := range m.innerInGrid(u) {
+			if in && chunks[i] == nil {
+				if fill == nil {
+					fill = grow(nil, m.unitBytes())
+					full := makePlan(m.unit, rowStrides(m.unit), rowStrides(m.unit), m.dt.typ.Size())
+					full.fill(fill, 0, m.fill)
+				}
+				chunks[i] = fill
+			}
+		}
+	}
 	return s.writeKey(key, encodeShard(spec, chunks, len(m.chain) == 0))
 }
 
@@ -415,35 +479,19 @@ func (a *Array) rewriteShard(key string, inner int64, enc []byte) error {
 // an index at the start) and follow one another, so that each maps as a
 // typed slice.
 func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
-	il := spec.indexLen()
-	var bo binary.ByteOrder = binary.LittleEndian
-	if spec.big {
-		bo = binary.BigEndian
-	}
-	idx := make([]byte, il)
-	base := int64(0)
-	if spec.atStart {
-		base = il
-		if raw {
-			base = (il + 15) / 16 * 16
-		}
-	}
+	base := shardBase(spec, raw)
+	off, n := make([]int64, len(chunks)), make([]int64, len(chunks))
 	var body []byte
 	for i, c := range chunks {
-		if c == nil {
-			bo.PutUint64(idx[16*i:], empty)
-			bo.PutUint64(idx[16*i+8:], empty)
-			continue
+		n[i] = -1
+		if c != nil {
+			off[i], n[i] = base+int64(len(body)), int64(len(c))
+			body = append(body, c...)
 		}
-		bo.PutUint64(idx[16*i:], uint64(base+int64(len(body))))
-		bo.PutUint64(idx[16*i+8:], uint64(len(c)))
-		body = append(body, c...)
 	}
-	if spec.crc {
-		binary.LittleEndian.PutUint32(idx[spec.n*16:], crc32c(idx[:spec.n*16]))
-	}
+	idx := shardIndexBytes(spec, off, n)
 	if spec.atStart {
-		return append(append(idx, make([]byte, base-il)...), body...)
+		return append(append(idx, make([]byte, base-int64(len(idx)))...), body...)
 	}
 	return append(body, idx...)
 }
@@ -578,15 +626,7 @@ func (s *Store) Close() error {
 // one to a file, with a fill value of zero bytes.
 func (a *Array) zeroChunkFile() bool {
 	m := a.m
-	if len(m.chain) > 0 || m.shard != nil || a.s.root == nil {
-		return false
-	}
-	for _, c := range m.fill {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
+	return len(m.chain) == 0 && m.shard == nil && a.s.root != nil && isZero(m.fill)
 }
 
 // createZeroed creates the missing chunk file key as n zero bytes for a
@@ -598,6 +638,14 @@ func (a *Array) zeroChunkFile() bool {
 // before leaves the chunk missing, or in place holding zeros (the fill
 // value) or part of what was written, as for any write through a view.
 func (s *Store) createZeroed(key string, n int64) error {
+	return s.createMapped(key, n, nil)
+}
+
+// createMapped is createZeroed with init, if not nil, writing the parts
+// of the new file that are not zeros (through f, before it is mapped),
+// which are made durable before the file takes its name: a shard's index
+// and the fill value of its inner chunks.
+func (s *Store) createMapped(key string, n int64, init func(f *os.File) error) error {
 	dir := path.Dir(key)
 	if err := s.mkdirs(dir); err != nil {
 		return err
@@ -631,6 +679,14 @@ func (s *Store) createZeroed(key string, n int64) error {
 	}
 	if err := f.Grow(n); err != nil {
 		return fail(err)
+	}
+	if init != nil {
+		if err := init(osf); err != nil {
+			return fail(err)
+		}
+		if err := osf.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	r, err := f.MapAll()
 	if err != nil {

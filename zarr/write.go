@@ -63,6 +63,14 @@ const chunkTarget = 8 << 20
 // first and metadata last, and replaces path only once complete; an
 // existing path is replaced only if it is a Zarr store or an empty
 // directory.
+//
+// Write holds at most 32 MiB of the source at a time, whatever the
+// shape, and as much again of chunks being encoded (a single chunk or
+// shard larger than that is held whole, one at a time). It refuses at
+// once, naming the size, a store of more than 16 TiB or 2^26 chunk files
+// (edge chunks' padding included), which would take hours or days to
+// write, and metadata that a reader of the store would refuse (a rank
+// over 32).
 func Write(path string, src format.Source, o *Options) error {
 	var opts Options
 	if o != nil {
@@ -160,6 +168,11 @@ type writer struct {
 	st      *stage
 	version int
 	arrays  []*meta
+	// docs are the arrays' metadata documents (.zarray, zarr.json),
+	// encoded once: as compact JSON they cost a store of many arrays
+	// little memory until the consolidated metadata is written.
+	docs []json.RawMessage
+	bufs sync.Pool // *worker: the chunk buffers, kept from slab to slab
 }
 
 // newWriter plans the arrays of a store: names, chunks, codecs, dimension
@@ -194,6 +207,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 	}
 	paths := map[string]bool{}
 	dims := map[string]map[string]int64{} // group → dimension name → length
+	var total, totalFiles int64           // what Write writes: chunk bytes, files
 	for _, sp := range specs {
 		p, err := arrayPath(sp.Name, len(specs))
 		if err != nil {
@@ -240,12 +254,37 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		}
 		m.dims = dimNames(sp, m, dims)
 		m.attrs["_ARRAY_DIMENSIONS"] = m.dims
+		doc, merr := readBack(m)
+		if merr != nil {
+			return nil, fail(sp.Name, format.ErrNotRepresentable, "a store written with it could not be read back: %s", merr.msg)
+		}
+		if fromSource {
+			n, files, ok := m.written()
+			if ok {
+				total, ok = layout.Add(total, n)
+			}
+			if ok {
+				totalFiles, ok = layout.Add(totalFiles, files)
+			}
+			if !ok || total > maxWriteBytes || totalFiles > maxWriteFiles {
+				return nil, fail(sp.Name, ErrUnsupported, "%s%s in chunks %v: the store would hold %s bytes in %s chunk files, past the %d bytes (16 TiB) or %d files that Write writes", m.dt.typ, layout.ShapeString(m.shape), m.grid, sizeText(total, ok), sizeText(totalFiles, ok), int64(maxWriteBytes), maxWriteFiles)
+			}
+		}
 		w.arrays = append(w.arrays, m)
+		w.docs = append(w.docs, doc)
 	}
-	for p := range paths {
-		for q := range paths {
-			if strings.HasPrefix(q, p+"/") || p == "" && len(paths) > 1 {
+	// Each array's groups, checked against the arrays: linear in the
+	// arrays (a table of many columns is many arrays).
+	for q := range paths {
+		for p := path.Dir(q); ; p = path.Dir(p) {
+			if p == "." {
+				p = ""
+			}
+			if paths[p] && p != q {
 				return nil, fail("/"+p, format.ErrNotRepresentable, "an array cannot hold another array (%q)", "/"+q)
+			}
+			if p == "" {
+				break
 			}
 		}
 	}
@@ -255,6 +294,67 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 	}
 	w.st = st
 	return w, nil
+}
+
+// maxWriteBytes and maxWriteFiles bound the store Write writes, edge
+// chunks' padding included: past them (16 TiB, 2^26 chunk files) a
+// conversion would run for hours or days, or exhaust the file system's
+// inodes, so it is refused at once, naming the size.
+const (
+	maxWriteBytes = 1 << 44
+	maxWriteFiles = 1 << 26
+)
+
+// written is the number of bytes and of files of the array's chunks (or
+// shards) as Write writes them, every one full; ok is false on overflow.
+func (m *meta) written() (bytes, files int64, ok bool) {
+	files = 1
+	for i := range m.shape {
+		if m.shape[i] == 0 {
+			return 0, 0, true
+		}
+		if files, ok = layout.Mul(files, ceilDiv(m.shape[i], m.grid[i])); !ok {
+			return 0, 0, false
+		}
+	}
+	per, err := layout.ByteSize(m.dt.typ, m.grid)
+	if err != nil {
+		return 0, 0, false
+	}
+	bytes, ok = layout.Mul(files, per)
+	return bytes, files, ok
+}
+
+// sizeText is n, or "more than 2^63" where it overflowed (!ok).
+func sizeText(n int64, ok bool) string {
+	if !ok {
+		return "more than 2^63"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// readBack encodes the metadata document of m (.zarray or zarr.json) and
+// parses it as a reader of the store will: a writer must not write what
+// its own reader refuses.
+func readBack(m *meta) (json.RawMessage, *metaError) {
+	if m.version == 2 {
+		za, zt := docV2(m)
+		doc, err := json.Marshal(za)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		_, merr := parseV2(doc, zt)
+		return doc, merr
+	}
+	doc, err := json.Marshal(docV3(m))
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	z, merr := parseNodeV3(doc)
+	if merr == nil {
+		_, merr = parseV3(z)
+	}
+	return doc, merr
 }
 
 // arrayPath is the store path of an array named name: "" for a root
@@ -356,20 +456,29 @@ func chooseChunks(shape []int64, order layout.Order, size int) []int64 {
 	for j := 0; j < k; j++ {
 		i := axis(j)
 		d := max(shape[i], 1)
-		if inner*d <= chunkTarget {
+		if b, ok := layout.Mul(inner, d); ok && b <= chunkTarget {
 			c[i] = d
 			inner *= d
 			continue
 		}
 		rows := max(1, chunkTarget/inner)
-		n := (d + rows - 1) / rows
-		c[i] = (d + n - 1) / n
+		n := ceilDiv(d, rows)
+		c[i] = ceilDiv(d, n)
 		for jj := j + 1; jj < k; jj++ {
 			c[axis(jj)] = 1
 		}
 		break
 	}
 	return c
+}
+
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0, without overflowing.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }
 
 // fillOf encodes a fill value given as a Go value or as JSON.
@@ -505,42 +614,109 @@ func (w *writer) writeData(m *meta, src format.Source, i int) error {
 	if m.shard == nil && len(m.chain) == 0 && slices.Equal(qu[1:], q[1:]) {
 		return w.writeRuns(m, src, i, order, q, qu)
 	}
-	rowElems := n / q[0]
-	slabRows := min(qg[0], q[0])
-	slab := grow(nil, slabRows*rowElems*size)
-	var filled int64 // elements in the slab
-	var g0 int64     // grid row of the slab
-	flush := func() error {
-		rows := filled / rowElems
-		if err := w.flushSlab(m, q, qg, qu, slab[:filled*size], g0, rows); err != nil {
-			return err
-		}
-		g0++
-		filled = 0
-		return nil
+	return w.writeBoxes(m, src, i, order, q, qg, qu)
+}
+
+// writeBudget bounds the bytes of a source's array that the writer holds
+// at once (the slab cut into chunks), and, apart, the chunks being encoded
+// from it, whatever the array's shape. A single chunk (shard) larger than
+// it is held whole, one at a time.
+var writeBudget int64 = 32 << 20 // a variable so that tests can lower it
+
+// writeBoxes writes the chunk files (shards) of array i a slab at a time:
+// a box of the array in storage space, cut along grid lines, at most
+// writeBudget bytes (or one chunk, where a chunk is larger), read from src
+// run by run and cut into chunks that are encoded and written on every
+// core. The boxes are whole along the fastest axes that fit: an array
+// whose rows of chunks fit is read from its first element to its last.
+func (w *writer) writeBoxes(m *meta, src format.Source, i int, order layout.Order, q, qg, qu []int64) error {
+	k := len(q)
+	size := int64(m.dt.typ.Size())
+	ext := make([]int64, k) // a grid unit's extent along each axis, clipped to the array
+	for j := range k {
+		ext[j] = min(qg[j], q[j])
 	}
-	err := format.Stream(src, i, order, m.byteOrder(), func(b []byte) error {
-		for len(b) > 0 {
-			room := int64(len(slab)) - filled*size
-			c := min(room, int64(len(b)))
-			copy(slab[filled*size:], b[:c])
-			filled += c / size
-			b = b[c:]
-			if filled*size == int64(len(slab)) {
-				if err := flush(); err != nil {
-					return err
-				}
+	// The slab: one grid unit along axes [0, j), band units along j,
+	// whole along the rest.
+	j, band := k-1, int64(1)
+	for a := range k {
+		b := size
+		for x := range k {
+			switch {
+			case x <= a:
+				b *= ext[x]
+			default:
+				b *= q[x]
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		if b <= writeBudget {
+			j, band = a, max(1, writeBudget/b)
+			break
+		}
 	}
-	if filled > 0 {
-		return flush()
+	box := make([]int64, k) // the slab's extent, before clipping at the edge
+	slabBytes := size
+	for x := range k {
+		switch {
+		case x < j:
+			box[x] = ext[x]
+		case x == j:
+			box[x] = min(band, ceilDiv(q[x], qg[x])) * qg[x]
+		default:
+			box[x] = q[x]
+		}
+		slabBytes *= min(box[x], q[x])
 	}
-	return nil
+	slab := grow(nil, slabBytes)
+	ub := m.unitBytes()
+	if m.shard != nil {
+		ub, _ = layout.ByteSize(m.dt.typ, m.grid)
+	}
+	// Each worker holds a chunk (shard) and its encoding.
+	workers := min(int64(runtime.GOMAXPROCS(0)), max(1, writeBudget/(2*ub)))
+	qstr := rowStrides(q)
+	org, cnt := make([]int64, k), make([]int64, k)
+	for {
+		for x := range k {
+			cnt[x] = min(box[x], q[x]-org[x])
+		}
+		// Runs of the source: whole along the axes past j.
+		run := cnt[j] * qstr[j]
+		runs := int64(1)
+		for x := range j {
+			runs *= cnt[x]
+		}
+		r := make([]int64, j)
+		for n := int64(0); n < runs; n++ {
+			first := org[j] * qstr[j]
+			for x := range j {
+				first += (org[x] + r[x]) * qstr[x]
+			}
+			if err := src.ReadArray(i, slab[n*run*size:(n+1)*run*size], first, order, m.byteOrder()); err != nil {
+				return err
+			}
+			for x := j - 1; x >= 0; x-- {
+				if r[x]++; r[x] < cnt[x] {
+					break
+				}
+				r[x] = 0
+			}
+		}
+		if err := w.flushBox(m, q, qg, qu, slab[:runs*run*size], org, cnt, workers); err != nil {
+			return err
+		}
+		// The next box, in C order over the axes [0, j].
+		x := j
+		for ; x >= 0; x-- {
+			if org[x] += box[x]; org[x] < q[x] {
+				break
+			}
+			org[x] = 0
+		}
+		if x < 0 {
+			return nil
+		}
+	}
 }
 
 // writeRuns writes the chunk files of array i when each chunk is one run
@@ -574,7 +750,7 @@ func (w *writer) writeRuns(m *meta, src format.Source, i int, order layout.Order
 			return err
 		}
 		if at += int64(len(b)); at == ub {
-			err := w.st.written(f)
+			err := w.st.written(f, ub)
 			f, at = nil, 0
 			c++
 			return err
@@ -612,40 +788,36 @@ func permute(x []int64, perm []int) []int64 {
 	return out
 }
 
-// flushSlab writes the chunks (shards) of grid row g0, whose elements the
-// slab holds: rows storage rows of the array, C order in storage space.
-func (w *writer) flushSlab(m *meta, q, qg, qu []int64, slab []byte, g0, rows int64) error {
+// flushBox writes the chunks (shards) whose elements the slab holds: the
+// box of storage space at org of extent cnt, C order, cut along grid
+// lines, on up to workers goroutines.
+func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []int64, workers int64) error {
 	k := len(q)
 	size := m.dt.typ.Size()
-	G := make([]int64, k) // grid in storage space
+	G := make([]int64, k) // grid units of the box
 	total := int64(1)
-	for j := 1; j < k; j++ {
-		G[j] = (q[j] + qg[j] - 1) / qg[j]
+	for j := range k {
+		G[j] = ceilDiv(cnt[j], qg[j])
 		total *= G[j]
 	}
-	sshape := append([]int64{rows}, q[1:]...)
-	sstr := rowStrides(sshape)
+	sstr := rowStrides(cnt)
 	ustr := rowStrides(qu)
-	// unit copies the unit of storage-space start us (row 0 of the slab is
-	// storage row g0·qg[0]) into buf, padded with the fill value.
+	// unit copies the unit of storage-space start us into buf, padded
+	// with the fill value.
 	unit := func(us []int64, buf []byte) {
-		cnt := make([]int64, k)
+		c := make([]int64, k)
 		edge := false
 		var soff int64
 		for j := range k {
-			cnt[j] = min(qu[j], q[j]-us[j])
-			edge = edge || cnt[j] < qu[j]
-			at := us[j]
-			if j == 0 {
-				at -= g0 * qg[0]
-			}
-			soff += at * sstr[j]
+			c[j] = min(qu[j], q[j]-us[j])
+			edge = edge || c[j] < qu[j]
+			soff += (us[j] - org[j]) * sstr[j]
 		}
 		if edge {
 			p := makePlan(qu, ustr, ustr, size)
 			p.fill(buf, 0, m.fill)
 		}
-		p := makePlan(cnt, sstr, ustr, size)
+		p := makePlan(c, sstr, ustr, size)
 		p.copy(buf, 0, slab, soff)
 	}
 	logical := func(sg []int64) []int64 {
@@ -655,11 +827,10 @@ func (w *writer) flushSlab(m *meta, q, qg, qu []int64, slab []byte, g0, rows int
 		}
 		return lg
 	}
-	return parallel(total, int64(runtime.GOMAXPROCS(0)), nil, func(jj int64, wk *worker) error {
+	return parallel(total, workers, &w.bufs, func(jj int64, wk *worker) error {
 		sg := make([]int64, k)
-		sg[0] = g0
-		for j := k - 1; j >= 1; j-- {
-			sg[j] = jj % G[j]
+		for j := k - 1; j >= 0; j-- {
+			sg[j] = org[j]/qg[j] + jj%G[j]
 			jj /= G[j]
 		}
 		key := m.chunkKey(logical(sg))
@@ -774,22 +945,25 @@ func parallel(total, workers int64, pool *sync.Pool, fn func(j int64, w *worker)
 func (w *writer) writeMeta() error {
 	all := map[string]any{} // consolidated: key (v2) or path (v3) → document
 	groups := map[string]bool{}
-	for _, m := range w.arrays {
+	for i, m := range w.arrays {
 		for g := path.Dir(m.path); m.path != "" && g != "."; g = path.Dir(g) {
 			groups[g] = true
 		}
+		doc := w.docs[i]
 		if w.version == 2 {
-			za, zt := docV2(m)
-			if err := w.put(join(m.path, ".zarray"), za); err != nil {
+			zt, err := json.Marshal(m.attrs)
+			if err != nil {
 				return err
 			}
-			if err := w.put(join(m.path, ".zattrs"), zt); err != nil {
+			if err := w.put(join(m.path, ".zarray"), doc); err != nil {
 				return err
 			}
-			all[join(m.path, ".zarray")], all[join(m.path, ".zattrs")] = za, zt
+			if err := w.put(join(m.path, ".zattrs"), json.RawMessage(zt)); err != nil {
+				return err
+			}
+			all[join(m.path, ".zarray")], all[join(m.path, ".zattrs")] = doc, json.RawMessage(zt)
 			continue
 		}
-		doc := docV3(m)
 		if err := w.put(join(m.path, "zarr.json"), doc); err != nil {
 			return err
 		}

@@ -220,3 +220,18 @@ func TestSetLiteralsInEveryFormat(t *testing.T) {
 		assert.Equal(t, "[0i32, 10i32]\n[0.5f32, 16.0f32]\n[0.5f16]\n", mustMk(t, "cat", p), ext)
 	}
 }
+
+// A Zarr array of a type mmapkit cannot read is listed with its type
+// and size, and cat fails naming the type instead of printing it as a
+// value of no bytes.
+func TestZarrUnreadableTypeFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "u.zarr")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	writeFile(t, filepath.Join(dir, ".zarray"), `{"zarr_format": 2, "shape": [3], "chunks": [2], "dtype": "<U4", "compressor": null, "fill_value": "", "order": "C", "filters": null}`)
+	ls := mustMk(t, "ls", dir)
+	assert.Regexp(t, `/\s+str4\s+\[3\]\s+row\s+-\s+48\s`, ls)
+	r := mk(t, "cat", dir)
+	assert.Equal(t, 1, r.code, "stdout %q", r.stdout)
+	assert.Contains(t, r.stderr, "str4")
+	assert.NotContains(t, r.stdout, "serialized")
+}

@@ -76,7 +76,18 @@ func (d *Dir) Commit() error { return d.commit(true) }
 // before the tree takes the target's place.
 func (d *Dir) CommitSynced() error { return d.commit(false) }
 
+// CommitDurable is Commit for a writer that has made the whole tree
+// durable itself, files and directories (with one syncfs of its file
+// system, say, for a tree of thousands of small files): nothing is synced
+// before the tree takes the target's place.
+func (d *Dir) CommitDurable() error { return d.commitTree(func() error { return nil }) }
+
 func (d *Dir) commit(files bool) error {
+	return d.commitTree(func() error { return syncTree(d.tmp, files) })
+}
+
+// commitTree makes the tree durable with sync and puts it in place.
+func (d *Dir) commitTree(sync func() error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done {
@@ -85,7 +96,7 @@ func (d *Dir) commit(files bool) error {
 	d.done = true
 	// Registered until in place: an AbortAll meanwhile waits for d.mu.
 	defer unregister(d)
-	err := syncTree(d.tmp, files)
+	err := sync()
 	if err == nil {
 		err = d.replace()
 	}
@@ -165,5 +176,9 @@ func (d *Dir) Abort() {
 	}
 	d.done = true
 	unregister(d)
-	os.RemoveAll(d.tmp)
+	// A writer may still be adding files (Abort is called from a signal
+	// handler while it runs): the removal is tried again if one of them
+	// made a directory not empty while it was being removed.
+	for try := 0; os.RemoveAll(d.tmp) != nil && try < 10; try++ {
+	}
 }
