@@ -54,9 +54,9 @@ type Options struct {
 	// start with one of these prefixes ("convert_", "zarr_"); the others
 	// are listed as not measured. The ceilings are always measured.
 	Only []string
-	// OutOfCore is the size of the out-of-core figures' file; zero means
-	// 1.5 times the machine's memory, measured only where Dir is given.
-	// Not part of Quick runs.
+	// OutOfCore is the size of the out-of-core figures' file: zero leaves
+	// them out, a negative value means 1.5 times the machine's memory.
+	// Never part of Quick runs.
 	OutOfCore int64
 
 	// Test knobs (unexported): fewer random elements, fewer records in

@@ -11,10 +11,9 @@ import (
 // which is when people reach for mapping: a view scan against read(2)
 // streaming of the same file, and random elements through a view against
 // pread, each with its peak resident memory. The file is OutOfCore bytes
-// (1.5 times the machine's memory by default): such a run writes it and
-// reads it three times, so it is part of a full run only where the user
-// named a place for it (--dir or --out-of-core) with room, and never of
-// --quick.
+// (1.5 times the machine's memory when asked without a size): such a run
+// writes it and reads it three times, so it is measured only when asked
+// for (--out-of-core) on a disk with room (--dir), and never with --quick.
 
 // outOfCoreRandom is how many random elements the out-of-core figures
 // fetch: each is a read from the disk (a few hundred microseconds), so
@@ -42,18 +41,22 @@ func (s *suite) outOfCoreSize() (int64, error) {
 	if s.o.Quick {
 		return 0, &notMeasured{"not part of --quick"}
 	}
+	mem := s.res.Machine.MemTotal
 	size := s.o.OutOfCore
-	if size == 0 {
-		mem := s.res.Machine.MemTotal
+	if size < 0 { // --out-of-core given without a size: 1.5 times the memory
 		if mem <= 0 {
 			return 0, &notMeasured{"the machine's memory is unknown here; give --out-of-core SIZE"}
 		}
 		size = mem / 2 * 3
 	}
-	size = size / 8 * 8
-	if !s.o.dirGiven && s.o.OutOfCore == 0 {
-		return 0, &notMeasured{fmt.Sprintf("needs a file of %s (1.5 times the memory): give --dir on a disk with that much room, or --out-of-core SIZE", HumanSize(size))}
+	if size == 0 {
+		want := "1.5 times the memory"
+		if mem > 0 {
+			want = HumanSize(mem/2*3/8*8) + ", " + want
+		}
+		return 0, &notMeasured{fmt.Sprintf("needs --out-of-core (a file of %s) and room for it on --dir", want)}
 	}
+	size = size / 8 * 8
 	if free, err := freeBytes(s.dir); err == nil && free < size+1<<30 {
 		return 0, &notMeasured{fmt.Sprintf("needs %s free beside %s for a file of %s; there are %s", HumanSize(size+1<<30), s.dir, HumanSize(size), HumanSize(free))}
 	}

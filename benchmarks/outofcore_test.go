@@ -43,8 +43,8 @@ func TestOutOfCoreFigures(t *testing.T) {
 	require.NotNil(t, figureNamed(t, res, "out_of_core_random").Ratio, "against pread")
 }
 
-// Never in --quick; elsewhere only where the user named a place for the
-// file, and then only with room for it.
+// Never in --quick; elsewhere only when asked for, and then only with
+// room for the file.
 func TestOutOfCoreNeedsRoom(t *testing.T) {
 	o := tinyOptions(t)
 	o.Only = []string{"out_of_core_scan"}
@@ -55,10 +55,9 @@ func TestOutOfCoreNeedsRoom(t *testing.T) {
 
 	o = tinyOptions(t)
 	o.Only = []string{"out_of_core_scan"}
-	o.Dir = ""
 	res, err = measureOnly(t, o)
 	require.NoError(t, err)
-	assert.Regexp(t, `^not measured: needs a file of \S+ \S+ \(1\.5 times the memory\): give --dir`, figureNamed(t, res, "out_of_core_scan").Note)
+	assert.Regexp(t, `^not measured: needs --out-of-core \(a file of (\S+ \S+, )?1\.5 times the memory\) and room for it on --dir$`, figureNamed(t, res, "out_of_core_scan").Note)
 
 	if runtime.GOOS == "linux" {
 		o = tinyOptions(t)

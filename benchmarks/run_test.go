@@ -146,6 +146,9 @@ func TestMeasureProducesEveryCoreFigure(t *testing.T) {
 				assert.Nil(t, f.Value, sp.name)
 				assert.Contains(t, f.Note, "is not registered in this build", sp.name)
 			}
+		case strings.HasPrefix(sp.name, "out_of_core_"):
+			assert.Nil(t, f.Value, "measured only when asked for: %s", sp.name)
+			assert.Contains(t, f.Note, "needs --out-of-core", sp.name)
 		case strings.HasPrefix(sp.name, "numpy_"), sp.name == "cold_view_scan":
 			// Measured where python3+numpy / posix_fadvise exist.
 			if f.Value == nil {

@@ -17,14 +17,21 @@ type byteSize int64
 // String is "" for 0, which the flag's help then does not print as a
 // default: 0 stands for a default that the usage text describes.
 func (b *byteSize) String() string {
-	if *b == 0 {
+	switch {
+	case *b == 0:
 		return ""
+	case *b < 0:
+		return "auto"
 	}
 	return benchmarks.HumanSize(int64(*b))
 }
 func (b *byteSize) Type() string { return "bytes" }
 
 func (b *byteSize) Set(s string) error {
+	if s == "auto" { // a default the flag's user works out (-1)
+		*b = -1
+		return nil
+	}
 	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
 	unit := strings.ToLower(strings.TrimSpace(s[len(num):]))
 	v, err := strconv.ParseInt(num, 10, 64)
