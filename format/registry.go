@@ -234,6 +234,11 @@ func (in *examined) detect(o *Options) (Format, error) {
 		}
 		return Format{}, fileError(path, ErrUnknownFormat, "is a directory that holds no store of a known format")
 	}
+	if len(in.head) == 0 {
+		// No bytes tell a format, and a format whose empty file is valid
+		// (ABF's) would claim every empty file.
+		return Format{}, fileError(path, ErrUnknownFormat, "empty file: no bytes to tell its format by; name it by its format's extension or give --format")
+	}
 	for _, f := range Formats() {
 		if f.Sniff != nil && f.Sniff(in.head) {
 			return f, nil

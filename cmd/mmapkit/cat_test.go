@@ -75,3 +75,24 @@ func TestCatTextAsHelpSays(t *testing.T) {
 	require.NoError(t, os.WriteFile(one, b, 0o644))
 	assert.Equal(t, "0\nab\nc d\n", mustMk(t, "cat", one))
 }
+
+// An empty file is no ABF file: nothing in it tells a format, unless its
+// name does.
+func TestEmptyFileIsNotDetected(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		code int
+		out  string
+	}{
+		{"empty.dat", 1, "empty file: no bytes to tell its format by"},
+		{"empty.bin", 1, "empty file: no bytes to tell its format by"},
+		{"empty.abf", 0, "abf, version C, 0 record(s)"},
+	} {
+		p := filepath.Join(dir, c.name)
+		require.NoError(t, os.WriteFile(p, nil, 0o644))
+		r := mk(t, "ls", p)
+		assert.Equal(t, c.code, r.code, "%s: %s", c.name, r.stderr)
+		assert.Contains(t, r.stdout+r.stderr, c.out, c.name)
+	}
+}
