@@ -54,6 +54,10 @@ type Options struct {
 	// start with one of these prefixes ("convert_", "zarr_"); the others
 	// are listed as not measured. The ceilings are always measured.
 	Only []string
+	// OutOfCore is the size of the out-of-core figures' file; zero means
+	// 1.5 times the machine's memory, measured only where Dir is given.
+	// Not part of Quick runs.
+	OutOfCore int64
 
 	// Test knobs (unexported): fewer random elements, fewer records in
 	// the open-latency figure, fewer repetitions.
@@ -78,6 +82,7 @@ type resolved struct {
 	pythonPath string
 	llc        int64 // last-level cache in bytes, 0 if unknown
 	convSize   int64 // bytes of the array the conversions convert
+	dirGiven   bool  // Dir was given, not defaulted
 }
 
 func (o Options) resolve() (*resolved, error) {
@@ -126,6 +131,7 @@ func (o Options) resolve() (*resolved, error) {
 		r.randomN = o.randomCount
 	}
 	r.workers = runtime.GOMAXPROCS(0)
+	r.dirGiven = r.Dir != ""
 	if r.Dir == "" {
 		r.Dir = os.TempDir()
 	}

@@ -97,6 +97,10 @@ func catalogue() []spec {
 		{name: "abf_open_100000", title: "open an ABF file of 100000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_per_record", title: "ABF open cost per record: (t(100000) − t(1)) / 99999", unit: Micros, pkg: "abf"},
 		{name: "parallel_scan", title: "scan through one view on all cores", unit: GBps, ceiling: "mmap_scan_parallel", goal: 0.9, also: []string{"view_scan_f64"}, cache: true, measure: (*suite).parallelScan},
+		{name: "out_of_core_read", title: "read(2) streaming of a file 1.5 times the memory into an 8 MiB buffer + sum, cold", unit: GBps, measure: (*suite).outOfCoreRead},
+		{name: "out_of_core_scan", title: "view scan of the same file with sequential advice, its pages let go behind the scan, cold", unit: GBps, ceiling: "out_of_core_read", goal: 0.9, measure: (*suite).outOfCoreScan},
+		{name: "out_of_core_random", title: "random elements of the same file through a view, cold (per element)", unit: Micros, ceiling: "out_of_core_pread", goal: 1.0, measure: (*suite).outOfCoreRandom},
+		{name: "out_of_core_pread", title: "random elements of the same file with one pread(2) each, cold (per element)", unit: Micros, ceiling: "out_of_core_random", peer: true, measure: (*suite).outOfCorePread},
 	}...)
 	for i := range c {
 		if c[i].goalOf == "" {
@@ -143,6 +147,10 @@ type suite struct {
 	move []float64
 	// pair is the ceiling measured beside the current figure, or nil.
 	pair *pairing
+	// ooc holds the out-of-core measurements once made.
+	ooc *outOfCore
+	// noteOf holds what a figure's measurement wants said beside it.
+	noteOf map[string]string
 }
 
 func (s *suite) path(name string) string { return filepath.Join(s.dir, name) }
@@ -164,7 +172,7 @@ func measure(ctx context.Context, o *resolved) (_ *Results, err error) {
 			err = rerr
 		}
 	}()
-	s := &suite{ctx: ctx, o: o, dir: dir, res: &Results{Machine: machine(o)}}
+	s := &suite{ctx: ctx, o: o, dir: dir, res: &Results{Machine: machine(o)}, noteOf: map[string]string{}}
 	s.f64 = s.path("data.f64")
 	o.progress("writing %s of float64 to %s", HumanSize(o.Size), dir)
 	if err := writeF64File(s.f64, o.Size); err != nil {
@@ -261,6 +269,9 @@ func (s *suite) figure(sp spec) Figure {
 			// latency measured beside it.
 			f.CeilingValue = ptr(s.pairedUs)
 			f.Ratio = ptr(s.pairedUs / v)
+		}
+		if note := s.noteOf[sp.name]; note != "" {
+			f.Note = note
 		}
 		if sp.cache && s.o.llc > 0 && n < 2*s.o.llc {
 			f.Meaningful = false

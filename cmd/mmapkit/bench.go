@@ -47,6 +47,7 @@ names start with the given prefixes. Progress goes to stderr (silenced by --quie
 	f := cmd.Flags()
 	f.Var((*byteSize)(&o.Size), "size", "size of the files scanned and written (default 1 GiB; with --quick 64 MiB or four times the last-level cache, whichever is larger)")
 	f.Var((*byteSize)(&o.RandomSize), "random-size", "size of the file of the random-access figures (default: 4GiB, or --size when given)")
+	f.Var((*byteSize)(&o.OutOfCore), "out-of-core", "size of the out-of-core figures' file (default: 1.5 times the memory, measured only with --dir; never with --quick)")
 	f.BoolVar(&o.Quick, "quick", false, "run every figure at small sizes, with fewer repetitions")
 	f.BoolVar(&o.JSON, "json", false, "print one JSON document instead of the table")
 	f.StringVar(&o.Report, "report", "", "also write report.md and a chart into this directory")

@@ -1,0 +1,229 @@
+package benchmarks
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The out-of-core figures read a file larger than the machine's memory,
+// which is when people reach for mapping: a view scan against read(2)
+// streaming of the same file, and random elements through a view against
+// pread, each with its peak resident memory. The file is OutOfCore bytes
+// (1.5 times the machine's memory by default): such a run writes it and
+// reads it three times, so it is part of a full run only where the user
+// named a place for it (--dir or --out-of-core) with room, and never of
+// --quick.
+
+// outOfCoreWindow is how much of the mapping a scan reads before it lets
+// go of the pages behind it.
+const outOfCoreWindow = 256 << 20
+
+// outOfCore holds the out-of-core measurements, made once for the four
+// figures.
+type outOfCore struct {
+	err                  error
+	size                 int64
+	scan, read           float64 // GB/s
+	scanRSS, readRSS     int64   // peak resident bytes during each
+	viewUs, preadUs      float64 // per random element
+	viewRSS, preadRSSMax int64
+}
+
+// outOfCoreSize is the file size the out-of-core figures use, or why
+// they are not measured.
+func (s *suite) outOfCoreSize() (int64, error) {
+	if s.o.Quick {
+		return 0, &notMeasured{"not part of --quick"}
+	}
+	size := s.o.OutOfCore
+	if size == 0 {
+		mem := s.res.Machine.MemTotal
+		if mem <= 0 {
+			return 0, &notMeasured{"the machine's memory is unknown here; give --out-of-core SIZE"}
+		}
+		size = mem / 2 * 3
+	}
+	size = size / 8 * 8
+	if !s.o.dirGiven && s.o.OutOfCore == 0 {
+		return 0, &notMeasured{fmt.Sprintf("needs a file of %s (1.5 times the memory): give --dir on a disk with that much room, or --out-of-core SIZE", HumanSize(size))}
+	}
+	if free, err := freeBytes(s.dir); err == nil && free < size+1<<30 {
+		return 0, &notMeasured{fmt.Sprintf("needs %s free beside %s for a file of %s; there are %s", HumanSize(size+1<<30), s.dir, HumanSize(size), HumanSize(free))}
+	}
+	return size, nil
+}
+
+// measureOutOfCore writes the out-of-core file, measures every figure on
+// it and removes it.
+func (s *suite) measureOutOfCore() *outOfCore {
+	if s.ooc != nil {
+		return s.ooc
+	}
+	r := &outOfCore{}
+	s.ooc = r
+	if r.size, r.err = s.outOfCoreSize(); r.err != nil {
+		return r
+	}
+	path := filepath.Join(s.dir, "outofcore.f64")
+	defer os.Remove(path)
+	s.o.progress("writing %s of float64 for the out-of-core figures", HumanSize(r.size))
+	if r.err = writeGenerated(path, r.size, 8, genF64); r.err != nil {
+		return r
+	}
+	steps := []struct {
+		what string
+		fn   func() error
+	}{
+		{"read(2) streaming", func() (err error) { r.read, r.readRSS, err = s.oocStream(path, false); return err }},
+		{"view scan", func() (err error) { r.scan, r.scanRSS, err = s.oocStream(path, true); return err }},
+		{"random view", func() (err error) { r.viewUs, r.viewRSS, err = s.oocRandom(path, true); return err }},
+		{"random pread", func() (err error) { r.preadUs, r.preadRSSMax, err = s.oocRandom(path, false); return err }},
+	}
+	for _, st := range steps {
+		if r.err = s.ctx.Err(); r.err != nil {
+			return r
+		}
+		s.o.progress("out of core: %s of %s, cold", st.what, HumanSize(r.size))
+		if r.err = dropCache(path); r.err != nil {
+			r.err = &notMeasured{"cannot drop the page cache here: " + r.err.Error()}
+			return r
+		}
+		if r.err = st.fn(); r.err != nil {
+			return r
+		}
+	}
+	return r
+}
+
+// oocStream scans the file cold, through a view or with read(2), and
+// returns GB/s and the peak resident memory while it ran.
+func (s *suite) oocStream(path string, view bool) (float64, int64, error) {
+	peak := watchRSS()
+	var sum float64
+	var n int
+	d, err := timed(func() (err error) {
+		if view {
+			sum, n, err = scanViewDropping(path, outOfCoreWindow)
+		} else {
+			sum, n, err = scanReadStreaming(path)
+		}
+		return err
+	})
+	rss := peak()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := checkSum("out-of-core scan", sum, n); err != nil {
+		return 0, 0, err
+	}
+	return gbps(int64(n)*8, d), rss, nil
+}
+
+// oocRandom reads RandomCount random elements of the file cold, through a
+// view or with pread, and returns µs per element and the peak resident
+// memory.
+func (s *suite) oocRandom(path string, view bool) (float64, int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	idx := randomIndexes(s.o.randomN, int(fi.Size()/8))
+	want := 0.0
+	for _, i := range idx {
+		want += value(i)
+	}
+	peak := watchRSS()
+	var sum float64
+	d, err := timed(func() (err error) {
+		if view {
+			sum, err = randomViaView(path, idx)
+		} else {
+			sum, err = randomViaPread(path, idx)
+		}
+		return err
+	})
+	rss := peak()
+	if err != nil {
+		return 0, 0, err
+	}
+	if sum != want {
+		return 0, 0, fmt.Errorf("out-of-core random: sum %v, want %v", sum, want)
+	}
+	return d.Seconds() * 1e6 / float64(len(idx)), rss, nil
+}
+
+func randomViaView(path string, idx []int) (float64, error) {
+	f, xs, err := openViewF64(path, 0, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return sumAt(xs, idx), nil
+}
+
+func randomViaPread(path string, idx []int) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return preadAt(f, idx)
+}
+
+// watchRSS samples the process's resident memory every few milliseconds
+// until the returned function is called, which returns the peak.
+func watchRSS() func() int64 {
+	stop, done := make(chan struct{}), make(chan int64)
+	go func() {
+		peak := residentBytes()
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				done <- max(peak, residentBytes())
+				return
+			case <-t.C:
+				peak = max(peak, residentBytes())
+			}
+		}
+	}()
+	return func() int64 { close(stop); return <-done }
+}
+
+func (s *suite) outOfCoreScan() (float64, int64, error) {
+	r := s.measureOutOfCore()
+	if r.err != nil {
+		return 0, 0, r.err
+	}
+	s.noteOf["out_of_core_scan"] = fmt.Sprintf("a %s file, %.2f× the memory; peak RSS %s (read(2): %s)", HumanSize(r.size), float64(r.size)/float64(max(s.res.Machine.MemTotal, 1)), HumanSize(r.scanRSS), HumanSize(r.readRSS))
+	return r.scan, r.size, nil
+}
+
+func (s *suite) outOfCoreRead() (float64, int64, error) {
+	r := s.measureOutOfCore()
+	if r.err != nil {
+		return 0, 0, r.err
+	}
+	s.noteOf["out_of_core_read"] = fmt.Sprintf("peak RSS %s", HumanSize(r.readRSS))
+	return r.read, r.size, nil
+}
+
+func (s *suite) outOfCoreRandom() (float64, int64, error) {
+	r := s.measureOutOfCore()
+	if r.err != nil {
+		return 0, 0, r.err
+	}
+	s.noteOf["out_of_core_random"] = fmt.Sprintf("%d random elements of a %s file, cold; peak RSS %s", s.o.randomN, HumanSize(r.size), HumanSize(r.viewRSS))
+	return r.viewUs, 0, nil
+}
+
+func (s *suite) outOfCorePread() (float64, int64, error) {
+	r := s.measureOutOfCore()
+	if r.err != nil {
+		return 0, 0, r.err
+	}
+	return r.preadUs, 0, nil
+}
