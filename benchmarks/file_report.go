@@ -142,7 +142,7 @@ func writeFileReport(dir string, res *FileResults) error {
 // ceilings.
 func writeRecordChart(path string, r *RecordResult) error {
 	p := plot.New()
-	p.Title.Text = r.title()
+	p.Title.Text = filepath.Base(r.File) + ": " + r.title()
 	p.Y.Label.Text = "GB/s"
 	var labels []string
 	var vals, ceils plotter.Values
@@ -150,7 +150,11 @@ func writeRecordChart(path string, r *RecordResult) error {
 		if f.Unit != GBps {
 			continue
 		}
-		labels = append(labels, f.Way+", "+f.temp())
+		way := f.Way
+		if way == WayPeer {
+			way = f.Ceiling
+		}
+		labels = append(labels, way+", "+f.temp())
 		vals = append(vals, f.Value)
 		ceils = append(ceils, f.CeilingValue)
 	}
@@ -173,6 +177,7 @@ func writeRecordChart(path string, r *RecordResult) error {
 		p.Legend.Add(s.name, bars)
 	}
 	p.Legend.Top = true
+	p.Y.Min = 0
 	p.NominalX(labels...)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = -1 // draw.XRight
