@@ -102,6 +102,11 @@ func TestBenchFilesWays(t *testing.T) {
 					}
 					ways = append(ways, f.Way)
 					checkFigure(t, c.peerTool, f)
+					// A warm copy of values that are one run of the file is
+					// also held against memmove of those bytes.
+					if inMemory := f.Way == WayCopy && !f.Cold && f.Ceiling == "read(2)"; inMemory != (f.Memmove > 0) {
+						t.Errorf("%s warm: memmove %v GB/s", f.Way, f.Memmove)
+					}
 				}
 				if !slices.Equal(ways, c.ways) {
 					t.Errorf("cold=%v: ways %q, want %q", cold, ways, c.ways)
