@@ -705,6 +705,11 @@ func readFiles(files []string, buf []byte) error {
 // decode reads a chunked record whole with every core, against the same
 // read on one core times the cores.
 func (b *fileBench) decode(path string, f format.File, i int, bytes int64, cold bool) (FileFigure, error) {
+	if mem := memTotal(); mem > 0 && bytes > mem/4 {
+		fig := FileFigure{Way: WayDecode, Cold: cold, Unit: GBps}
+		fig.Note = fmt.Sprintf("not measured: it decodes the record whole, %s, more than a quarter of the memory (%s)", HumanSize(bytes), HumanSize(mem))
+		return fig, nil
+	}
 	buf := make([]float64, (bytes+7)/8)
 	dst := unsafeslice.Bytes(buf)[:bytes]
 	read := func() error { return f.ReadArray(i, dst, 0, layout.RowMajor, mmapfile.HostOrder()) }
