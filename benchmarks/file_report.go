@@ -67,7 +67,14 @@ func advice(r *RecordResult) string {
 	case next == nil:
 		return fmt.Sprintf("%s%s is the only way measured, %s", head, best.wayName(), valueText(best.Value, GBps))
 	}
-	return fmt.Sprintf("%s%s is fastest, %s, %.1fx %s", head, best.wayName(), valueText(best.Value, GBps), best.Value/next.Value, next.wayName())
+	line := fmt.Sprintf("%s%s is fastest, %s, %.1fx %s", head, best.wayName(), valueText(best.Value, GBps), best.Value/next.Value, next.wayName())
+	for i := range r.Figures {
+		// The user's own tool, when it is not already named.
+		if f := &r.Figures[i]; f.Way == WayPeer && !f.Cold && f.Value > 0 && f != best && f != next {
+			line += fmt.Sprintf(", %.1fx %s", best.Value/f.Value, f.wayName())
+		}
+	}
+	return line
 }
 
 // WriteTable prints each record's figures as a table, then one line of
