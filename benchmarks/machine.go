@@ -22,11 +22,7 @@ func machine(o *resolved) Machine {
 		LLC:        o.llc,
 	}
 	m.CPUModel = procField("/proc/cpuinfo", "model name")
-	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
-		if n, err := strconv.ParseInt(strings.TrimSuffix(kb, " kB"), 10, 64); err == nil {
-			m.MemTotal = n * 1024
-		}
-	}
+	m.MemTotal = memTotal()
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			m.LoadAverage, _ = strconv.ParseFloat(f[0], 64)
@@ -37,6 +33,16 @@ func machine(o *resolved) Machine {
 
 // procField returns the value of the first "key: value" line of a /proc
 // file, or "" where there is none (other systems).
+// memTotal is the machine's memory in bytes, 0 where unknown.
+func memTotal() int64 {
+	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
+		if n, err := strconv.ParseInt(strings.TrimSuffix(kb, " kB"), 10, 64); err == nil {
+			return n * 1024
+		}
+	}
+	return 0
+}
+
 func procField(path, key string) string {
 	f, err := os.Open(path)
 	if err != nil {

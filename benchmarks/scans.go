@@ -8,12 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/edsrzf/mmap-go"
 	exmmap "golang.org/x/exp/mmap"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -107,24 +107,7 @@ func scanViewParallel(path string, workers int) (float64, int, error) {
 // sumParallel sums xs with workers goroutines, each summing one
 // contiguous part (whole pages, so that no two fault the same one).
 func sumParallel(xs []float64, workers int) float64 {
-	sums := make([]float64, workers)
-	var wg sync.WaitGroup
-	chunk := ((len(xs)+workers-1)/workers + 511) / 512 * 512
-	for w := range workers {
-		lo := min(w*chunk, len(xs))
-		hi := min(lo+chunk, len(xs))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sums[w] = sumF64(xs[lo:hi])
-		}()
-	}
-	wg.Wait()
-	s := 0.0
-	for _, x := range sums {
-		s += x
-	}
-	return s
+	return typedSumParallel(layout.F64, asBytes(xs), workers)
 }
 
 // scanReadFile is os.ReadFile, then a portable decode into []float64,

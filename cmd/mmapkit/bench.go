@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/mmapkit/mmapkit/benchmarks"
 	"github.com/spf13/cobra"
@@ -15,8 +16,10 @@ func init() { extraCommands = append(extraCommands, newBenchCmd) }
 // newBenchCmd wires in the throughput suite of package benchmarks.
 func newBenchCmd(e *env) *cobra.Command {
 	var o benchmarks.Options
+	var fo benchmarks.FileOptions
+	var rf readFlags
 	cmd := &cobra.Command{
-		Use:   "bench [--quick] [--size BYTES] [--json] [--report DIR]",
+		Use:   "bench [--quick] [--size BYTES] [--json] [--report DIR] [FILE...]",
 		Short: "Run the throughput suite: mmapkit against the alternatives and the machine's ceilings",
 		Long: `bench measures how fast mmapkit reads and writes array data, next to what a Go program would use
 instead (NumPy, zarr-python where a Python with them is installed) and next to what the machine
@@ -24,12 +27,21 @@ can do at best (RAM scan, raw mapping scan on one core and on all, read(2), cold
 gather, write(2) + fsync, cp + sync, pwrite + fdatasync), all in one run, and prints a table of
 GB/s (or µs), ceilings, ratios, goals and whether each goal is met. --json prints one JSON document
 instead; --report DIR also writes a Markdown report with a chart. --only runs the figures whose
-names start with the given prefixes. Progress goes to stderr (silenced by --quiet).`,
+names start with the given prefixes. Progress goes to stderr (silenced by --quiet).
+
+With FILE arguments (any format mmapkit reads), bench measures those files instead, never
+writing to them: for each record (--name, repeatable; else the 3 largest), each way to read it
+that applies — the view scan, the copying read, the parallel decode of a chunked record, the
+view scan on every core, random elements, and the tool a user of the format would use (NumPy,
+zarr-python) where installed — warm and cold (pages dropped first, checked with mincore), each
+beside its ceiling on the same bytes (a raw mapping, read(2), one core's decode, pread). The
+run takes about --time in all. It ends with one line per record naming the fastest way.`,
 		Example: `  mmapkit bench --quick
   mmapkit bench --only convert_,edit_
   mmapkit bench --size 256MiB --json > bench.json
-  mmapkit bench --report ./bench-report`,
-		Args: exactArgs(0, "no arguments"),
+  mmapkit bench --report ./bench-report
+  mmapkit bench x.npy store.zarr
+  mmapkit bench --name temperature --time 10s --report ./x-report data.npz`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !e.quiet {
 				o.Progress = e.stderr
@@ -38,6 +50,14 @@ names start with the given prefixes. Progress goes to stderr (silenced by --quie
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
+			if len(args) > 0 {
+				return benchFiles(ctx, cmd, &rf, fo, o, args, e)
+			}
+			for _, name := range []string{"name", "time"} {
+				if cmd.Flags().Changed(name) {
+					return usageErr("--%s is for benchmarking files: name them", name)
+				}
+			}
 			if err := benchmarks.Run(ctx, o, e.stdout); err != nil {
 				return &exitError{code: 1, err: err}
 			}
@@ -54,5 +74,30 @@ names start with the given prefixes. Progress goes to stderr (silenced by --quie
 	f.StringVar(&o.Report, "report", "", "also write report.md and a chart into this directory")
 	f.StringVar(&o.Dir, "dir", "", "directory for the temporary files (default: the system's)")
 	f.StringSliceVar(&o.Only, "only", nil, "run only the figures whose names start with these comma-separated prefixes")
+	f.StringArrayVar(&fo.Names, "name", nil, "with FILE: a record to measure (repeatable; default the 3 largest of each file)")
+	f.DurationVar(&fo.Time, "time", 30*time.Second, "with FILE: how long the whole run takes, about")
+	rf.add(cmd)
 	return cmd
+}
+
+// benchFiles is bench with FILE arguments: the records of the user's files.
+func benchFiles(ctx context.Context, cmd *cobra.Command, rf *readFlags, fo benchmarks.FileOptions, o benchmarks.Options, paths []string, e *env) error {
+	for _, name := range []string{"quick", "size", "random-size", "out-of-core", "dir", "only"} {
+		if cmd.Flags().Changed(name) {
+			return usageErr("--%s is for the synthetic suite, not for FILE arguments", name)
+		}
+	}
+	opts, err := rf.options(paths[0])
+	if err != nil {
+		return err
+	}
+	fo.Open = *opts
+	fo.JSON, fo.Report, fo.Progress = o.JSON, o.Report, o.Progress
+	if o.Progress == io.Discard {
+		fo.Progress = nil
+	}
+	if err := benchmarks.RunFiles(ctx, paths, fo, e.stdout); err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	return nil
 }

@@ -2,7 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/npy"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,4 +38,61 @@ func TestBenchWiredIn(t *testing.T) {
 	}
 	r = mk(t, "bench", "--size", "12x")
 	assert.Equal(t, 2, r.code)
+}
+
+// bench FILE measures the user's file: one record per --name, the
+// figures in --json, a report with a chart, and a table ending in advice.
+func TestBenchFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.npz")
+	z, err := npy.CreateZip(path, nil)
+	require.NoError(t, err)
+	xs := make([]float64, 4096)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	require.NoError(t, npy.AddArray(z, "big", []int64{64, 64}, layout.RowMajor, xs))
+	require.NoError(t, npy.AddArray(z, "small", []int64{16}, layout.RowMajor, xs[:16]))
+	require.NoError(t, z.Close())
+
+	r := mk(t, "bench", "--time", "100ms", "--name", "small", "--json", "--quiet", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr, "--quiet silences progress")
+	var doc struct {
+		Records []struct {
+			Name    string           `json:"name"`
+			Bytes   int64            `json:"bytes"`
+			Figures []map[string]any `json:"figures"`
+			Advice  string           `json:"advice"`
+		} `json:"records"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc))
+	require.Len(t, doc.Records, 1)
+	assert.Equal(t, "small", doc.Records[0].Name)
+	assert.Equal(t, int64(128), doc.Records[0].Bytes)
+	assert.NotEmpty(t, doc.Records[0].Figures)
+
+	report := filepath.Join(dir, "report")
+	r = mk(t, "bench", "--time", "100ms", "--report", report, path)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "bench: x.npz: big: view scan, warm")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	require.GreaterOrEqual(t, len(lines), 2)
+	assert.Regexp(t, `^x\.npz: big \(f64\[64\]\[64\], 32 KiB\): .* is fastest, `, lines[len(lines)-2])
+	assert.Regexp(t, `^x\.npz: small \(f64\[16\], 128 B\): .* is fastest, `, lines[len(lines)-1])
+	md, err := os.ReadFile(filepath.Join(report, "files.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "![big](record-1.png)")
+	png, err := os.ReadFile(filepath.Join(report, "record-2.png"))
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG", string(png[:4]))
+
+	for _, args := range [][]string{
+		{"bench", "--name", "big"},
+		{"bench", "--quick", path},
+		{"bench", "--name", "nosuch", path},
+	} {
+		r = mk(t, args...)
+		assert.NotEqual(t, 0, r.code, "%q", args)
+	}
 }

@@ -1,0 +1,254 @@
+package benchmarks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/oracle"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/npy"
+
+	_ "github.com/mmapkit/mmapkit/abf"
+	_ "github.com/mmapkit/mmapkit/csvtable"
+	_ "github.com/mmapkit/mmapkit/daphne"
+	_ "github.com/mmapkit/mmapkit/futhark"
+	_ "github.com/mmapkit/mmapkit/scidb"
+	_ "github.com/mmapkit/mmapkit/zarr"
+)
+
+// benchFormats are small files of every format, converted from one
+// .npy, and the ways of reading them that apply: views where the format
+// maps its values uncompressed and aligned, the parallel decode for
+// chunked stores, a peer for the formats whose tool the bench knows.
+var benchFormats = []struct {
+	file     string
+	write    map[string]string // conversion parameters
+	read     map[string]string // reading parameters
+	ways     []string
+	peerTool string // module the peer needs; "" for none
+}{
+	{file: "a.npy", ways: []string{WayView, WayCopy, WayParallel, WayRandom, WayPeer}, peerTool: "numpy"},
+	{file: "a.npz", ways: []string{WayView, WayCopy, WayParallel, WayRandom, WayPeer}, peerTool: "numpy"},
+	{file: "a.abf", ways: []string{WayView, WayCopy, WayParallel, WayRandom}},
+	// Futhark and DAPHNE headers leave float64 values misaligned.
+	{file: "a.fut", ways: []string{WayCopy}},
+	{file: "a.dbdf", ways: []string{WayCopy}},
+	{file: "a.scidb", write: map[string]string{"out-scidb-format": "(double)"}, read: map[string]string{"scidb-format": "(double)"}, ways: []string{WayView, WayCopy, WayParallel, WayRandom}},
+	{file: "a.scidb", write: map[string]string{"out-scidb-format": "(double null)"}, read: map[string]string{"scidb-format": "(double null)"}, ways: []string{WayCopy}},
+	{file: "a.zarr", write: map[string]string{"chunks": "1000", "zarr-version": "2"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "zarr"},
+	{file: "one.zarr", write: map[string]string{"zarr-version": "2"}, ways: []string{WayView, WayCopy, WayDecode, WayParallel, WayRandom, WayPeer}, peerTool: "zarr"},
+	{file: "z.zarr", write: map[string]string{"chunks": "1000", "compress": "zstd", "zarr-version": "2"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "zarr"},
+	{file: "a.csv", ways: []string{WayCopy}},
+}
+
+// writeBenchFile writes a 1-D float64 array of n elements as src.
+func writeBenchFile(t *testing.T, dir string, n int) string {
+	t.Helper()
+	xs := make([]float64, n)
+	fillF64(xs, 0)
+	src := filepath.Join(dir, "src.npy")
+	if err := npy.Save(src, []int64{int64(n)}, layout.RowMajor, xs); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func TestBenchFilesWays(t *testing.T) {
+	dir := t.TempDir()
+	src := writeBenchFile(t, dir, 4096)
+	for n, c := range benchFormats {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(dir, fmt.Sprint(n), c.file)
+			if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := format.Convert(src, path, nil, &format.Options{Params: c.write}); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, path)
+			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: 100 * time.Millisecond, Open: format.Options{Params: c.read}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after := snapshot(t, path); !bytes.Equal(after.data, before.data) || !after.mtime.Equal(before.mtime) {
+				t.Fatalf("the bench changed %s", path)
+			}
+			if len(res.Records) != 1 {
+				t.Fatalf("%d records, want 1", len(res.Records))
+			}
+			r := res.Records[0]
+			if r.Bytes != 4096*8 {
+				t.Errorf("record of %d bytes, want %d", r.Bytes, 4096*8)
+			}
+			if view := slices.Contains(c.ways, WayView); view == (r.NoView != "") {
+				t.Errorf("view expected %v, but why not: %q", view, r.NoView)
+			}
+			for _, cold := range []bool{false, true} {
+				var ways []string
+				for _, f := range r.Figures {
+					if f.Cold != cold {
+						continue
+					}
+					ways = append(ways, f.Way)
+					checkFigure(t, c.peerTool, f)
+					// A warm copy of values that are one run of the file is
+					// also held against memmove of those bytes.
+					if inMemory := f.Way == WayCopy && !f.Cold && f.Ceiling == "read(2)"; inMemory != (f.Memmove > 0) {
+						t.Errorf("%s warm: memmove %v GB/s", f.Way, f.Memmove)
+					}
+				}
+				if !slices.Equal(ways, c.ways) {
+					t.Errorf("cold=%v: ways %q, want %q", cold, ways, c.ways)
+				}
+			}
+			if !strings.Contains(r.Advice, " is fastest, ") && !strings.Contains(r.Advice, "only way") {
+				t.Errorf("advice %q names no fastest way", r.Advice)
+			}
+		})
+	}
+}
+
+// checkFigure checks that a figure was measured, beside its ceiling
+// where the way has one here.
+func checkFigure(t *testing.T, peerModule string, f FileFigure) {
+	t.Helper()
+	if f.Way == WayPeer {
+		if oracle.Find(peerModule) == "" {
+			if !strings.HasPrefix(f.Note, "not measured") {
+				t.Errorf("%s: no %s here, yet note %q", f.Way, peerModule, f.Note)
+			}
+			return
+		}
+		if f.Value <= 0 {
+			t.Errorf("%s (%s): no value: %s", f.Way, f.Ceiling, f.Note)
+		}
+		return
+	}
+	if f.Cold && strings.HasPrefix(f.Note, "not measured") && runtime.GOOS != "linux" {
+		return
+	}
+	if f.Value <= 0 {
+		t.Errorf("%s cold=%v: no value: %s", f.Way, f.Cold, f.Note)
+	}
+	if f.Ceiling == "" {
+		t.Errorf("%s: no ceiling named", f.Way)
+	}
+}
+
+type fileSnapshot struct {
+	data  []byte
+	mtime time.Time
+}
+
+// snapshot reads every file under path, in order, and the latest mtime.
+func snapshot(t *testing.T, path string) fileSnapshot {
+	t.Helper()
+	var s fileSnapshot
+	err := filepath.Walk(path, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if fi.ModTime().After(s.mtime) {
+			s.mtime = fi.ModTime()
+		}
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			s.data = append(append(s.data, p...), b...)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// touchingWriter changes a file's mtime the first time progress is
+// written: a file changed under the bench.
+type touchingWriter struct {
+	path    string
+	touched bool
+}
+
+func (w *touchingWriter) Write(b []byte) (int, error) {
+	if !w.touched {
+		w.touched = true
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(w.path, later, later); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+func TestBenchFilesChangedIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	src := writeBenchFile(t, dir, 1024)
+	w := &touchingWriter{path: src}
+	_, err := MeasureFiles(context.Background(), []string{src}, FileOptions{Time: 50 * time.Millisecond, Progress: w})
+	if err == nil || !strings.Contains(err.Error(), "changed while it was measured") {
+		t.Fatalf("err = %v, want a file changed while measured", err)
+	}
+}
+
+// TestBenchFilesColdIsCold checks that a cold run starts with none of the
+// file's pages cached, while the bench holds its own mappings of them.
+func TestBenchFilesColdIsCold(t *testing.T) {
+	dir := t.TempDir()
+	src := writeBenchFile(t, dir, 1<<16)
+	f, err := format.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	view, err := viewBytes(f, 0, layout.F64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &fileBench{ctx: context.Background()}
+	rec := format.RecordAt(f, 0)
+	sp, preg := recordSpan(src, f, 0, rec, int64(len(view)))
+	if sp == nil || preg == nil {
+		t.Fatal("a .npy record has no span")
+	}
+	if err := sp.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	b.held = []*mmapfile.Region{preg, sp.reg}
+	typedSum(layout.F64, view) // every page mapped and cached
+	typedSum(layout.F64, sp.raw)
+	if k, _, err := residentPages(src); err != nil || k == 0 {
+		t.Fatalf("after a scan %d pages resident (%v), want all", k, err)
+	}
+	var resident int64 = -1
+	_, note, err := b.measure(src, true, func() (err error) {
+		resident, _, err = residentPages(src)
+		return err
+	})
+	var nm *notMeasured
+	if errors.As(err, &nm) {
+		t.Skipf("pages cannot be dropped here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resident != 0 {
+		t.Skipf("the kernel kept %d pages of %s cached after they were dropped (%s): it does here", resident, src, note)
+	}
+	if note != "" {
+		t.Errorf("note %q on a run that started cold", note)
+	}
+}
