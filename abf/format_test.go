@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,13 +48,20 @@ func TestSniff(t *testing.T) {
 
 	// Detection through the registry: by extension, and by bytes.
 	dir := t.TempDir()
-	for name, data := range map[string][]byte{"x.abf": []byte("not really"), "noext": g["tv1-c.abf"], "empty": nil} {
+	for name, data := range map[string][]byte{"x.abf": []byte("not really"), "noext": g["tv1-c.abf"], "empty.abf": nil} {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, data, 0o644))
 		fm, err := format.Detect(p, nil)
 		require.NoError(t, err, name)
 		assert.Equal(t, "abf", fm.Name, name)
 	}
+	// An empty file without the extension is no ABF file: its bytes tell
+	// no format, though an empty Format C file is valid.
+	p := filepath.Join(dir, "empty")
+	require.NoError(t, os.WriteFile(p, nil, 0o644))
+	_, err := format.Detect(p, nil)
+	assert.ErrorIs(t, err, format.ErrUnknownFormat)
+	assert.Contains(t, fmt.Sprint(err), "empty file")
 	fm, ok := format.Lookup("abf")
 	require.True(t, ok)
 	assert.Equal(t, []string{".abf"}, fm.Extensions)
