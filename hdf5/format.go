@@ -27,6 +27,7 @@ func init() {
 		Extensions:  []string{".h5", ".hdf5", ".nc"},
 		Sniff:       sniff,
 		Open:        openFormat,
+		Write:       Write,
 	})
 }
 
