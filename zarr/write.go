@@ -343,36 +343,10 @@ func chunking(sp ArraySpec, o *Options, version int) (unit, grid []int64, err er
 	return unit, grid, nil
 }
 
-// chooseChunks picks chunks of about chunkTarget bytes: whole along the
-// fastest axes of the storage order, split evenly along the first axis
-// that does not fit.
+// chooseChunks picks chunks of about chunkTarget bytes (see
+// layout.ChooseChunks).
 func chooseChunks(shape []int64, order layout.Order, size int) []int64 {
-	k := len(shape)
-	c := make([]int64, k)
-	axis := func(j int) int { // j-th fastest axis
-		if order == layout.ColMajor {
-			return j
-		}
-		return k - 1 - j
-	}
-	inner := int64(size)
-	for j := 0; j < k; j++ {
-		i := axis(j)
-		d := max(shape[i], 1)
-		if inner*d <= chunkTarget {
-			c[i] = d
-			inner *= d
-			continue
-		}
-		rows := max(1, chunkTarget/inner)
-		n := (d + rows - 1) / rows
-		c[i] = (d + n - 1) / n
-		for jj := j + 1; jj < k; jj++ {
-			c[axis(jj)] = 1
-		}
-		break
-	}
-	return c
+	return layout.ChooseChunks(shape, order, size, chunkTarget)
 }
 
 // fillOf encodes a fill value given as a Go value or as JSON.
