@@ -46,8 +46,12 @@ func Write(path string, src format.Source, o *format.Options) error {
 	if o != nil {
 		ao.Perm = o.Perm
 	}
+	wo, err := writeParams(o)
+	if err != nil {
+		return fmt.Errorf("hdf5: %s: %w", path, err)
+	}
 	return atomicfile.WriteFile(path, &ao, func(f *os.File) error {
-		return writeTree(f, src, root)
+		return writeTree(f, src, root, wo)
 	})
 }
 
@@ -65,6 +69,17 @@ type wnode struct {
 	data     int64 // address of the contiguous data, -1 for none
 	nbytes   int64
 	fullPath string
+	elemSize int
+
+	// Chunked storage: the chunk shape (nil: contiguous), deflate's level
+	// (-1: no filters), the B-tree's address and its root's, and the
+	// chunks written.
+	chunks    []int64
+	level     int
+	nchunks   int64
+	btree     int64
+	btreeRoot int64
+	entries   []h5.ChunkEntry
 }
 
 func (n *wnode) isGroup() bool { return n.rec < 0 }
@@ -108,7 +123,7 @@ func planTree(src format.Source) (*wnode, error) {
 				g = c
 				continue
 			}
-			c = &wnode{name: p, rec: -1, fullPath: strings.TrimSuffix(g.fullPath, "/") + "/" + p}
+			c = &wnode{name: p, rec: -1, data: -1, level: -1, fullPath: strings.TrimSuffix(g.fullPath, "/") + "/" + p}
 			if last {
 				c.rec, c.typ, c.shape, c.big = i, typ, r.Shape, r.BigEndian
 			} else {
@@ -139,22 +154,20 @@ func (n *wnode) walk(fn func(*wnode) error) error {
 	return nil
 }
 
-// writeTree writes the file: the data of each dataset at its aligned
-// address after the metadata, then the object headers and the superblock.
-func writeTree(f *os.File, src format.Source, root *wnode) error {
-	// Object header sizes do not depend on the addresses they hold, so a
-	// first encoding places every header.
+// writeTree writes the file: the data of each dataset after the
+// metadata (contiguous data at aligned addresses, chunks one after the
+// other), then the object headers, chunk B-trees and the superblock.
+func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) error {
+	// Object headers and B-trees have sizes that do not depend on the
+	// addresses they hold, so a first pass places them all.
 	at := int64(superblockSize)
 	var nodes []*wnode
 	err := root.walk(func(n *wnode) error {
 		nodes = append(nodes, n)
 		if !n.isGroup() {
-			rec := format.RecordAt(src, n.rec)
-			nb, err := layout.ByteSize(rec.Type, rec.Shape)
-			if err != nil {
-				return fmt.Errorf("%s: %w", format.Describe(&rec), err)
+			if err := n.plan(format.RecordAt(src, n.rec), wo); err != nil {
+				return err
 			}
-			n.nbytes = nb
 		}
 		n.header = n.encodeHeader()
 		n.addr = at
@@ -164,10 +177,27 @@ func writeTree(f *os.File, src format.Source, root *wnode) error {
 	if err != nil {
 		return err
 	}
-	eof := at
 	for _, n := range nodes {
-		n.data = -1
+		if n.chunks != nil {
+			n.btree = at
+			at += h5.ChunkBTreeSize(n.nchunks, len(n.shape))
+			n.btreeRoot = at - h5.ChunkNodeSize(len(n.shape))
+		}
+	}
+	eof := at
+	w := atomicfile.WritebackAt(f, f)
+	for _, n := range nodes {
 		if n.isGroup() || n.nbytes == 0 {
+			continue
+		}
+		bo := binary.ByteOrder(binary.LittleEndian)
+		if n.big {
+			bo = binary.BigEndian
+		}
+		if n.chunks != nil {
+			if eof, err = n.writeChunks(w, src, bo, eof); err != nil {
+				return err
+			}
 			continue
 		}
 		start, err := layout.AlignUp(eof, dataAlign)
@@ -178,20 +208,9 @@ func writeTree(f *os.File, src format.Source, root *wnode) error {
 		if !ok {
 			return fmt.Errorf("dataset %s: %d bytes after %d overflow a file offset", n.fullPath, n.nbytes, start)
 		}
-		eof = end
-		n.data = start
-	}
-	w := atomicfile.WritebackAt(f, f)
-	for _, n := range nodes {
-		if n.data < 0 {
-			continue
-		}
-		bo := binary.ByteOrder(binary.LittleEndian)
-		if n.big {
-			bo = binary.BigEndian
-		}
+		n.data, eof = start, end
 		off := n.data
-		err := format.Stream(src, n.rec, layout.RowMajor, bo, func(chunk []byte) error {
+		err = format.Stream(src, n.rec, layout.RowMajor, bo, func(chunk []byte) error {
 			_, err := w.WriteAt(chunk, off)
 			off += int64(len(chunk))
 			return err
@@ -203,6 +222,11 @@ func writeTree(f *os.File, src format.Source, root *wnode) error {
 	meta := appendSuperblock(make([]byte, 0, at), uint64(eof), uint64(root.addr))
 	for _, n := range nodes {
 		meta = append(meta, n.encodeHeader()...)
+	}
+	for _, n := range nodes {
+		if n.chunks != nil {
+			meta, _ = h5.AppendChunkBTree(meta, uint64(n.btree), n.entries, n.chunks, n.elemSize)
+		}
 	}
 	if _, err := f.WriteAt(meta, 0); err != nil {
 		return err
@@ -272,6 +296,20 @@ func (n *wnode) encodeHeader() []byte {
 	h.add(msgDatatype, n.typ)
 	// Fill value v3: space allocated late, fill value written if set,
 	// the library's default fill value (zeros).
+	if n.chunks != nil {
+		// Space allocated incrementally, as libhdf5 does for chunks.
+		h.add(msgFill, []byte{3, 3 | 2<<2})
+		if n.level >= 0 {
+			h.add(msgPipeline, appendShuffleDeflate(nil, n.elemSize, n.level))
+		}
+		lay := []byte{3, 2, byte(len(n.shape) + 1)}
+		lay = le.AppendUint64(lay, uint64(n.btreeRoot))
+		for _, c := range n.chunks {
+			lay = le.AppendUint32(lay, uint32(c))
+		}
+		h.add(msgLayout, le.AppendUint32(lay, uint32(n.elemSize)))
+		return h.bytes()
+	}
 	h.add(msgFill, []byte{3, 2 | 2<<2})
 	lay := []byte{3, 1}
 	addr := undefinedAddress

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -275,4 +276,84 @@ func TestWriteKeepsMode(t *testing.T) {
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o604), st.Mode().Perm())
+}
+
+// Chunked output, plain and shuffled and deflated, reads in h5py and
+// mmapkit as written: chunks as asked for or chosen from the shape, over
+// B-trees of one node and of two levels, cut from bands of several chunk
+// rows and of one; scalars and empty arrays stay contiguous.
+func TestWriteChunked(t *testing.T) {
+	defer func(b int64) { bandTarget = b }(bandTarget)
+	big := make([]byte, 300*70*8)
+	for i := range 300 * 70 {
+		binary.LittleEndian.PutUint64(big[8*i:], math.Float64bits(float64(i%97)*0.5))
+	}
+	for _, c := range []struct {
+		params     map[string]string
+		band       int64
+		bigChunks  string
+		compressed bool
+	}{
+		{map[string]string{"chunks": "3,7"}, 32 << 20, "[3 7]", false},
+		{map[string]string{"compress": "gzip"}, 32 << 20, "[300 70]", true},
+		{map[string]string{"compress": "gzip:9", "chunks": "7,300"}, 1, "[7 70]", true},
+		{map[string]string{"compress": "none", "chunks": "2,2"}, 1000, "[2 2]", false},
+	} {
+		what := fmt.Sprint(c.params)
+		bandTarget = c.band
+		src := writeSample()
+		// Only 2-D arrays take 2-D chunks: the sample's others are left out.
+		var keep memSource
+		for i, r := range src.recs {
+			if len(r.Shape) == 2 || len(r.Shape) == 0 || (c.params["chunks"] == "" && len(r.Shape) > 0) {
+				keep.recs = append(keep.recs, r)
+				keep.data = append(keep.data, src.data[i])
+			}
+		}
+		keep.add("big", layout.F64, []int64{300, 70}, false, big)
+		path := filepath.Join(t.TempDir(), "c.h5")
+		require.NoError(t, Write(path, &keep, &format.Options{Params: c.params}), what)
+		h5dumpPasses(t, path)
+		f, err := format.Open(path, nil)
+		require.NoError(t, err, what)
+		got := h5pyRead(t, path)
+		for i, r := range keep.recs {
+			name := "/" + strings.TrimPrefix(r.Name, "/")
+			if r.Name == "" {
+				name = "/0"
+			}
+			g := got[name]
+			assert.Equal(t, sha(keep.data[i]), g.SHA256, "%s %s in h5py", what, name)
+			k, err := format.Find(f, name)
+			require.NoError(t, err, "%s %s", what, name)
+			b, err := format.ReadAll(f, k, layout.RowMajor, binary.LittleEndian)
+			require.NoError(t, err, "%s %s", what, name)
+			assert.Equal(t, sha(keep.data[i]), sha(b), "%s %s in mmapkit", what, name)
+			n, _ := layout.Count(r.Shape)
+			if len(r.Shape) == 0 || n == 0 {
+				assert.Nil(t, g.Chunks, "%s %s", what, name)
+				continue
+			}
+			require.NotNil(t, g.Chunks, "%s %s", what, name)
+			if c.compressed {
+				require.NotNil(t, g.Compression, "%s %s", what, name)
+				assert.Equal(t, "gzip", *g.Compression, "%s %s", what, name)
+			} else {
+				assert.Nil(t, g.Compression, "%s %s", what, name)
+			}
+		}
+		assert.Equal(t, c.bigChunks, fmt.Sprint(got["/big"].Chunks), what)
+		require.NoError(t, f.Close())
+	}
+}
+
+func TestWriteParamsRefused(t *testing.T) {
+	for _, p := range []map[string]string{{"compress": "zstd"}, {"compress": "gzip:10"}, {"chunks": "0,1"}, {"chunks": "a"}} {
+		err := Write(filepath.Join(t.TempDir(), "p.h5"), writeSample(), &format.Options{Params: p})
+		assert.Error(t, err, "%v", p)
+	}
+	m := &memSource{}
+	m.add("x", layout.U8, []int64{4}, false, make([]byte, 4))
+	err := Write(filepath.Join(t.TempDir(), "p.h5"), m, &format.Options{Params: map[string]string{"chunks": "2,2"}})
+	assert.ErrorIs(t, err, format.ErrNotRepresentable)
 }

@@ -137,3 +137,22 @@ func TestHDF5ConvertWrites(t *testing.T) {
 		assert.Equal(t, want, mustMk(t, "cat", back), via)
 	}
 }
+
+// convert --compress gzip[:LEVEL] and --chunks write chunked HDF5 that
+// reads back as the source; other codecs are usage errors.
+func TestHDF5ConvertChunked(t *testing.T) {
+	orig := filepath.Join(testdata(t, "hdf5"), "chunked_v1btree.h5")
+	tmp := t.TempDir()
+	want := mustMk(t, "cat", orig)
+	out := filepath.Join(tmp, "g.h5")
+	mustMk(t, "convert", "--compress", "gzip:6", orig, out)
+	assert.Equal(t, want, mustMk(t, "cat", out))
+	assert.Contains(t, mustMk(t, "ls", out), "/lots         u16   [60][40]  row    -       4800   chunks [60][40] shuffle,deflate")
+	sel := filepath.Join(tmp, "s.h5")
+	mustMk(t, "convert", "--name", "/lots", "--chunks", "7,9", orig, sel)
+	assert.Contains(t, mustMk(t, "ls", sel), "chunks [7][9]\n")
+	assert.Equal(t, mustMk(t, "cat", "--name", "/lots", orig), mustMk(t, "cat", sel))
+	r := mk(t, "convert", "--compress", "zstd", orig, filepath.Join(tmp, "z.h5"))
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, `compress "zstd": HDF5 is written with none or gzip[:LEVEL]`)
+}

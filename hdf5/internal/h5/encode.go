@@ -65,9 +65,10 @@ const btree1Fanout = 64
 // size, filter mask and rank+1 offsets of 8 bytes.
 func chunkKeySize(rank int) int { return 8 + 8*(rank+1) }
 
-// chunkNodeSize is the size of every node of a chunk B-tree (nodes are
-// allocated whole, as libhdf5 reads them).
-func chunkNodeSize(rank int) int64 {
+// ChunkNodeSize is the size of every node of a chunk B-tree (nodes are
+// allocated whole, as libhdf5 reads them). The root is the last node of a
+// tree AppendChunkBTree writes, at base + ChunkBTreeSize − ChunkNodeSize.
+func ChunkNodeSize(rank int) int64 {
 	return 8 + 16 + btree1Fanout*8 + (btree1Fanout+1)*int64(chunkKeySize(rank))
 }
 
@@ -79,7 +80,7 @@ func ChunkBTreeSize(n int64, rank int) int64 {
 		n = (n + btree1Fanout - 1) / btree1Fanout
 		nodes += n
 		if n == 1 {
-			return nodes * chunkNodeSize(rank)
+			return nodes * ChunkNodeSize(rank)
 		}
 	}
 }
@@ -92,7 +93,7 @@ func ChunkBTreeSize(n int64, rank int) int64 {
 // address.
 func AppendChunkBTree(b []byte, base uint64, chunks []ChunkEntry, chunkDims []int64, elemSize int) ([]byte, uint64) {
 	rank := len(chunkDims)
-	nodeSize := uint64(chunkNodeSize(rank))
+	nodeSize := uint64(ChunkNodeSize(rank))
 	key := func(size uint32, off []int64, last int64) []byte {
 		k := binary.LittleEndian.AppendUint32(make([]byte, 0, chunkKeySize(rank)), size)
 		k = binary.LittleEndian.AppendUint32(k, 0)

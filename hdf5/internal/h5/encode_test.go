@@ -56,15 +56,18 @@ func TestChunkBTreeReadsBack(t *testing.T) {
 		chunks := make([]ChunkEntry, n)
 		want := make([]Chunk, n)
 		for i := range chunks {
-			chunks[i] = ChunkEntry{Offset: []int64{int64(i) * 4}, Size: uint32(10 + i%7), Addr: uint64(1 << 20)}
-			want[i] = Chunk{[]uint64{uint64(i) * 4}, 1 << 20, uint64(10 + i%7), 0}
+			chunks[i] = ChunkEntry{Offset: []int64{int64(i) * 4}, Size: uint32(10 + i%7), Addr: uint64(1<<20 + i)}
+			want[i] = Chunk{[]uint64{uint64(i) * 4}, int64(1<<20 + i), uint64(10 + i%7), 0}
 		}
 		const base = 64
 		file, root := AppendChunkBTree(make([]byte, base), base, chunks, []int64{4}, 4)
 		if got := int64(len(file) - base); got != ChunkBTreeSize(int64(n), 1) {
 			t.Fatalf("%d chunks: %d bytes of tree, ChunkBTreeSize says %d", n, got, ChunkBTreeSize(int64(n), 1))
 		}
-		file = append(file, make([]byte, 1<<20+64-len(file))...)
+		if want := base + ChunkBTreeSize(int64(n), 1) - ChunkNodeSize(1); int64(root) != want {
+			t.Fatalf("%d chunks: the root at %d, not the last node at %d", n, root, want)
+		}
+		file = append(file, make([]byte, 1<<20+64*64+64-len(file))...)
 		r := memReader(file, 0)
 		l := &Layout{Class: Chunked, ChunkDims: []uint64{4}, ElemSize: 4, Index: ChunkIndex{Type: IndexBTree1, Addr: root}}
 		dims := []uint64{uint64(n) * 4}
