@@ -209,6 +209,9 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 			return fmt.Errorf("dataset %s: %d bytes after %d overflow a file offset", n.fullPath, n.nbytes, start)
 		}
 		n.data, eof = start, end
+		if wo.holes {
+			continue
+		}
 		off := n.data
 		err = format.Stream(src, n.rec, layout.RowMajor, bo, func(chunk []byte) error {
 			_, err := w.WriteAt(chunk, off)

@@ -357,3 +357,47 @@ func TestWriteParamsRefused(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "p.h5"), m, &format.Options{Params: map[string]string{"chunks": "2,2"}})
 	assert.ErrorIs(t, err, format.ErrNotRepresentable)
 }
+
+// Create makes datasets to fill through writable views, as open_memmap
+// does; the target appears, with what was written, only at Close, and
+// h5py reads it.
+func TestCreateFillThroughView(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.h5")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	f, err := Create(path, []DatasetSpec{
+		{Name: "/grid/t", Type: layout.F64, Shape: []int64{100, 50}},
+		{Name: "n", Type: layout.I32, Shape: []int64{7}, BigEndian: true},
+		{Name: "untouched", Type: layout.U16, Shape: []int64{3}},
+	}, nil)
+	require.NoError(t, err)
+	v, err := View[float64](f, "/grid/t")
+	require.NoError(t, err)
+	require.Len(t, v, 5000)
+	want := make([]byte, 0, 8*5000)
+	for i := range v {
+		v[i] = float64(i) / 4
+		want = binary.LittleEndian.AppendUint64(want, math.Float64bits(v[i]))
+	}
+	require.NoError(t, Set[int32](f, "/n", []int64{3}, -9))
+	b, _ := os.ReadFile(path)
+	assert.Equal(t, "old", string(b), "the target is untouched until Close")
+	require.NoError(t, f.Close())
+
+	got := h5pyRead(t, path)
+	assert.Equal(t, sha(want), got["/grid/t"].SHA256)
+	assert.Equal(t, sha([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf7, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), got["/n"].SHA256)
+	assert.Equal(t, sha(make([]byte, 6)), got["/untouched"].SHA256)
+	require.NotNil(t, got["/grid/t"].Offset)
+	assert.Zero(t, *got["/grid/t"].Offset%dataAlign)
+	h5dumpPasses(t, path)
+}
+
+// A spec Write would refuse leaves the target as it was.
+func TestCreateRefusesBadNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.h5")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	_, err := Create(path, []DatasetSpec{{Name: "a/../b", Type: layout.U8, Shape: []int64{1}}}, nil)
+	assert.ErrorIs(t, err, format.ErrNotRepresentable)
+	b, _ := os.ReadFile(path)
+	assert.Equal(t, "old", string(b))
+}

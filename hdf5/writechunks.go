@@ -22,6 +22,9 @@ type writeOptions struct {
 	chunks  []int64 // the chunk shape asked for
 	chunked bool    // chunked storage: --chunks or --compress given
 	level   int     // deflate's level, -1 for no filters
+	// holes: contiguous data are left unwritten (Create), the file's
+	// holes reading as zero.
+	holes bool
 }
 
 // defaultGzipLevel is gzip's level where --compress gzip names none, as
