@@ -140,8 +140,8 @@ func TestMeasureProducesEveryCoreFigure(t *testing.T) {
 				assert.Nil(t, f.Value, sp.name)
 				assert.Contains(t, f.Note, "is not registered in this build", sp.name)
 			}
-		case strings.HasPrefix(sp.name, "numpy_"), sp.name == "cold_view_scan":
-			// Measured where python3+numpy / posix_fadvise exist.
+		case strings.HasPrefix(sp.name, "numpy_"), strings.HasPrefix(sp.name, "h5py_"), sp.name == "cold_view_scan":
+			// Measured where python3+numpy, h5py / posix_fadvise exist.
 			if f.Value == nil {
 				assert.True(t, strings.HasPrefix(f.Note, "not measured"), "%s: %q", sp.name, f.Note)
 			}
