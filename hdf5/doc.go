@@ -59,7 +59,10 @@
 // order; bool is h5py's enum, complex h5py's compound of r and i. The
 // parameters chunks and compress (gzip[:LEVEL]) give chunked storage over
 // a version 1 B-tree, shuffled and deflated, the chunks compressed in
-// parallel. Create makes contiguous datasets to fill through writable
+// parallel. A path ending in .nc gets netCDF-4's dimension scales, named
+// dim_<i> (or <dataset>_dim_<i> where the group's dim_<i> has another
+// length), so that netCDF readers and xarray see named dimensions; bool is
+// written as u8 there and complex numbers are refused. Create makes contiguous datasets to fill through writable
 // views, as numpy's open_memmap(mode="w+") does. Both build the file
 // beside its target and rename it into place when it is complete.
 //

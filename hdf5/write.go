@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -38,7 +39,8 @@ func Write(path string, src format.Source, o *format.Options) error {
 	if err != nil {
 		return err
 	}
-	root, err := planTree(src)
+	nc := strings.EqualFold(filepath.Ext(path), ".nc")
+	root, err := planTree(src, nc)
 	if err != nil {
 		return fmt.Errorf("hdf5: %s: %w", path, err)
 	}
@@ -49,6 +51,12 @@ func Write(path string, src format.Source, o *format.Options) error {
 	wo, err := writeParams(o)
 	if err != nil {
 		return fmt.Errorf("hdf5: %s: %w", path, err)
+	}
+	if nc {
+		wo.nc = &ncState{}
+		if err := addDimensions(root, wo.nc); err != nil {
+			return fmt.Errorf("hdf5: %s: %w", path, err)
+		}
 	}
 	return atomicfile.WriteFile(path, &ao, func(f *os.File) error {
 		return writeTree(f, src, root, wo)
@@ -80,9 +88,15 @@ type wnode struct {
 	btree     int64
 	btreeRoot int64
 	entries   []h5.ChunkEntry
+
+	// netCDF-4: the dimension a scale stands for (rec -2), or a
+	// variable's dimensions and their global heap objects.
+	dim       *dimension
+	dims      []*dimension
+	heapIndex []int
 }
 
-func (n *wnode) isGroup() bool { return n.rec < 0 }
+func (n *wnode) isGroup() bool { return n.rec == -1 }
 
 // datasetPath is where record name r goes: "/" for the root's links, the
 // leading "/" not doubled; the empty name and the root itself are "/0".
@@ -101,10 +115,11 @@ func datasetPath(name string) ([]string, error) {
 }
 
 // planTree makes the tree of groups and datasets the records of src name.
-func planTree(src format.Source) (*wnode, error) {
+// For netCDF-4 (nc), bool is written as u8 and complex is refused.
+func planTree(src format.Source, nc bool) (*wnode, error) {
 	root := &wnode{rec: -1, byName: map[string]*wnode{}, fullPath: "/"}
 	err := format.EachRecord(src, func(i int, r *format.Record) error {
-		typ, err := encodeType(r)
+		typ, err := encodeType(r, nc)
 		if err != nil {
 			return err
 		}
@@ -164,18 +179,22 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 	var nodes []*wnode
 	err := root.walk(func(n *wnode) error {
 		nodes = append(nodes, n)
-		if !n.isGroup() {
+		if !n.isGroup() && n.dim == nil {
 			if err := n.plan(format.RecordAt(src, n.rec), wo); err != nil {
 				return err
 			}
 		}
-		n.header = n.encodeHeader()
+		n.header = n.encodeHeader(wo.nc)
 		n.addr = at
 		at += int64(len(n.header))
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if wo.nc != nil {
+		wo.nc.gcol = at
+		at += gcolSize(len(wo.nc.objects))
 	}
 	for _, n := range nodes {
 		if n.chunks != nil {
@@ -187,7 +206,7 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 	eof := at
 	w := atomicfile.WritebackAt(f, f)
 	for _, n := range nodes {
-		if n.isGroup() || n.nbytes == 0 {
+		if n.isGroup() || n.nbytes == 0 || n.dim != nil {
 			continue
 		}
 		bo := binary.ByteOrder(binary.LittleEndian)
@@ -224,7 +243,10 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 	}
 	meta := appendSuperblock(make([]byte, 0, at), uint64(eof), uint64(root.addr))
 	for _, n := range nodes {
-		meta = append(meta, n.encodeHeader()...)
+		meta = append(meta, n.encodeHeader(wo.nc)...)
+	}
+	if wo.nc != nil {
+		meta = wo.nc.appendGCOL(meta)
 	}
 	for _, n := range nodes {
 		if n.chunks != nil {
@@ -272,7 +294,9 @@ func (h *headerWriter) bytes() []byte {
 	return binary.LittleEndian.AppendUint32(b, h5.Checksum(b))
 }
 
-func (n *wnode) encodeHeader() []byte {
+// encodeHeader is the node's object header; st, for netCDF-4 output,
+// gives the dimension scales' attributes.
+func (n *wnode) encodeHeader(st *ncState) []byte {
 	var h headerWriter
 	le := binary.LittleEndian
 	if n.isGroup() {
@@ -311,7 +335,7 @@ func (n *wnode) encodeHeader() []byte {
 			lay = le.AppendUint32(lay, uint32(c))
 		}
 		h.add(msgLayout, le.AppendUint32(lay, uint32(n.elemSize)))
-		return h.bytes()
+		return n.withAttributes(&h, st)
 	}
 	h.add(msgFill, []byte{3, 2 | 2<<2})
 	lay := []byte{3, 1}
@@ -322,6 +346,17 @@ func (n *wnode) encodeHeader() []byte {
 	lay = le.AppendUint64(lay, addr)
 	lay = le.AppendUint64(lay, uint64(n.nbytes))
 	h.add(msgLayout, lay)
+	return n.withAttributes(&h, st)
+}
+
+// withAttributes adds the netCDF attributes of the dataset, if any, and
+// returns the header.
+func (n *wnode) withAttributes(h *headerWriter, st *ncState) []byte {
+	if st != nil {
+		for _, a := range n.ncAttributes(st) {
+			h.add(msgAttribute, a)
+		}
+	}
 	return h.bytes()
 }
 
@@ -371,7 +406,7 @@ var floats = map[layout.Type]floatParams{
 // encodeType is the datatype message for a record's elements: version 1
 // fixed-point and floating-point types in the record's byte order, bool
 // as h5py's enum and complex as h5py's compound of r and i (version 3).
-func encodeType(r *format.Record) ([]byte, error) {
+func encodeType(r *format.Record, nc bool) ([]byte, error) {
 	order := byte(0)
 	if r.BigEndian && r.Type.Size() > 1 {
 		order = 1
@@ -383,12 +418,18 @@ func encodeType(r *format.Record) ([]byte, error) {
 	case layout.F16, layout.F32, layout.F64:
 		return appendFloat(nil, t, order), nil
 	case layout.Bool:
+		if nc {
+			return appendFixed(nil, 1, 0, false), nil // netCDF has no bool
+		}
 		b := []byte{0x18, 2, 0, 0}
 		b = binary.LittleEndian.AppendUint32(b, 1)
 		b = appendFixed(b, 1, 0, true)
 		b = append(b, "FALSE\x00\x00\x00TRUE\x00\x00\x00\x00"...)
 		return append(b, 0, 1), nil
 	case layout.C64, layout.C128:
+		if nc {
+			return nil, format.Unrepresentable(r, "netCDF-4 has no complex type")
+		}
 		part := layout.F32
 		if t == layout.C128 {
 			part = layout.F64

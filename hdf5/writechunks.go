@@ -25,6 +25,8 @@ type writeOptions struct {
 	// holes: contiguous data are left unwritten (Create), the file's
 	// holes reading as zero.
 	holes bool
+	// nc: netCDF-4 output, its dimensions.
+	nc *ncState
 }
 
 // defaultGzipLevel is gzip's level where --compress gzip names none, as

@@ -156,3 +156,19 @@ func TestHDF5ConvertChunked(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, `compress "zstd": HDF5 is written with none or gzip[:LEVEL]`)
 }
+
+// convert to .nc writes netCDF-4 that ncdump reads with named
+// dimensions, and that reads back as the source.
+func TestHDF5ConvertNetCDF(t *testing.T) {
+	orig := filepath.Join(testdata(t, "hdf5"), "chunked_v1btree.h5")
+	out := filepath.Join(t.TempDir(), "c.nc")
+	mustMk(t, "convert", orig, out)
+	assert.Equal(t, mustMk(t, "cat", orig), mustMk(t, "cat", out))
+	if _, err := exec.LookPath("ncdump"); err != nil {
+		t.Skip("no ncdump here (Debian's netcdf-bin has it)")
+	}
+	b, err := exec.Command("ncdump", "-h", out).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.Contains(t, string(b), "\tushort lots(lots_dim_0, lots_dim_1) ;\n")
+	assert.Contains(t, string(b), "\tshort checksummed(dim_0, dim_1) ;\n")
+}
