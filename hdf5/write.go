@@ -94,6 +94,7 @@ type wnode struct {
 	dim       *dimension
 	dims      []*dimension
 	heapIndex []int
+	srcDims   []string // the source's dimension names
 }
 
 func (n *wnode) isGroup() bool { return n.rec == -1 }
@@ -141,6 +142,7 @@ func planTree(src format.Source, nc bool) (*wnode, error) {
 			c = &wnode{name: p, rec: -1, data: -1, level: -1, fullPath: strings.TrimSuffix(g.fullPath, "/") + "/" + p}
 			if last {
 				c.rec, c.typ, c.shape, c.big = i, typ, r.Shape, r.BigEndian
+				c.srcDims, _ = r.Extra["dims"].([]string)
 			} else {
 				c.byName = map[string]*wnode{}
 			}
@@ -179,7 +181,7 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 	var nodes []*wnode
 	err := root.walk(func(n *wnode) error {
 		nodes = append(nodes, n)
-		if !n.isGroup() && n.dim == nil {
+		if !n.isGroup() && n.rec != scaleOnly {
 			if err := n.plan(format.RecordAt(src, n.rec), wo); err != nil {
 				return err
 			}
@@ -206,7 +208,7 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 	eof := at
 	w := atomicfile.WritebackAt(f, f)
 	for _, n := range nodes {
-		if n.isGroup() || n.nbytes == 0 || n.dim != nil {
+		if n.isGroup() || n.nbytes == 0 || n.rec == scaleOnly {
 			continue
 		}
 		bo := binary.ByteOrder(binary.LittleEndian)

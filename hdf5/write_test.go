@@ -492,3 +492,32 @@ group: g {
 	m.add("z", layout.C64, []int64{1}, false, make([]byte, 8))
 	assert.ErrorIs(t, Write(path, m, nil), format.ErrNotRepresentable)
 }
+
+// The source's dimension names are kept (one that cannot name a link
+// falls back to dim_<i>), and a 1-D dataset of a dimension's name and
+// length becomes its coordinate variable.
+func TestWriteNetCDFSourceDims(t *testing.T) {
+	m := &memSource{}
+	m.add("t", layout.F32, []int64{2, 3}, false, pattern(24, 5))
+	m.add("x", layout.F64, []int64{3}, false, f64s(10, 20, 30))
+	m.add("y", layout.I8, []int64{3}, false, []byte{1, 2, 3})
+	m.recs[0].Extra = map[string]any{"dims": []string{"time", "x"}}
+	m.recs[1].Extra = map[string]any{"dims": []string{"x"}}
+	m.recs[2].Extra = map[string]any{"dims": []string{"../bad"}}
+	path := filepath.Join(t.TempDir(), "d.nc")
+	require.NoError(t, Write(path, m, nil))
+	h5dumpPasses(t, path)
+	if _, err := exec.LookPath("ncdump"); err == nil {
+		out, err := exec.Command("ncdump", "-h", path).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Equal(t, "netcdf d {\ndimensions:\n\ttime = 2 ;\n\tx = 3 ;\n\tdim_0 = 3 ;\nvariables:\n\tfloat t(time, x) ;\n\tdouble x(x) ;\n\tbyte y(dim_0) ;\n}\n", string(out))
+	}
+	var got struct {
+		Vars map[string]struct {
+			Dims []string `json:"dims"`
+		} `json:"vars"`
+		Xarray map[string][]string `json:"xarray"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(oracle.Run(t, []string{"netCDF4", "xarray", "numpy"}, readBackNetCDF, path)), &got))
+	assert.Equal(t, map[string][]string{"t": {"time", "x"}, "x": {"x"}, "y": {"dim_0"}}, got.Xarray)
+}

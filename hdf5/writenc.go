@@ -58,20 +58,34 @@ func addDimensions(g *wnode, st *ncState) error {
 		}
 		for axis, length := range v.shape {
 			var d *dimension
-			for _, name := range []string{"dim_" + strconv.Itoa(axis), v.name + "_dim_" + strconv.Itoa(axis)} {
-				if c := byName[name]; c != nil && c.length == length {
-					d = c
-					break
-				}
-				if byName[name] != nil || g.byName[name] != nil {
+			cands := []string{"dim_" + strconv.Itoa(axis), v.name + "_dim_" + strconv.Itoa(axis)}
+			if axis < len(v.srcDims) && len(v.srcDims) == len(v.shape) && validLinkName(v.srcDims[axis]) {
+				cands = append([]string{v.srcDims[axis]}, cands...)
+			}
+			for _, name := range cands {
+				if c := byName[name]; c != nil {
+					if c.length == length {
+						d = c
+						break
+					}
 					continue
 				}
-				d = &dimension{id: len(st.dims), length: length}
-				d.scale = &wnode{name: name, rec: -2, data: -1, level: -1, shape: []int64{length}, nbytes: 4 * length, elemSize: 4,
-					fullPath: strings.TrimSuffix(g.fullPath, "/") + "/" + name, typ: appendFloat(nil, layout.F32, 0), dim: d}
+				if c := g.byName[name]; c != nil {
+					// A 1-D dataset of the dimension's name and length is
+					// its coordinate variable, the scale itself.
+					if c.isGroup() || len(c.shape) != 1 || c.shape[0] != length || c.dim != nil {
+						continue
+					}
+					d = &dimension{id: len(st.dims), length: length, scale: c}
+					c.dim = d
+				} else {
+					d = &dimension{id: len(st.dims), length: length}
+					d.scale = &wnode{name: name, rec: scaleOnly, data: -1, level: -1, shape: []int64{length}, nbytes: 4 * length, elemSize: 4,
+						fullPath: strings.TrimSuffix(g.fullPath, "/") + "/" + name, typ: appendFloat(nil, layout.F32, 0), dim: d}
+					scales = append(scales, d.scale)
+				}
 				byName[name] = d
 				st.dims = append(st.dims, d)
-				scales = append(scales, d.scale)
 				break
 			}
 			if d == nil {
@@ -79,6 +93,9 @@ func addDimensions(g *wnode, st *ncState) error {
 			}
 			if len(d.users) == maxDimUsers {
 				return fmt.Errorf("%w: %s: more than %d variables use the dimension %s", format.ErrNotRepresentable, v.fullPath, maxDimUsers, d.scale.name)
+			}
+			if d.scale == v {
+				continue // a coordinate variable is its own dimension
 			}
 			d.users = append(d.users, dimUse{v, axis})
 			v.dims = append(v.dims, d)
@@ -94,6 +111,16 @@ func addDimensions(g *wnode, st *ncState) error {
 	}
 	g.children = append(scales, g.children...)
 	return nil
+}
+
+// scaleOnly is the record number of a dimension scale that is no
+// variable: a dataset without storage.
+const scaleOnly = -2
+
+// validLinkName reports whether a source's dimension name can name a
+// link.
+func validLinkName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.Contains(s, "/")
 }
 
 // maxDimUsers bounds the axes using one dimension: its REFERENCE_LIST
@@ -163,7 +190,10 @@ func (n *wnode) ncAttributes(st *ncState) [][]byte {
 	var out [][]byte
 	if d := n.dim; d != nil {
 		out = append(out, appendAttribute(nil, "CLASS", fixedString(16), scalar, []byte("DIMENSION_SCALE\x00")))
-		text := fmt.Sprintf("This is a netCDF dimension but not a netCDF variable.%10d", d.length)
+		text := n.name
+		if n.rec == scaleOnly {
+			text = fmt.Sprintf("This is a netCDF dimension but not a netCDF variable.%10d", d.length)
+		}
 		out = append(out, appendAttribute(nil, "NAME", fixedString(len(text)+1), scalar, append([]byte(text), 0)))
 		refType := []byte{0x36, 2, 0, 0, 16, 0, 0, 0}
 		refType = append(refType, "dataset\x00"...)
