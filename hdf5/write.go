@@ -32,8 +32,10 @@ const maxCompactLinks = 65535
 
 // Write creates path holding the records of src as an HDF5 file: one
 // dataset per record (table columns as 1-D datasets), groups made from
-// "/" in the records' names. It replaces an existing file only once the
-// new one is complete, keeping its permission bits.
+// "/" in the records' names; contiguous, or chunked as o's parameters
+// chunks and compress ask; with netCDF-4's dimension scales where path
+// ends in .nc. It replaces an existing file only once the new one is
+// complete, keeping its permission bits.
 func Write(path string, src format.Source, o *format.Options) error {
 	src, err := format.Arrays(src)
 	if err != nil {
