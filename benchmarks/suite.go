@@ -56,6 +56,11 @@ func catalogue() []spec {
 		{name: "zarr_read_zstd", title: "Array.ReadRegion of a whole zstd-compressed Zarr v2 array into a reused buffer, chunks decoded on every core", unit: GBps, ceiling: "zarr_read_zstd_one_core", pkg: "zarr"},
 		{name: "zarr_read_zstd_one_core", title: "the same read with GOMAXPROCS=1", unit: GBps, pkg: "zarr"},
 		{name: "zarr_python_read_zstd", title: "python3: zarr.open(store)[:] of the same zstd store (zarr-python)", unit: GBps, ceiling: "zarr_read_zstd", peer: true, pkg: "zarr"},
+		{name: "hdf5_view_scan", title: "scan through an HDF5 contiguous f64 dataset's view (hdf5.Open, hdf5.View, sum, close)", unit: GBps, ceiling: "mmap_scan", goal: 0.95, cache: true, pkg: "hdf5"},
+		{name: "h5py_read_sum", title: `python3: h5py f["x"][:].sum() of the same HDF5 file`, unit: GBps, ceiling: "hdf5_view_scan", goal: 3.0, peer: true, pkg: "hdf5"},
+		{name: "hdf5_chunked_gzip_read", title: "hdf5.Open + ReadAt of a whole chunked, shuffled and gzip-compressed HDF5 f64 dataset into a reused buffer, chunks decoded on every core", unit: GBps, ceiling: "hdf5_chunked_gzip_read_one_core", pkg: "hdf5"},
+		{name: "hdf5_chunked_gzip_read_one_core", title: "the same read with GOMAXPROCS=1", unit: GBps, pkg: "hdf5"},
+		{name: "h5py_read_gzip", title: `python3: h5py f["x"][:].sum() of the same gzip+shuffle file`, unit: GBps, ceiling: "hdf5_chunked_gzip_read", goal: 1.8, peer: true, pkg: "hdf5"},
 		{name: "readfile_decode_scan", title: "os.ReadFile + decode to []float64 + scan", unit: GBps, ceiling: "view_scan_f64", goal: 2.5, peer: true, measure: (*suite).readFileScan},
 		{name: "read_typed_scan", title: "read(2) into a []float64 + scan", unit: GBps, ceiling: "view_scan_f64", peer: true, measure: (*suite).readTypedScan},
 		{name: "binary_read_scan", title: "encoding/binary.Read into a []float64 + scan", unit: GBps, ceiling: "view_scan_f64", peer: true, measure: (*suite).binaryReadScan},
@@ -96,6 +101,9 @@ func catalogue() []spec {
 		{name: "abf_open_1000", title: "open an ABF file of 1000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_100000", title: "open an ABF file of 100000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_per_record", title: "ABF open cost per record: (t(100000) − t(1)) / 99999", unit: Micros, pkg: "abf"},
+		{name: "convert_npy_hdf5", title: "format.Convert of a Fortran-order f64 .npy to HDF5 (transposed; incl. fsync)", unit: GBps, ceiling: "cp_sync", goal: 0.8, pkg: "hdf5"},
+		{name: "hdf5_open_10k", title: "open an HDF5 file of 10,000 datasets (100 groups of 100) and list them", unit: Micros, ceiling: "h5py_open_10k", goal: 2.0, pkg: "hdf5"},
+		{name: "h5py_open_10k", title: "python3: h5py.File + visititems listing the same 10,000 datasets", unit: Micros, ceiling: "hdf5_open_10k", peer: true, pkg: "hdf5"},
 		{name: "parallel_scan", title: "scan through one view on all cores", unit: GBps, ceiling: "mmap_scan_parallel", goal: 0.9, also: []string{"view_scan_f64"}, cache: true, measure: (*suite).parallelScan},
 		{name: "out_of_core_read", title: "read(2) streaming of a file 1.5 times the memory into an 8 MiB buffer + sum, cold", unit: GBps, measure: (*suite).outOfCoreRead},
 		{name: "out_of_core_scan", title: "view scan of the same file with sequential advice, its pages let go behind the scan, cold", unit: GBps, ceiling: "out_of_core_read", goal: 0.9, measure: (*suite).outOfCoreScan},
@@ -139,6 +147,10 @@ type suite struct {
 	// cpSrc is the file cp_sync copies: the conversion's source while a
 	// conversion is measured.
 	cpSrc string
+	// hdf5Files holds the HDF5 figures' files, by compression (gzip:
+	// true); hdf5ManyDone records the file of many datasets written.
+	hdf5Files    map[bool]string
+	hdf5ManyDone bool
 	// npyDone records the npy figures' files written (.npz: true).
 	npyDone map[bool]bool
 	// zarrStores holds the Zarr figures' stores, by compression.

@@ -46,7 +46,25 @@
 // Set changes one element in place, in the file's byte order, in
 // contiguous allocated data or in an allocated chunk of a dataset without
 // filters: no metadata changes, so no checksum changes. Everything else is
-// refused with the file unchanged. This package writes nothing else.
+// refused with the file unchanged.
+//
+// # Writing
+//
+// Write writes any format.Source as a small subset of HDF5 that h5py,
+// h5dump and netCDF read: a version 2 superblock, version 2 object
+// headers, compact groups made from "/" in the records' names (creation
+// order tracked), and one dataset per record, its data after all the
+// metadata at a 64-byte aligned offset, so that every dataset it writes
+// maps as a typed slice. Integers and floats keep the record's byte
+// order; bool is h5py's enum, complex h5py's compound of r and i. The
+// parameters chunks and compress (gzip[:LEVEL]) give chunked storage over
+// a version 1 B-tree, shuffled and deflated, the chunks compressed in
+// parallel. A path ending in .nc gets netCDF-4's dimension scales, named
+// dim_<i> (or <dataset>_dim_<i> where the group's dim_<i> has another
+// length), so that netCDF readers and xarray see named dimensions; bool is
+// written as u8 there and complex numbers are refused. Create makes contiguous datasets to fill through writable
+// views, as numpy's open_memmap(mode="w+") does. Both build the file
+// beside its target and rename it into place when it is complete.
 //
 // # What is not read
 //

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
+	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -17,7 +18,8 @@ import (
 // defaults.
 type Options struct {
 	// Options are the mapping's options: advice, populate, lock, wait.
-	// Create and Truncate are refused: this package does not make files.
+	// Create and Truncate are refused: OpenFile opens existing files
+	// (the package's Create and Write make new ones).
 	mmapfile.Options
 	// Lenient makes copying reads take bool bytes other than 0 and 1 as
 	// true, as h5py does (it hands out the enum's bytes); by default they
@@ -58,6 +60,7 @@ type File struct {
 	mu     sync.RWMutex // guards closed and reg
 	reg    *mmapfile.Region
 	closed bool
+	commit *atomicfile.File // Create's file, put in place by Close
 }
 
 // dataset is one dataset of the file.
@@ -128,12 +131,20 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 		f.opts = *o
 	}
 	if f.opts.Create || f.opts.Truncate {
-		return nil, errAt(path, -1, errors.ErrUnsupported, "OpenFile opens existing HDF5 files; this package does not create them")
+		return nil, errAt(path, -1, errors.ErrUnsupported, "OpenFile opens existing HDF5 files; Create and Write make new ones")
 	}
 	mf, err := mmapfile.OpenFile(path, mode, &f.opts.Options)
 	if err != nil {
 		return nil, err
 	}
+	if err := f.load(mf); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// load reads the file mf maps; on error mf is closed.
+func (f *File) load(mf *mmapfile.File) error {
 	f.mf, f.ra = mf, mf
 	size, err := mf.Size()
 	if err == nil {
@@ -145,9 +156,8 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	}
 	if err != nil {
 		mf.Close()
-		return nil, err
 	}
-	return f, nil
+	return err
 }
 
 // NewReader reads the HDF5 file of size bytes that r holds. The File
@@ -511,5 +521,13 @@ func (f *File) Close() error {
 	if f.mf == nil {
 		return nil
 	}
-	return f.mf.Close()
+	err := f.mf.Close()
+	if f.commit != nil {
+		if err != nil {
+			f.commit.Abort()
+			return err
+		}
+		return f.commit.Commit()
+	}
+	return err
 }

@@ -26,6 +26,18 @@ func init() {
 		Extensions:  []string{".h5", ".hdf5", ".nc"},
 		Sniff:       sniff,
 		Open:        openFormat,
+		Write:       Write,
+		CheckParams: func(p map[string]string, write bool) error {
+			if !write {
+				return nil
+			}
+			_, err := writeParams(&format.Options{Params: p})
+			return err
+		},
+		Params: []format.Param{
+			{Name: "chunks", Usage: "chunk shape of the datasets written, such as 512,1024 (default: contiguous; with --compress, chunks of about 1 MiB chosen from each shape)", Write: true},
+			{Name: "compress", Usage: "none|gzip[:LEVEL] (default none: contiguous datasets that map as typed slices; gzip: shuffle then deflate, level 4)", Write: true},
+		},
 	})
 }
 

@@ -3,9 +3,9 @@ package zarr
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -69,10 +69,10 @@ func writeParams(opts *Options, o *format.Options) error {
 		}
 	}
 	var err error
-	if opts.Chunks, err = parseShape("chunks", o.Param("chunks")); err != nil {
+	if opts.Chunks, err = layout.ParseShape("chunks", o.Param("chunks")); err != nil {
 		return err
 	}
-	if opts.Shards, err = parseShape("shards", o.Param("shards")); err != nil {
+	if opts.Shards, err = layout.ParseShape("shards", o.Param("shards")); err != nil {
 		return err
 	}
 	if opts.Shards != nil && opts.Version == 2 {
@@ -83,20 +83,4 @@ func writeParams(opts *Options, o *format.Options) error {
 		return err
 	}
 	return nil
-}
-
-// parseShape parses "512,1024".
-func parseShape(what, s string) ([]int64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []int64
-	for _, p := range strings.Split(s, ",") {
-		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("%s %q: %q is not a positive integer", what, s, p)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

@@ -440,36 +440,10 @@ func chunking(sp ArraySpec, o *Options, version int) (unit, grid []int64, err er
 	return unit, grid, nil
 }
 
-// chooseChunks picks chunks of about chunkTarget bytes: whole along the
-// fastest axes of the storage order, split evenly along the first axis
-// that does not fit.
+// chooseChunks picks chunks of about chunkTarget bytes (see
+// layout.ChooseChunks).
 func chooseChunks(shape []int64, order layout.Order, size int) []int64 {
-	k := len(shape)
-	c := make([]int64, k)
-	axis := func(j int) int { // j-th fastest axis
-		if order == layout.ColMajor {
-			return j
-		}
-		return k - 1 - j
-	}
-	inner := int64(size)
-	for j := 0; j < k; j++ {
-		i := axis(j)
-		d := max(shape[i], 1)
-		if b, ok := layout.Mul(inner, d); ok && b <= chunkTarget {
-			c[i] = d
-			inner *= d
-			continue
-		}
-		rows := max(1, chunkTarget/inner)
-		n := ceilDiv(d, rows)
-		c[i] = ceilDiv(d, n)
-		for jj := j + 1; jj < k; jj++ {
-			c[axis(jj)] = 1
-		}
-		break
-	}
-	return c
+	return layout.ChooseChunks(shape, order, size, chunkTarget)
 }
 
 // ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0, without overflowing.

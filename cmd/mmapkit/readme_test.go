@@ -122,7 +122,7 @@ func TestReadmeGoPrograms(t *testing.T) {
 
 	want := []string{
 		"x f64 [1000 1000] col\n1000000 values viewed in place\nwrote data.npy, data.zarr and small.zarr\n",
-		"sum of x.npy: 10.5\nchunk (0, 0) of data.zarr holds 1000000 values\n",
+		"sum of x.npy: 10.5\n/x of data.h5 holds 1000000 values\nchunk (0, 0) of data.zarr holds 1000000 values\n",
 		"1048576 values, the first 2.5\n",
 	}
 	for i, p := range programs {

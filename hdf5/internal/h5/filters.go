@@ -175,10 +175,16 @@ func inflate(dst, src []byte) error {
 	return nil
 }
 
-// unshuffle undoes HDF5's shuffle: the stored bytes are the first byte of every
-// element, then the second byte of every element, and so on; bytes beyond the last
-// whole element are stored as they are.
-func unshuffle(dst, src []byte, size int) {
+// unshuffle undoes HDF5's shuffle (see shuffle).
+func unshuffle(dst, src []byte, size int) { reshuffle(dst, src, size, true) }
+
+// shuffle is HDF5's shuffle filter: the first byte of every element, then
+// the second byte of every element, and so on; bytes beyond the last whole
+// element stay as they are.
+func shuffle(dst, src []byte, size int) { reshuffle(dst, src, size, false) }
+
+// reshuffle shuffles src into dst, or undoes the shuffle.
+func reshuffle(dst, src []byte, size int, undo bool) {
 	n := 0
 	if size > 1 {
 		n = len(src) / size
@@ -188,10 +194,16 @@ func unshuffle(dst, src []byte, size int) {
 		return
 	}
 	for j := 0; j < size; j++ {
-		plane := src[j*n : (j+1)*n]
-		out := dst[j:]
-		for i, b := range plane {
-			out[i*size] = b
+		if undo {
+			plane, out := src[j*n:(j+1)*n], dst[j:]
+			for i, b := range plane {
+				out[i*size] = b
+			}
+			continue
+		}
+		plane, in := dst[j*n:(j+1)*n], src[j:]
+		for i := range plane {
+			plane[i] = in[i*size]
 		}
 	}
 	copy(dst[n*size:], src[n*size:])

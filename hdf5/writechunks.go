@@ -1,0 +1,252 @@
+package hdf5
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
+	"github.com/mmapkit/mmapkit/layout"
+)
+
+// This file is the writer's chunked storage: --chunks and --compress.
+
+// writeOptions are the writer's parameters.
+type writeOptions struct {
+	chunks  []int64 // the chunk shape asked for
+	chunked bool    // chunked storage: --chunks or --compress given
+	level   int     // deflate's level, -1 for no filters
+	// holes: contiguous data are left unwritten (Create), the file's
+	// holes reading as zero.
+	holes bool
+	// nc: netCDF-4 output, its dimensions.
+	nc *ncState
+}
+
+// defaultGzipLevel is gzip's level where --compress gzip names none, as
+// h5py's compression="gzip" does.
+const defaultGzipLevel = 4
+
+// chunkTarget is the size of the chunks chosen from the shape: h5py's
+// largest automatic chunk, small enough that a read of a few elements
+// decodes little, large enough that deflate compresses well.
+const chunkTarget = 1 << 20
+
+// bandTarget is how much of a dataset is read from the source at a time
+// to be cut into chunks; a variable so that tests can cut small bands.
+var bandTarget int64 = 32 << 20
+
+// writeParams reads the parameters chunks and compress.
+func writeParams(o *format.Options) (*writeOptions, error) {
+	wo := &writeOptions{level: -1}
+	if o == nil {
+		return wo, nil
+	}
+	var err error
+	if wo.chunks, err = layout.ParseShape("chunks", o.Param("chunks")); err != nil {
+		return nil, err
+	}
+	switch c := o.Param("compress"); {
+	case c == "" || c == "none":
+	case c == "gzip":
+		wo.level = defaultGzipLevel
+	case strings.HasPrefix(c, "gzip:"):
+		l, err := strconv.Atoi(c[len("gzip:"):])
+		if err != nil || l < 0 || l > 9 {
+			return nil, fmt.Errorf("compress %q: gzip's level is 0 to 9", c)
+		}
+		wo.level = l
+	default:
+		return nil, fmt.Errorf("compress %q: HDF5 is written with none or gzip[:LEVEL]", c)
+	}
+	wo.chunked = wo.chunks != nil || wo.level >= 0
+	return wo, nil
+}
+
+// plan sizes the dataset of record r and chooses its storage: chunked
+// where asked for, except a scalar or empty dataset, which is contiguous.
+func (n *wnode) plan(r format.Record, wo *writeOptions) error {
+	nb, err := layout.ByteSize(r.Type, r.Shape)
+	if err != nil {
+		return fmt.Errorf("%s: %w", format.Describe(&r), err)
+	}
+	n.nbytes, n.elemSize = nb, r.Type.Size()
+	if !wo.chunked || len(r.Shape) == 0 || nb == 0 {
+		return nil
+	}
+	c := wo.chunks
+	if c == nil {
+		c = layout.ChooseChunks(r.Shape, layout.RowMajor, n.elemSize, chunkTarget)
+	}
+	if len(c) != len(r.Shape) {
+		return format.Unrepresentable(&r, fmt.Sprintf("chunks %v have %d axes, and the array %d", c, len(c), len(r.Shape)))
+	}
+	n.chunks = make([]int64, len(c))
+	grid := make([]int64, len(c))
+	for i := range c {
+		n.chunks[i] = min(c[i], r.Shape[i]) // libhdf5 takes no chunk larger than a fixed dimension
+		grid[i] = (r.Shape[i] + n.chunks[i] - 1) / n.chunks[i]
+	}
+	if cb, err := layout.ByteSize(r.Type, n.chunks); err != nil || cb > 1<<32-1 {
+		return format.Unrepresentable(&r, fmt.Sprintf("chunks %v hold more than the 4 GiB an HDF5 chunk can", n.chunks))
+	}
+	if n.nchunks, err = layout.Count(grid); err != nil {
+		return fmt.Errorf("%s: chunks %v: %w", format.Describe(&r), n.chunks, err)
+	}
+	n.level = wo.level
+	return nil
+}
+
+// appendShuffleDeflate appends a version 2 filter pipeline message:
+// shuffle of elements of size bytes, then deflate at level, both optional
+// as h5py marks them.
+func appendShuffleDeflate(b []byte, size, level int) []byte {
+	b = append(b, 2, 2)
+	for _, f := range [][2]int{{h5.FilterShuffle, size}, {h5.FilterDeflate, level}} {
+		b = binary.LittleEndian.AppendUint16(b, uint16(f[0]))
+		b = binary.LittleEndian.AppendUint16(b, 1) // optional
+		b = binary.LittleEndian.AppendUint16(b, 1) // one client data value
+		b = binary.LittleEndian.AppendUint32(b, uint32(f[1]))
+	}
+	return b
+}
+
+// writeChunks writes the dataset's chunks from address at on, in row-major
+// order of the chunk grid, and returns the address after the last. The
+// source is read a band of whole chunk rows at a time; the band's chunks
+// are cut out and encoded in parallel, one worker per core, and written in
+// order. Unfiltered chunks start at aligned addresses, so that each maps.
+func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrder, at int64) (int64, error) {
+	rank := len(n.shape)
+	size := int64(n.elemSize)
+	grid := make([]int64, rank)
+	for i := range grid {
+		grid[i] = (n.shape[i] + n.chunks[i] - 1) / n.chunks[i]
+	}
+	rowElems, _ := layout.Count(n.shape[1:])                   // within nbytes
+	perRow, _ := layout.Count(grid[1:])                        // within nchunks
+	chunkElems, _ := layout.Count(n.chunks)                    // within 4 GiB
+	bandRows := max(1, bandTarget/(n.chunks[0]*rowElems*size)) // chunk rows per band
+	band := make([]byte, min(bandRows*n.chunks[0], n.shape[0])*rowElems*size)
+	workers := runtime.GOMAXPROCS(0)
+	type worker struct {
+		buf []byte
+		enc *h5.ChunkEncoder
+	}
+	ws := make([]worker, workers)
+	for k := range ws {
+		ws[k].buf = make([]byte, chunkElems*size)
+		if n.level >= 0 {
+			enc, err := h5.NewChunkEncoder(n.elemSize, n.level)
+			if err != nil {
+				return 0, err
+			}
+			ws[k].enc = enc
+		}
+	}
+	n.entries = make([]h5.ChunkEntry, 0, n.nchunks)
+	for g0 := int64(0); g0 < grid[0]; g0 += bandRows {
+		r0, r1 := g0*n.chunks[0], min(n.shape[0], (g0+bandRows)*n.chunks[0])
+		b := band[:(r1-r0)*rowElems*size]
+		if err := src.ReadArray(n.rec, b, r0*rowElems, layout.RowMajor, bo); err != nil {
+			return 0, err
+		}
+		bandDims := append([]int64{r1 - r0}, n.shape[1:]...)
+		count := (min(g0+bandRows, grid[0]) - g0) * perRow
+		outs := make([][]byte, count)
+		offsets := make([][]int64, count)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		var firstErr error
+		var errOnce sync.Once
+		for k := range ws {
+			wg.Add(1)
+			go func(wk *worker) {
+				defer wg.Done()
+				for {
+					j := next.Add(1) - 1
+					if j >= count {
+						return
+					}
+					// The chunk's grid position, and where it starts in the band.
+					origin := make([]int64, rank)
+					rest := j % perRow
+					for i := rank - 1; i >= 1; i-- {
+						origin[i] = rest % grid[i] * n.chunks[i]
+						rest /= grid[i]
+					}
+					origin[0] = (j / perRow) * n.chunks[0]
+					clear(wk.buf)
+					gather(wk.buf, b, bandDims, n.chunks, origin, size)
+					off := append([]int64{origin[0] + r0}, origin[1:]...)
+					offsets[j] = off
+					if wk.enc == nil {
+						outs[j] = append([]byte(nil), wk.buf...)
+						continue
+					}
+					e, err := wk.enc.Encode(wk.buf)
+					if err != nil {
+						errOnce.Do(func() { firstErr = err })
+						return
+					}
+					outs[j] = append([]byte(nil), e...)
+				}
+			}(&ws[k])
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return 0, fmt.Errorf("dataset %s: deflate: %w", n.fullPath, firstErr)
+		}
+		for j, out := range outs {
+			if n.level < 0 {
+				var err error
+				if at, err = layout.AlignUp(at, dataAlign); err != nil {
+					return 0, err
+				}
+			}
+			if _, err := w.WriteAt(out, at); err != nil {
+				return 0, err
+			}
+			n.entries = append(n.entries, h5.ChunkEntry{Offset: offsets[j], Size: uint32(len(out)), Addr: uint64(at)})
+			at += int64(len(out))
+		}
+	}
+	return at, nil
+}
+
+// gather copies into dst, a chunk of dims (row-major), the part of src, an
+// array of srcDims, that the chunk placed at origin covers; what lies
+// beyond src is left as it is.
+func gather(dst, src []byte, srcDims, dims, origin []int64, size int64) {
+	rank := len(dims)
+	if rank == 0 {
+		return
+	}
+	// Strides in bytes of both arrays.
+	srcStride := make([]int64, rank)
+	dstStride := make([]int64, rank)
+	srcStride[rank-1], dstStride[rank-1] = size, size
+	for i := rank - 2; i >= 0; i-- {
+		srcStride[i] = srcStride[i+1] * srcDims[i+1]
+		dstStride[i] = dstStride[i+1] * dims[i+1]
+	}
+	var rec func(axis int, s, d int64)
+	rec = func(axis int, s, d int64) {
+		k := min(dims[axis], srcDims[axis]-origin[axis])
+		s += origin[axis] * srcStride[axis]
+		if axis == rank-1 {
+			copy(dst[d:d+k*size], src[s:s+k*size])
+			return
+		}
+		for i := int64(0); i < k; i++ {
+			rec(axis+1, s+i*srcStride[axis], d+i*dstStride[axis])
+		}
+	}
+	rec(0, 0, 0)
+}
