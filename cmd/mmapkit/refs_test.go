@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/internal/oracle"
+)
+
+// refsReaders reads a reference set with the real readers and checks it
+// against the arrays of a .npy each (argv: refs.json, then name=want.npy
+// pairs): through fsspec's ReferenceFileSystem and zarr (the mapper
+// wrapped in a KVStore, for missing keys), through xarray, and byte for
+// byte: each data reference's range of its target holds exactly the
+// chunk's elements as zarr places them.
+const refsReaders = `
+import json, sys
+import numpy as np, fsspec, zarr, xarray as xr
+fo = sys.argv[1]
+so = {"fo": fo, "remote_protocol": "file"}
+g = zarr.open_group(zarr.storage.KVStore(fsspec.get_mapper("reference://", **so)), mode="r")
+ds = xr.open_dataset("reference://", engine="zarr", backend_kwargs={"consolidated": False, "storage_options": so})
+refs = json.load(open(fo))["refs"]
+out = {}
+for pair in sys.argv[2:]:
+    name, path = pair.split("=", 1)
+    want = np.load(path)
+    a = g[name]
+    got = a[...]
+    assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+    assert got.shape == want.shape, (name, got.shape, want.shape)
+    assert np.array_equal(got, want), name
+    assert np.array_equal(ds[name].values, want), name
+    ranges = 0
+    for key, ref in refs.items():
+        if not key.startswith(name + "/") or key.rsplit("/", 1)[1].startswith("."):
+            continue
+        target, off, n = ref
+        with open(target, "rb") as f:
+            f.seek(off)
+            b = f.read(n)
+        assert len(b) == n, key
+        if a.compressor is None:
+            idx = [int(x) for x in key[len(name) + 1:].split(a._dimension_separator or ".")] if a.ndim else []
+            box = tuple(slice(i * c, (i + 1) * c) for i, c in zip(idx, a.chunks))
+            chunk = np.frombuffer(b, dtype=a.dtype).reshape(a.chunks, order=a.order)
+            part = got[box]  # an edge chunk is stored whole, its tail beyond the array
+            assert np.array_equal(chunk[tuple(slice(0, k) for k in part.shape)], part), key
+        ranges += 1
+    out[name] = {"chunks": list(a.chunks), "order": a.order, "ranges": ranges, "dims": list(ds[name].dims)}
+print(json.dumps(out))
+`
+
+// checkRefsJSON checks a reference set's shape: version 1; metadata as
+// JSON text of an object; every other key a [target, offset, length]
+// triple (with an absolute target, unless made with --url); no inline data.
+func checkRefsJSON(t *testing.T, b []byte, absolute bool) map[string]any {
+	t.Helper()
+	var doc struct {
+		Version int                        `json:"version"`
+		Refs    map[string]json.RawMessage `json:"refs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc), "%s", b)
+	require.Equal(t, 1, doc.Version)
+	out := map[string]any{}
+	for k, v := range doc.Refs {
+		base := k[strings.LastIndex(k, "/")+1:]
+		if strings.HasPrefix(base, ".z") {
+			var text string
+			require.NoError(t, json.Unmarshal(v, &text), "%s: metadata must be JSON text", k)
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal([]byte(text), &obj), "%s: %s", k, text)
+			out[k] = obj
+			continue
+		}
+		var ref []any
+		require.NoError(t, json.Unmarshal(v, &ref), "%s: a data key must be [target, offset, length], not %s", k, v)
+		require.Len(t, ref, 3, "%s", k)
+		target, ok := ref[0].(string)
+		require.True(t, ok, "%s: target %v", k, ref[0])
+		assert.False(t, strings.HasPrefix(target, "base64:"), "%s: inline data", k)
+		assert.True(t, !absolute || filepath.IsAbs(target), "%s: target %q is not absolute", k, target)
+		_, ok1 := ref[1].(float64)
+		_, ok2 := ref[2].(float64)
+		assert.True(t, ok1 && ok2, "%s: offset and length must be numbers: %v", k, ref)
+		out[k] = ref
+	}
+	return out
+}
+
+// TestRefsReadByPython describes a file of each format mmapkit reads in
+// place and reads it back through fsspec, zarr and xarray: every value
+// equals the source's, every range holds its chunk's bytes.
+func TestRefsReadByPython(t *testing.T) {
+	modules := []string{"numpy", "fsspec", "zarr", "xarray"}
+	py := oracle.Python(t, modules...)
+	dir := t.TempDir()
+	// Sources written by NumPy: a row-major matrix, a big-endian vector,
+	// a Fortran-order matrix, a 0-d array, an empty array, datetimes, bytes.
+	oracle.Run(t, modules, `
+import sys, zipfile, numpy as np
+d = sys.argv[1]
+m = (np.arange(64 * 6, dtype="<f8") * 1.5).reshape(64, 6)
+np.save(d + "/m.npy", m)
+np.save(d + "/v.npy", np.arange(10, dtype="<i8"))
+np.save(d + "/be.npy", np.arange(12, dtype=">i4").reshape(4, 3))
+np.save(d + "/f.npy", np.asfortranarray(np.arange(20, dtype="<u2").reshape(4, 5)))
+np.save(d + "/s.npy", np.array(7.25))
+np.save(d + "/e.npy", np.zeros((0, 3), dtype="<f4"))
+np.save(d + "/t.npy", np.array([1, 2, 3], dtype="<M8[ns]"))
+np.save(d + "/b.npy", np.array([b"ab", b"cde"], dtype="|S3"))
+np.savez(d + "/z.npz", m=m, f=np.asfortranarray(np.arange(20, dtype="<u2").reshape(4, 5)))
+with zipfile.ZipFile(d + "/mixed.npz", "w") as z:
+    z.write(d + "/v.npy", "v.npy", compress_type=zipfile.ZIP_STORED)
+    z.write(d + "/m.npy", "m.npy", compress_type=zipfile.ZIP_DEFLATED)
+`, dir)
+	p := func(name string) string { return filepath.Join(dir, name) }
+	mustMk(t, "convert", p("m.npy"), p("m.abf"))
+	mustMk(t, "convert", p("m.npy"), p("m.in"))
+	mustMk(t, "convert", p("m.npy"), p("m.dbdf"))
+	mustMk(t, "convert", p("v.npy"), p("v.scidb"))
+	mustMk(t, "convert", "--zarr-version", "2", "--chunks", "10,6", p("m.npy"), p("m.zarr"))
+
+	cases := []struct {
+		name  string
+		args  []string
+		want  map[string]string // array → .npy of its values
+		check func(t *testing.T, got map[string]map[string]any)
+	}{
+		{"npy", []string{"--chunks", "16", p("m.npy")}, map[string]string{"0": "m.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, []any{16.0, 6.0}, got["0"]["chunks"])
+			assert.Equal(t, 4.0, got["0"]["ranges"])
+		}},
+		{"npy big-endian", []string{p("be.npy")}, map[string]string{"0": "be.npy"}, nil},
+		{"npy Fortran", []string{"--chunks", "2", p("f.npy")}, map[string]string{"0": "f.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, "F", got["0"]["order"])
+			assert.Equal(t, []any{4.0, 1.0}, got["0"]["chunks"], "5 columns: the largest divisor within 2 is 1")
+			assert.Equal(t, 5.0, got["0"]["ranges"])
+		}},
+		{"npy 0-d", []string{p("s.npy")}, map[string]string{"0": "s.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, []any{}, got["0"]["chunks"])
+			assert.Equal(t, 1.0, got["0"]["ranges"])
+		}},
+		{"npy empty", []string{p("e.npy")}, map[string]string{"0": "e.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, []any{1.0, 3.0}, got["0"]["chunks"])
+			assert.Equal(t, 0.0, got["0"]["ranges"])
+		}},
+		{"npy datetime", []string{p("t.npy")}, map[string]string{"0": "t.npy"}, nil},
+		{"npy bytes", []string{p("b.npy")}, map[string]string{"0": "b.npy"}, nil},
+		{"npz stored", []string{"--chunks", "32", p("z.npz")}, map[string]string{"m": "m.npy", "f": "f.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, 2.0, got["m"]["ranges"])
+			assert.Equal(t, []any{"dim_0", "dim_1"}, got["m"]["dims"])
+			assert.Equal(t, []any{"f_dim_0", "f_dim_1"}, got["f"]["dims"], "lengths 4 and 5 differ from m's")
+		}},
+		{"abf", []string{"--chunks", "3", p("m.abf")}, map[string]string{"0": "m.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, "F", got["0"]["order"])
+			assert.Equal(t, []any{64.0, 3.0}, got["0"]["chunks"])
+		}},
+		{"futhark", []string{p("m.in")}, map[string]string{"0": "m.npy"}, nil},
+		{"daphne", []string{"--chunks", "8", p("m.dbdf")}, map[string]string{"matrix": "m.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, 8.0, got["matrix"]["ranges"])
+		}},
+		{"scidb", []string{"--scidb-format", "(int64)", p("v.scidb")}, map[string]string{"a0": "v.npy"}, nil},
+		{"zarr v2", []string{p("m.zarr")}, map[string]string{"0": "m.npy"}, func(t *testing.T, got map[string]map[string]any) {
+			assert.Equal(t, []any{10.0, 6.0}, got["0"]["chunks"], "the store's own chunks")
+			assert.Equal(t, 7.0, got["0"]["ranges"])
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := p(strings.ReplaceAll(c.name, " ", "_") + ".json")
+			mustMk(t, append([]string{"refs", "-o", out}, c.args...)...)
+			b, err := os.ReadFile(out)
+			require.NoError(t, err)
+			checkRefsJSON(t, b, true)
+			again := mustMk(t, append([]string{"refs"}, c.args...)...)
+			assert.Equal(t, string(b), again, "two runs give the same bytes")
+			args := []string{out}
+			for name, src := range c.want {
+				args = append(args, name+"="+p(src))
+			}
+			res, err := oracle.Output(py, refsReaders, args...)
+			require.NoError(t, err)
+			var got map[string]map[string]any
+			require.NoError(t, json.Unmarshal([]byte(res), &got), "%s", res)
+			if c.check != nil {
+				c.check(t, got)
+			}
+		})
+	}
+
+	t.Run("skipped", func(t *testing.T) {
+		r := mk(t, "refs", p("mixed.npz"))
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "mmapkit: "+p("mixed.npz")+`: skipped record "m" (f64[64][6]): a deflated member: unsupported operation`+"\n", r.stderr)
+		refs := checkRefsJSON(t, []byte(r.stdout), true)
+		assert.Contains(t, refs, "v/0")
+		assert.NotContains(t, refs, "m/.zarray")
+
+		r = mk(t, "refs", "--name", "m", p("mixed.npz"))
+		assert.Equal(t, 1, r.code)
+		assert.Empty(t, r.stdout)
+		assert.Contains(t, r.stderr, `record "m"`)
+		assert.Contains(t, r.stderr, "a deflated member")
+
+		r = mk(t, "refs", "--name", "v,nope", p("mixed.npz"))
+		assert.Equal(t, 1, r.code)
+		assert.Empty(t, r.stdout)
+		assert.Contains(t, r.stderr, `record "nope": no such record`)
+	})
+
+	t.Run("url", func(t *testing.T) {
+		refs := checkRefsJSON(t, []byte(mustMk(t, "refs", "--url", "https://example.org/d/", p("v.npy"))), false)
+		assert.Equal(t, []any{"https://example.org/d/v.npy", 128.0, 80.0}, refs["0/0"])
+		refs = checkRefsJSON(t, []byte(mustMk(t, "refs", "--url", "/mnt/data/other.npy", p("v.npy"))), false)
+		assert.Equal(t, []any{"/mnt/data/other.npy", 128.0, 80.0}, refs["0/0"])
+		refs = checkRefsJSON(t, []byte(mustMk(t, "refs", "--url", "s3://bucket/m.zarr", p("m.zarr"))), false)
+		assert.Equal(t, "s3://bucket/m.zarr/0/6.0", refs["0/6.0"].([]any)[0])
+	})
+}
