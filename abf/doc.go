@@ -31,8 +31,8 @@
 // Opening reads every header, with pread a window at a time, and keeps
 // each record in 20 to 30 bytes plus its key (its key index included), so
 // that a file of millions of small records opens in less memory than its
-// size; Records and package format's Records build their descriptions
-// when asked. The
+// size; Entries and Records (package format's view of the records) build
+// their descriptions when asked. The
 // file is mapped once, whole, however many records it has. Records
 // appended later are mapped when first viewed, together with everything
 // appended before them, so that appending many records and then viewing

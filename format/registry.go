@@ -264,7 +264,10 @@ func Open(path string, o *Options) (File, error) {
 
 // OpenFile opens a file of any registered format in mode. The path is
 // opened once: the descriptor that detection read is the one the format
-// maps (Options.File); a directory store is opened by its path.
+// maps (Options.File); a directory store is opened by its path. A file
+// opened read-write is the one at path once its lock is held: if the path
+// was replaced while the open waited for the lock (Options.Wait), the new
+// file is opened instead, as mmapfile.OpenFile does.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (File, error) {
 	if o != nil && o.Options.File != nil {
 		// The caller's descriptor: detect from the path, map that.
@@ -274,6 +277,22 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (File, error) {
 		}
 		return f.Open(path, mode, o)
 	}
+	for try := 0; ; try++ {
+		file, err := openOnce(path, mode, o)
+		if !errors.Is(err, errReplaced) {
+			return file, err
+		}
+		if try == 100 {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// errReplaced: the path was replaced while the open waited for its lock.
+var errReplaced = errors.New("replaced while the open waited for its lock")
+
+// openOnce is OpenFile's one try.
+func openOnce(path string, mode mmapfile.Mode, o *Options) (File, error) {
 	in, err := examine(path, mode)
 	if err != nil {
 		return nil, err
@@ -297,6 +316,14 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (File, error) {
 		// it makes this a no-op).
 		in.close()
 		return nil, err
+	}
+	if in.file != nil && mode == mmapfile.ReadWrite {
+		held, herr := in.file.Stat()
+		now, nerr := os.Stat(path)
+		if herr == nil && (nerr != nil || !os.SameFile(held, now)) {
+			file.Close()
+			return nil, errReplaced
+		}
 	}
 	return file, nil
 }

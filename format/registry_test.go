@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
@@ -85,4 +86,39 @@ func TestOpenHandsTheDescriptorToTheFormat(t *testing.T) {
 		assert.ErrorIs(t, err, mmapfile.ErrNotRegular)
 		assert.Nil(t, handed.file)
 	}
+}
+
+// A read-write open that waited for the lock while another writer
+// replaced the file (as every writer of this module does: a new file
+// renamed over the path) opens the new file, not the one no longer there.
+func TestOpenReadWriteFollowsAReplacedPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.handed")
+	require.NoError(t, os.WriteFile(path, []byte("HANDED"), 0o644))
+	holder, err := mmapfile.OpenFile(path, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	handed.fail = false
+	type result struct {
+		f   File
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		f, err := OpenFile(path, mmapfile.ReadWrite, &Options{Options: mmapfile.Options{Wait: true}})
+		done <- result{f, err}
+	}()
+	// Replace the path while the open waits, then let go of the lock.
+	time.Sleep(50 * time.Millisecond)
+	tmp := filepath.Join(dir, "new")
+	require.NoError(t, os.WriteFile(tmp, []byte("HANDED"), 0o644))
+	require.NoError(t, os.Rename(tmp, path))
+	require.NoError(t, holder.Close())
+	r := <-done
+	require.NoError(t, r.err)
+	defer r.f.Close()
+	held, err := r.f.(*handedFile).mf.OSFile().Stat()
+	require.NoError(t, err)
+	now, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(held, now), "the open holds the file at the path")
 }

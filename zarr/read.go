@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -427,7 +428,7 @@ func ReadAt[T layout.Elem](a *Array, start int64, dst []T) error {
 	if err := checkType[T](a); err != nil {
 		return err
 	}
-	return a.readLinear(unsafeslice.Bytes(dst), start, a.Order(), mmapfile.HostOrder())
+	return format.ReadAt(a.s, a.i, start, dst)
 }
 
 // ReadRegion copies the region [start, start+count) of the array (the
