@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -223,4 +224,49 @@ with zipfile.ZipFile(d + "/mixed.npz", "w") as z:
 		refs = checkRefsJSON(t, []byte(mustMk(t, "refs", "--url", "s3://bucket/m.zarr", p("m.zarr"))), false)
 		assert.Equal(t, "s3://bucket/m.zarr/0/6.0", refs["0/6.0"].([]any)[0])
 	})
+}
+
+// TestBeyondOneMachineRefs does what the README's "Beyond one machine"
+// shows first, with its own commands and script: a reference set of the
+// ABF file of 32 MiB, read in place by a dask.distributed LocalCluster of
+// two worker processes (sum, column sums) and by xarray. Every result
+// equals the source's.
+func TestBeyondOneMachineRefs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dask cluster")
+	}
+	modules := []string{"numpy", "fsspec", "zarr", "dask", "distributed", "xarray"}
+	py := oracle.Python(t, modules...)
+	const heading = "## Beyond one machine: Zarr, dask and xarray"
+	commands := readmeBlock(t, heading, "sh", 0)
+	script := readmeBlock(t, heading, "python", 0)
+	run := readmeBlock(t, heading, "sh", 1)
+
+	dir := t.TempDir()
+	sum, _, colsum := writeClusterABF(t, dir)
+	cmds := readmeCommands(commands)
+	require.Len(t, cmds, 1, "the README's commands: %s", commands)
+	cmd := exec.Command(mkBin, cmds[0]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "mmapkit %s: %s", strings.Join(cmds[0], " "), out)
+	args := strings.Fields(run)
+	require.Equal(t, []string{"python3", "refs.py", "data.json"}, args)
+	var got struct {
+		Workers      int       `json:"workers"`
+		Chunks       int       `json:"chunks"`
+		Sum          float64   `json:"sum"`
+		Colsum       []float64 `json:"colsum"`
+		Dims         []string  `json:"dims"`
+		XarrayColsum []float64 `json:"xarray_colsum"`
+	}
+	runScript(t, py, dir, args[1], script, args[2:], &got)
+	t.Logf("dask LocalCluster over a reference set: %d worker processes, %d chunks: sum %v (source %v); xarray dims %v",
+		got.Workers, got.Chunks, got.Sum, sum, got.Dims)
+	assert.Equal(t, 2, got.Workers)
+	assert.Equal(t, 4, got.Chunks, "one dask chunk per range")
+	assert.Equal(t, sum, got.Sum)
+	assert.Equal(t, colsum, got.Colsum)
+	assert.Equal(t, []string{"dim_0", "dim_1"}, got.Dims)
+	assert.Equal(t, colsum, got.XarrayColsum)
 }
