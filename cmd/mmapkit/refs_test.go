@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +57,26 @@ for pair in sys.argv[2:]:
         ranges += 1
     out[name] = {"chunks": list(a.chunks), "order": a.order, "ranges": ranges, "dims": list(ds[name].dims)}
 print(json.dumps(out))
+`
+
+// refsCluster reads arrays through reference sets on the workers of a
+// dask.distributed LocalCluster of two processes (argv:
+// refs.json:name=want.npy each) and checks them against the sources.
+const refsCluster = `
+import sys
+import numpy as np, fsspec, zarr, dask.array as da
+from dask.distributed import Client, LocalCluster
+if __name__ == "__main__":
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+        for arg in sys.argv[1:]:
+            fo, rest = arg.split(":", 1)
+            name, want = rest.split("=", 1)
+            m = zarr.storage.KVStore(fsspec.get_mapper("reference://", fo=fo, remote_protocol="file"))
+            x = da.from_zarr(m, component=name)
+            got = x.compute()
+            assert np.array_equal(got, np.load(want)), arg
+            assert got.dtype == np.load(want).dtype, arg
+        print("%d arrays equal on %d workers" % (len(sys.argv) - 1, len(client.scheduler_info()["workers"])))
 `
 
 // checkRefsJSON checks a reference set's shape: version 1; metadata as
@@ -173,6 +194,7 @@ with zipfile.ZipFile(d + "/mixed.npz", "w") as z:
 			assert.Equal(t, 7.0, got["0"]["ranges"])
 		}},
 	}
+	var clusterArgs []string // refs.json:name=want.npy, for the cluster
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := p(strings.ReplaceAll(c.name, " ", "_") + ".json")
@@ -185,6 +207,7 @@ with zipfile.ZipFile(d + "/mixed.npz", "w") as z:
 			args := []string{out}
 			for name, src := range c.want {
 				args = append(args, name+"="+p(src))
+				clusterArgs = append(clusterArgs, out+":"+name+"="+p(src))
 			}
 			res, err := oracle.Output(py, refsReaders, args...)
 			require.NoError(t, err)
@@ -195,6 +218,15 @@ with zipfile.ZipFile(d + "/mixed.npz", "w") as z:
 			}
 		})
 	}
+
+	t.Run("dask cluster", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("starts a dask cluster")
+		}
+		cluster := []string{"numpy", "fsspec", "zarr", "dask", "distributed"}
+		out := oracle.Run(t, cluster, refsCluster, clusterArgs...)
+		assert.Equal(t, strconv.Itoa(len(clusterArgs))+" arrays equal on 2 workers\n", out)
+	})
 
 	t.Run("skipped", func(t *testing.T) {
 		r := mk(t, "refs", p("mixed.npz"))
