@@ -96,6 +96,8 @@ func catalogue() []spec {
 		{name: "abf_open_1000", title: "open an ABF file of 1000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_100000", title: "open an ABF file of 100000 records and list it", unit: Micros, pkg: "abf"},
 		{name: "abf_open_per_record", title: "ABF open cost per record: (t(100000) − t(1)) / 99999", unit: Micros, pkg: "abf"},
+		{name: "refs_time_npy", title: "reference set of a 1 GiB .npy (format.Open, refs.Build, WriteJSON; metadata only), median latency", unit: Micros, goal: 20000, goalOf: "value", pkg: "refs"},
+		{name: "refs_time_zarr", title: "reference set of a Zarr v2 store of 10,000 chunk files (format.Open, refs.Build, WriteJSON), median latency", unit: Micros, goal: 200000, goalOf: "value", pkg: "refs"},
 		{name: "parallel_scan", title: "scan through one view on all cores", unit: GBps, ceiling: "mmap_scan_parallel", goal: 0.9, also: []string{"view_scan_f64"}, cache: true, measure: (*suite).parallelScan},
 	}...)
 	for i := range c {
