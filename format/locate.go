@@ -146,3 +146,11 @@ func NumPyDType(t layout.Type, typeName string, big bool) string {
 	}
 	return order + kind + strconv.Itoa(t.Size())
 }
+
+// Attributed is implemented by files that carry attributes of their own,
+// beside their records' (a Zarr store's root group): a reference set
+// keeps them.
+type Attributed interface {
+	// Attributes returns the file's own attributes, nil if none.
+	Attributes() (map[string]any, error)
+}

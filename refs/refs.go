@@ -110,6 +110,15 @@ func Build(f format.File, path string, o *Options) (*Set, error) {
 		}
 	}
 	b.group("")
+	if af, ok := f.(format.Attributed); ok {
+		attrs, err := af.Attributes()
+		if err != nil {
+			return nil, err
+		}
+		if attrs != nil {
+			b.put(".zattrs", attrs)
+		}
+	}
 	for _, i := range which {
 		rec := format.RecordAt(f, i)
 		err := b.record(i, &rec)

@@ -68,3 +68,21 @@ func jsonOrNull(b []byte) []byte {
 	}
 	return b
 }
+
+var _ format.Attributed = (*Store)(nil)
+
+// Attributes returns the attributes of a version 2 store's root group
+// (format.Attributed), read afresh; nil for a store whose root is an
+// array (they are the array's) and for version 3 stores.
+func (s *Store) Attributes() (map[string]any, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if s.version != 2 {
+		return nil, nil
+	}
+	if _, root, err := s.readMeta(".zarray"); err != nil || root {
+		return nil, err
+	}
+	return s.readAttrs(".zattrs")
+}
