@@ -12,27 +12,53 @@ var _ format.Locator = (*Store)(nil)
 // Locate describes where array i's bytes are (format.Locator): for a
 // version 2 array its chunk grid as .zarray has it, each stored chunk
 // file as a whole ([key, 0, its size]), missing chunks left out; its
-// attributes and dimension names. Version 3 arrays, and types NumPy
-// lacks, cannot be described.
+// attributes and dimension names. A version 3 array is described in
+// version 2 terms: its bytes codec's endianness in the dtype, a transpose
+// reversing every axis as order F, gzip or zstd as the compressor, a
+// final crc32c left out of each range, a shard's inner chunks as ranges
+// of the shard file from its checked index, keys in version 2 form
+// ("0.0"). Other codecs, and types NumPy lacks, cannot be described.
 func (s *Store) Locate(i int) (*format.Location, error) {
 	a, err := s.arrayAt(i)
 	if err != nil {
 		return nil, err
 	}
 	m := a.m
-	switch {
-	case m.version != 2:
-		return nil, format.Unlocatable("a Zarr version %d array", m.version)
-	case !m.dt.typ.Valid():
+	if !m.dt.typ.Valid() {
 		return nil, format.Unlocatable("type %s", m.dt.typeName())
 	}
 	loc := &format.Location{Shape: m.shape, Order: layout.RowMajor, DType: dtypeV2(m.dt),
 		Attributes: a.Attributes(), DimensionNames: slices.Clone(m.dims)}
-	if m.colMajor() {
+	switch {
+	case m.colMajor():
 		loc.Order = layout.ColMajor
+	case !m.rowMajor():
+		return nil, format.Unlocatable("transpose %v, which is neither C nor F order", m.perm)
 	}
-	g := &format.ChunkGrid{Chunks: m.grid, Separator: m.sep, Compressor: jsonOrNull(m.compressor),
+	g := &format.ChunkGrid{Chunks: m.unit, Separator: m.sep, Compressor: jsonOrNull(m.compressor),
 		Filters: []byte("null"), FillValue: jsonOrNull(m.fillJSON)}
+	// A trailing crc32c is left out of each range: the bytes before it
+	// are the chunk as Zarr v2 stores it.
+	var trim int64
+	if m.version != 2 {
+		g.Separator = "."
+		chain := m.chain
+		if n := len(chain); n > 0 && chain[n-1].name == "crc32c" {
+			chain, trim = chain[:n-1], 4
+		}
+		switch {
+		case len(chain) == 0:
+			g.Compressor = []byte("null")
+		case len(chain) == 1 && (chain[0].name == "gzip" || chain[0].name == "zstd" || chain[0].name == "zlib") && chain[0].unsupported == "":
+			g.Compressor = mustJSON(map[string]any{"id": chain[0].name, "level": chain[0].level})
+		default:
+			names := []string{}
+			for _, c := range chain {
+				names = append(names, c.name)
+			}
+			return nil, format.Unlocatable("codecs %v have no Zarr v2 form", names)
+		}
+	}
 	loc.Grid = g
 	grid := m.unitGrid()
 	if n, err := layout.Count(grid); err != nil || n == 0 {
@@ -45,7 +71,10 @@ func (s *Store) Locate(i int) (*format.Location, error) {
 			return nil, err
 		}
 		if !w.missing {
-			g.Stored = append(g.Stored, format.Chunk{Index: slices.Clone(idx), Path: w.key, Offset: w.off, Length: w.n})
+			if w.n < trim {
+				return nil, s.errf(w.key, w.off, ErrInvalid, "array %q: chunk %v of %d bytes has no room for its crc32c", m.name, idx, w.n)
+			}
+			g.Stored = append(g.Stored, format.Chunk{Index: slices.Clone(idx), Path: w.key, Offset: w.off, Length: w.n - trim})
 		}
 		// The next index, the last axis fastest.
 		k := len(idx) - 1
