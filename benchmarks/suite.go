@@ -104,6 +104,8 @@ func catalogue() []spec {
 		{name: "convert_npy_hdf5", title: "format.Convert of a Fortran-order f64 .npy to HDF5 (transposed; incl. fsync)", unit: GBps, ceiling: "cp_sync", goal: 0.8, pkg: "hdf5"},
 		{name: "hdf5_open_10k", title: "open an HDF5 file of 10,000 datasets (100 groups of 100) and list them", unit: Micros, ceiling: "h5py_open_10k", goal: 2.0, pkg: "hdf5"},
 		{name: "h5py_open_10k", title: "python3: h5py.File + visititems listing the same 10,000 datasets", unit: Micros, ceiling: "hdf5_open_10k", peer: true, pkg: "hdf5"},
+		{name: "refs_time_npy", title: "reference set of a 1 GiB .npy (format.Open, refs.Build, WriteJSON; metadata only), median latency", unit: Micros, goal: 20000, goalOf: "value", pkg: "refs"},
+		{name: "refs_time_zarr", title: "reference set of a Zarr v2 store of 10,000 chunk files (format.Open, refs.Build, WriteJSON), median latency", unit: Micros, goal: 200000, goalOf: "value", pkg: "refs"},
 		{name: "parallel_scan", title: "scan through one view on all cores", unit: GBps, ceiling: "mmap_scan_parallel", goal: 0.9, also: []string{"view_scan_f64"}, cache: true, measure: (*suite).parallelScan},
 		{name: "out_of_core_read", title: "read(2) streaming of a file 1.5 times the memory into an 8 MiB buffer + sum, cold", unit: GBps, measure: (*suite).outOfCoreRead},
 		{name: "out_of_core_scan", title: "view scan of the same file with sequential advice, its pages let go behind the scan, cold", unit: GBps, ceiling: "out_of_core_read", goal: 0.9, measure: (*suite).outOfCoreScan},

@@ -114,31 +114,7 @@ func numericType(kind byte, size int) layout.Type {
 }
 
 // dtypeV2 is the "dtype" of .zarray for d.
-func dtypeV2(d dtype) string {
-	order := "<"
-	if d.big {
-		order = ">"
-	}
-	if d.typ.Size() == 1 {
-		order = "|"
-	}
-	if strings.HasPrefix(d.name, "datetime64[") {
-		return order + "M8" + strings.TrimPrefix(d.name, "datetime64")
-	}
-	if strings.HasPrefix(d.name, "timedelta64[") {
-		return order + "m8" + strings.TrimPrefix(d.name, "timedelta64")
-	}
-	kind := map[bool]string{true: "i", false: "u"}[d.typ.IsSigned()]
-	switch {
-	case d.typ == layout.Bool:
-		kind = "b"
-	case d.typ.IsFloat():
-		kind = "f"
-	case d.typ.IsComplex():
-		kind = "c"
-	}
-	return order + kind + strconv.Itoa(d.typ.Size())
-}
+func dtypeV2(d dtype) string { return format.NumPyDType(d.typ, d.name, d.big) }
 
 // v3Types are the core data types of version 3.
 var v3Types = map[string]layout.Type{

@@ -182,13 +182,10 @@ func (a *Array) viewable(idx []int64) (*mapping, where, error) {
 // ViewChunk cannot alias, give the error ViewChunk gives, naming the
 // copying call.
 func (s *Store) Payload(i int) (*format.Payload, error) {
-	if err := s.checkOpen(); err != nil {
+	a, err := s.arrayAt(i)
+	if err != nil {
 		return nil, err
 	}
-	if i < 0 || i >= len(s.arrays) {
-		return nil, s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
-	}
-	a := s.arrays[i]
 	m := a.m
 	if err := a.oneChunk(); err != nil {
 		return nil, err
@@ -210,6 +207,17 @@ func (s *Store) Payload(i int) (*format.Payload, error) {
 	p.Array.Offset, p.Array.Size = loc.off, m.unitBytes()
 	p.Writing = func() error { s.viewing(mp); return nil }
 	return p, nil
+}
+
+// arrayAt returns array i of an open store.
+func (s *Store) arrayAt(i int) (*Array, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= len(s.arrays) {
+		return nil, s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
+	}
+	return s.arrays[i], nil
 }
 
 // oneChunk checks that the array is stored as one chunk of its shape.

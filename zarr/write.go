@@ -206,8 +206,8 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		return nil, fail("", ErrInvalid, "chunks %v fit no array (of rank %d)", o.Chunks, len(o.Chunks))
 	}
 	paths := map[string]bool{}
-	dims := map[string]map[string]int64{} // group → dimension name → length
-	var total, totalFiles int64           // what Write writes: chunk bytes, files
+	dims := format.Dimensions{}
+	var total, totalFiles int64 // what Write writes: chunk bytes, files
 	for _, sp := range specs {
 		p, err := arrayPath(sp.Name, len(specs))
 		if err != nil {
@@ -252,7 +252,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		for k, v := range sp.Attributes {
 			m.attrs[k] = v
 		}
-		m.dims = dimNames(sp, m, dims)
+		m.dims = dims.Name(m.path, m.shape, sp.DimensionNames)
 		m.attrs["_ARRAY_DIMENSIONS"] = m.dims
 		doc, merr := readBack(m)
 		if merr != nil {
@@ -490,39 +490,6 @@ func floatJSON(f float64) []byte {
 		return []byte(`"-Infinity"`)
 	}
 	return strconv.AppendFloat(nil, f, 'g', -1, 64)
-}
-
-// dimNames names the axes of an array: the names given, where they agree
-// with the lengths the group's arrays already give those names, else
-// dim_<i>, or <array>_dim_<i> where dim_<i> already has another length.
-func dimNames(sp ArraySpec, m *meta, dims map[string]map[string]int64) []string {
-	g := path.Dir(m.path)
-	if dims[g] == nil {
-		dims[g] = map[string]int64{}
-	}
-	known := dims[g]
-	base := path.Base(m.path)
-	if m.path == "" {
-		base = "array"
-	}
-	names := make([]string, len(m.shape))
-	for i, n := range m.shape {
-		cands := []string{"dim_" + strconv.Itoa(i), base + "_dim_" + strconv.Itoa(i)}
-		if len(sp.DimensionNames) == len(m.shape) && sp.DimensionNames[i] != "" {
-			cands = append([]string{sp.DimensionNames[i]}, cands...)
-		}
-		for _, c := range cands {
-			if l, ok := known[c]; !ok || l == n {
-				names[i] = c
-				break
-			}
-		}
-		if names[i] == "" {
-			names[i] = m.path + "_dim_" + strconv.Itoa(i)
-		}
-		known[names[i]] = n
-	}
-	return names
 }
 
 // parseCompress parses "none", "zlib", "gzip" or "zstd", with an optional

@@ -18,9 +18,9 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
-// readmeBlock returns the body of the first fenced block of the given
-// language in the README's section that starts with heading.
-func readmeBlock(t *testing.T, heading, lang string) string {
+// readmeBlock returns the body of the nth (from 0) fenced block of the
+// given language in the README's section that starts with heading.
+func readmeBlock(t *testing.T, heading, lang string, nth int) string {
 	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
@@ -31,9 +31,9 @@ func readmeBlock(t *testing.T, heading, lang string) string {
 	if j := strings.Index(s[len(heading):], "\n## "); j >= 0 {
 		s = s[:len(heading)+j]
 	}
-	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(s)
-	require.NotNil(t, m, "README section %q has no %s block", heading, lang)
-	return m[1]
+	m := regexp.MustCompile("(?s)```"+lang+"\n(.*?)```").FindAllStringSubmatch(s, -1)
+	require.Greater(t, len(m), nth, "README section %q has no %s block %d", heading, lang, nth)
+	return m[nth][1]
 }
 
 // TestBeyondOneMachine does what the README's "Beyond one machine" says,
@@ -49,40 +49,17 @@ func TestBeyondOneMachine(t *testing.T) {
 	modules := []string{"numpy", "zarr", "dask", "distributed", "xarray"}
 	py := oracle.Python(t, modules...)
 	const heading = "## Beyond one machine: Zarr, dask and xarray"
-	script := readmeBlock(t, heading, "python")
-	commands := readmeBlock(t, heading, "sh")
+	// The conversion's blocks follow the reference set's.
+	script := readmeBlock(t, heading, "python", 1)
+	commands := readmeBlock(t, heading, "sh", 2)
 
-	const rows, cols = 2048, 2048
 	dir := t.TempDir()
-	// Values (i·7 + j·13) mod 1000: integers, so that every sum is exact
-	// in any order.
-	x := make([]float64, rows*cols) // column-major, as Julia stores it
-	var sum, top float64
-	colsum := make([]float64, cols)
-	for j := range cols {
-		for i := range rows {
-			v := float64((i*7 + j*13) % 1000)
-			x[j*rows+i] = v
-			sum += v
-			top = math.Max(top, v)
-			colsum[j] += v
-		}
-	}
-	f, err := abf.OpenFile(filepath.Join(dir, "data.abf"), mmapfile.ReadWrite, &abf.Options{Mode: "w"})
-	require.NoError(t, err)
-	require.NoError(t, abf.Write(f, "x", []int64{rows, cols}, x))
-	require.NoError(t, f.Close())
+	sum, top, colsum := writeClusterABF(t, dir)
 
 	// The README's commands: a version 2 store (what the Python here
 	// reads), then its listing.
 	ran := 0
-	for _, line := range strings.Split(commands, "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		args := strings.Fields(line)
-		if len(args) < 2 || args[0] != "mmapkit" {
-			continue
-		}
-		args = args[1:]
+	for _, args := range readmeCommands(commands) {
 		cmd := exec.Command(mkBin, args...)
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
@@ -97,15 +74,6 @@ func TestBeyondOneMachine(t *testing.T) {
 	assert.Contains(t, ls, `"version":"2"`)
 	assert.Contains(t, ls, `"order":"col"`, "the file's storage order is kept")
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cluster.py"), []byte(script), 0o644))
-	cmd := exec.Command(py, "cluster.py", "data.zarr")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	var stderr []byte
-	if ee, ok := err.(*exec.ExitError); ok {
-		stderr = ee.Stderr
-	}
-	require.NoError(t, err, "python3 cluster.py data.zarr: %s", stderr)
 	var got struct {
 		Workers      int       `json:"workers"`
 		Chunks       int       `json:"chunks"`
@@ -115,9 +83,7 @@ func TestBeyondOneMachine(t *testing.T) {
 		Dims         []string  `json:"dims"`
 		XarrayColsum []float64 `json:"xarray_colsum"`
 	}
-	last := strings.TrimSpace(string(out))
-	last = last[strings.LastIndex(last, "\n")+1:]
-	require.NoError(t, json.Unmarshal([]byte(last), &got), "%s", out)
+	runScript(t, py, dir, "cluster.py", script, []string{"data.zarr"}, &got)
 	t.Logf("dask LocalCluster: %d worker processes, %d chunks: sum %v (source %v), max %v (source %v); xarray dims %v",
 		got.Workers, got.Chunks, got.Sum, sum, got.Max, top, got.Dims)
 	assert.Equal(t, 2, got.Workers)
@@ -127,4 +93,59 @@ func TestBeyondOneMachine(t *testing.T) {
 	assert.Equal(t, colsum, got.Colsum)
 	assert.Equal(t, []string{"dim_0", "dim_1"}, got.Dims)
 	assert.Equal(t, colsum, got.XarrayColsum)
+}
+
+// writeClusterABF writes dir/data.abf, the README's example: x, a Julia
+// Float64 matrix of 2048×2048 (32 MiB, column-major) holding
+// (i·7 + j·13) mod 1000, integers, so that every sum is exact in any
+// order. It returns the sum, the max and the column sums.
+func writeClusterABF(t *testing.T, dir string) (sum, top float64, colsum []float64) {
+	const rows, cols = 2048, 2048
+	x := make([]float64, rows*cols) // column-major, as Julia stores it
+	colsum = make([]float64, cols)
+	for j := range cols {
+		for i := range rows {
+			v := float64((i*7 + j*13) % 1000)
+			x[j*rows+i] = v
+			sum += v
+			top = math.Max(top, v)
+			colsum[j] += v
+		}
+	}
+	f, err := abf.OpenFile(filepath.Join(dir, "data.abf"), mmapfile.ReadWrite, &abf.Options{Mode: "w"})
+	require.NoError(t, err)
+	require.NoError(t, abf.Write(f, "x", []int64{rows, cols}, x))
+	require.NoError(t, f.Close())
+	return sum, top, colsum
+}
+
+// runScript writes script to dir/name, runs it there with args and
+// decodes the last line of its output, JSON, into v.
+func runScript(t *testing.T, py, dir, name, script string, args []string, v any) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(script), 0o644))
+	cmd := exec.Command(py, append([]string{name}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	var stderr []byte
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = ee.Stderr
+	}
+	require.NoError(t, err, "python3 %s %s: %s", name, strings.Join(args, " "), stderr)
+	last := strings.TrimSpace(string(out))
+	last = last[strings.LastIndex(last, "\n")+1:]
+	require.NoError(t, json.Unmarshal([]byte(last), v), "%s", out)
+}
+
+// readmeCommands returns the arguments of each mmapkit command of a
+// README block, comments removed.
+func readmeCommands(block string) [][]string {
+	var cmds [][]string
+	for _, line := range strings.Split(block, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if args := strings.Fields(line); len(args) >= 2 && args[0] == "mmapkit" {
+			cmds = append(cmds, args[1:])
+		}
+	}
+	return cmds
 }

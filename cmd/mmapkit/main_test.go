@@ -152,7 +152,7 @@ func TestDetectFromBytes(t *testing.T) {
 	for i, c := range []struct {
 		head, want string
 	}{
-		{"", "abf"},
+		{"", ""}, // an empty file: no bytes tell a format (an empty ABF file is one by its name)
 		{"\x06\x00\x00\x00\x00\x00\x00\x00LITTLE\x02", "abf"},
 		{"\x00\x00\x00\x00\x00\x00\x00\x06BIG   ", "abf"},
 		{"\x00\x04\x00\x00\x00", "abf"},
