@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"fmt"
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"os"
 	"path/filepath"
 	"time"
@@ -162,8 +163,12 @@ func (s *suite) oocRandom(path string, view bool) (float64, int64, error) {
 	return d.Seconds() * 1e6 / float64(len(idx)), rss, nil
 }
 
+// randomViaView reads the elements idx through a view advised random: a
+// fault on a mapping otherwise reads ahead around the page (hundreds of
+// KiB from the disk for 8 bytes), which made a cold random element cost
+// 3.6 ms against pread's 0.13 ms on a 36 GiB file.
 func randomViaView(path string, idx []int) (float64, error) {
-	f, xs, err := openViewF64(path, 0, nil)
+	f, xs, err := openViewF64(path, 0, &mmapfile.Options{Advice: mmapfile.AdviceRandom})
 	if err != nil {
 		return 0, err
 	}
@@ -181,17 +186,20 @@ func randomViaPread(path string, idx []int) (float64, error) {
 }
 
 // watchRSS samples the process's resident memory every few milliseconds
-// until the returned function is called, which returns the peak.
+// until the returned function is called, which returns how far the peak
+// rose above where it was when the watch began: what the measured work
+// holds, not the rest of the run's memory.
 func watchRSS() func() int64 {
 	stop, done := make(chan struct{}), make(chan int64)
+	base := residentBytes()
 	go func() {
-		peak := residentBytes()
+		peak := base
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
 			select {
 			case <-stop:
-				done <- max(peak, residentBytes())
+				done <- max(peak, residentBytes()) - base
 				return
 			case <-t.C:
 				peak = max(peak, residentBytes())
@@ -206,7 +214,7 @@ func (s *suite) outOfCoreScan() (float64, int64, error) {
 	if r.err != nil {
 		return 0, 0, r.err
 	}
-	s.noteOf["out_of_core_scan"] = fmt.Sprintf("a %s file, %.2f× the memory; peak RSS %s (read(2): %s)", HumanSize(r.size), float64(r.size)/float64(max(s.res.Machine.MemTotal, 1)), HumanSize(r.scanRSS), HumanSize(r.readRSS))
+	s.noteOf["out_of_core_scan"] = fmt.Sprintf("a %s file, %.2f× the memory; resident memory grew by %s at most (read(2): %s)", HumanSize(r.size), float64(r.size)/float64(max(s.res.Machine.MemTotal, 1)), HumanSize(r.scanRSS), HumanSize(r.readRSS))
 	return r.scan, r.size, nil
 }
 
@@ -215,7 +223,7 @@ func (s *suite) outOfCoreRead() (float64, int64, error) {
 	if r.err != nil {
 		return 0, 0, r.err
 	}
-	s.noteOf["out_of_core_read"] = fmt.Sprintf("peak RSS %s", HumanSize(r.readRSS))
+	s.noteOf["out_of_core_read"] = fmt.Sprintf("resident memory grew by %s at most", HumanSize(r.readRSS))
 	return r.read, r.size, nil
 }
 
@@ -224,7 +232,7 @@ func (s *suite) outOfCoreRandom() (float64, int64, error) {
 	if r.err != nil {
 		return 0, 0, r.err
 	}
-	s.noteOf["out_of_core_random"] = fmt.Sprintf("%d random elements of a %s file, cold; peak RSS %s", min(s.o.randomN, outOfCoreRandom), HumanSize(r.size), HumanSize(r.viewRSS))
+	s.noteOf["out_of_core_random"] = fmt.Sprintf("%d random elements of a %s file, cold; resident memory grew by %s at most", min(s.o.randomN, outOfCoreRandom), HumanSize(r.size), HumanSize(r.viewRSS))
 	return r.viewUs, 0, nil
 }
 
