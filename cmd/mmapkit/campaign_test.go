@@ -70,11 +70,6 @@ func goldenFiles(t *testing.T) []golden {
 	return out
 }
 
-func dirExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
-
 // mutate returns a damaged copy of b: cut short, a bit flipped, a byte set
 // to an extreme, a run of bytes zeroed or set, or bytes inserted.
 func mutate(rng *rand.Rand, b []byte) []byte {
