@@ -71,10 +71,9 @@ func ParseRange(v string, size int64) ([]Range, error) {
 			if err != nil {
 				return nil, err
 			}
-			if n == 0 {
-				continue
+			if n = min(n, size); n == 0 {
+				continue // "-0", or any suffix of an empty file
 			}
-			n = min(n, size)
 			out = append(out, Range{size - n, n})
 			continue
 		}

@@ -471,6 +471,11 @@ func TestParseRange(t *testing.T) {
 		require.NoError(t, err, c.in)
 		assert.Equal(t, c.want, got, c.in)
 	}
+	// An empty file satisfies no range, a suffix included.
+	for _, v := range []string{"bytes=-1", "bytes=0-", "bytes=0-0"} {
+		_, err := ParseRange(v, 0)
+		assert.ErrorIs(t, err, ErrRangeNotSatisfiable, v)
+	}
 }
 
 func FuzzSegments(f *testing.F) {
