@@ -437,23 +437,9 @@ with h5py.File(sys.argv[1] + '/paged.h5', 'w', libver='latest', fs_strategy='pag
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(dir, "paged.h5"))
 	require.NoError(t, err)
-	flags := b[oh.at+5]
-	require.Zero(t, flags&0x04, "no creation order in the messages")
-	n := int64(6)
-	if flags&0x20 != 0 {
-		n += 16
-	}
-	if flags&0x10 != 0 {
-		n += 4
-	}
-	w := int64(1) << (flags & 3)
-	var size int64
-	for k := w - 1; k >= 0; k-- {
-		size = size<<8 | int64(b[oh.at+n+k])
-	}
+	require.Zero(t, b[oh.at+5]&0x04, "no creation order in the messages")
 	b[oh.msgs[0].at-4] = msgSharedTable
-	end := oh.at + n + w + size
-	binary.LittleEndian.PutUint32(b[end:], h5.Checksum(b[oh.at:end]))
+	resealHeader(b, oh)
 	_, err = NewReader(bytes.NewReader(b), int64(len(b)), nil)
 	assert.ErrorIs(t, err, errors.ErrUnsupported)
 	assert.Contains(t, err.Error(), "shared message table")
@@ -499,4 +485,24 @@ for name, latest in (('small0.h5', False), ('small3.h5', True)):
 		assert.Equal(t, "text", f.Groups()[0].Attributes["s"], name)
 		require.NoError(t, f.Close())
 	}
+}
+
+// resealHeader writes the checksum of the first block of the version 2
+// object header oh after its bytes in b were changed.
+func resealHeader(b []byte, oh *objectHeader) {
+	flags := b[oh.at+5]
+	n := int64(6)
+	if flags&0x20 != 0 {
+		n += 16
+	}
+	if flags&0x10 != 0 {
+		n += 4
+	}
+	w := int64(1) << (flags & 3)
+	var size int64
+	for k := w - 1; k >= 0; k-- {
+		size = size<<8 | int64(b[oh.at+n+k])
+	}
+	end := oh.at + n + w + size
+	binary.LittleEndian.PutUint32(b[end:], h5.Checksum(b[oh.at:end]))
 }

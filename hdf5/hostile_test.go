@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -183,6 +184,39 @@ func TestHostile(t *testing.T) {
 			require.NoError(t, err)
 			return h.at
 		}, mmapfile.ErrOutOfRange},
+		{"dense link heap past the end", "newstyle_numbers.h5", "", func(t *testing.T, b []byte, f *File) int64 {
+			at, reseal := denseLinkInfo(t, f, "crowd")
+			put64(b, at, 1<<40)
+			reseal(b)
+			return 1 << 40
+		}, mmapfile.ErrTruncated},
+		{"dense link name index past the end", "newstyle_numbers.h5", "", func(t *testing.T, b []byte, f *File) int64 {
+			at, reseal := denseLinkInfo(t, f, "crowd")
+			put64(b, at+8, 1<<40)
+			reseal(b)
+			return 1 << 40
+		}, mmapfile.ErrTruncated},
+		{"dense link name index at the heap", "newstyle_numbers.h5", "", func(t *testing.T, b []byte, f *File) int64 {
+			at, reseal := denseLinkInfo(t, f, "crowd")
+			copy(b[at+8:at+16], b[at:at+8])
+			reseal(b)
+			heap := binary.LittleEndian.Uint64(b[at:])
+			return int64(heap)
+		}, nil},
+		{"dense link heap ID past its block", "newstyle_numbers.h5", "", func(t *testing.T, b []byte, f *File) int64 {
+			at, _ := denseLinkInfo(t, f, "crowd")
+			heap := int64(binary.LittleEndian.Uint64(b[at:]))
+			// The first record of the name index's root leaf: a hash,
+			// then the heap ID (flags, a heap offset, a length).
+			btree := int64(binary.LittleEndian.Uint64(b[at+8:]))
+			root := int64(binary.LittleEndian.Uint64(b[btree+16:]))
+			require.Equal(t, "BTLF", string(b[root:root+4]))
+			b[root+6+4+1+2] = 0xff // the high byte of a 3-byte length
+			recSize := int64(binary.LittleEndian.Uint16(b[btree+10:]))
+			end := root + 6 + int64(binary.LittleEndian.Uint16(b[btree+24:]))*recSize
+			binary.LittleEndian.PutUint32(b[end:], h5.Checksum(b[root:end]))
+			return heap
+		}, nil},
 		{"continuation cycle", "tree_old.h5", "", func(t *testing.T, b []byte, f *File) int64 {
 			// The root group's continuation message points back at its
 			// header's first block.
@@ -221,6 +255,26 @@ func TestHostile(t *testing.T) {
 	}
 }
 
+// denseLinkInfo returns the absolute offset of the heap address in the
+// link info message of the dense group named name under the root, and a
+// function that reseals the header's checksum after a change.
+func denseLinkInfo(t *testing.T, f *File, name string) (int64, func([]byte)) {
+	t.Helper()
+	for _, l := range f.groupAt["/"] {
+		if l.name != name {
+			continue
+		}
+		oh, err := readObjectHeader(f.m, l.addr)
+		require.NoError(t, err)
+		m := oh.find(msgLinkInfo)
+		require.NotNil(t, m)
+		require.Zero(t, m.body[1]&1, "creation order tracked")
+		return m.at + 2, func(b []byte) { resealHeader(b, oh) }
+	}
+	t.Fatalf("no group %s", name)
+	return 0, nil
+}
+
 // findRaw returns the absolute offset of the body of the first message of
 // type typ in the version 1 object header at addr, continuation blocks
 // not followed.
@@ -247,7 +301,7 @@ func blockSize(t *testing.T, f *File, addr uint64) uint32 {
 // signature is whole, ErrSignature), naming the offset it ends at, and
 // never panics.
 func TestTruncatedEverywhere(t *testing.T) {
-	for _, name := range []string{"tree_new.h5", "linked_target.h5"} {
+	for _, name := range []string{"tree_new.h5", "linked_target.h5", "newstyle_numbers.h5"} {
 		b := reference(t, name)
 		for n := 0; n < len(b); n++ {
 			err := openAll(b[:n], "")
