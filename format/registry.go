@@ -29,6 +29,11 @@ type Format struct {
 	// SniffLen, fewer for short files), is this format's. nil: the format
 	// is never detected from bytes.
 	Sniff func(head []byte) bool
+	// Probe reports whether the file r of size bytes is this format's,
+	// for formats whose mark can lie past the first SniffLen bytes (HDF5's
+	// signature after a user block). Detect calls it only once no
+	// format's Sniff claimed the head; it should read little.
+	Probe func(r io.ReaderAt, size int64) bool
 	// Dir: the format's files are directories. SniffDir reports whether
 	// the directory at path is one.
 	Dir      bool
@@ -241,6 +246,11 @@ func (in *examined) detect(o *Options) (Format, error) {
 	}
 	for _, f := range Formats() {
 		if f.Sniff != nil && f.Sniff(in.head) {
+			return f, nil
+		}
+	}
+	for _, f := range Formats() {
+		if f.Probe != nil && f.Probe(in.file, in.info.Size()) {
 			return f, nil
 		}
 	}

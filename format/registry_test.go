@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,6 +37,44 @@ func init() {
 			return &handedFile{mf: mf}, nil
 		},
 	})
+}
+
+func init() {
+	// A format whose mark lies at byte 1000, past what Sniff is shown.
+	Register(Format{
+		Name: "probed",
+		Probe: func(r io.ReaderAt, size int64) bool {
+			b := make([]byte, 6)
+			n, _ := r.ReadAt(b, 1000)
+			return n == 6 && string(b) == "PROBED"
+		},
+		Open: func(path string, mode mmapfile.Mode, o *Options) (File, error) {
+			return nil, errors.New("not opened here")
+		},
+	})
+}
+
+// A format's Probe reads past the sniffed head.
+func TestDetectProbes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"probed.bin", append(make([]byte, 1000), "PROBED"...), "probed"},
+		{"short.bin", append(make([]byte, 999), "PROBED"...), ""},
+	} {
+		path := filepath.Join(dir, c.name)
+		require.NoError(t, os.WriteFile(path, c.b, 0o644))
+		f, err := Detect(path, nil)
+		if c.want == "" {
+			assert.ErrorIs(t, err, ErrUnknownFormat, c.name)
+			continue
+		}
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.want, f.Name, c.name)
+	}
 }
 
 type handedFile struct {

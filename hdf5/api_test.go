@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -336,6 +337,41 @@ with open(sys.argv[1], 'r+b') as f:
 	b, err := format.ReadAll(f, 0, layout.RowMajor, binary.LittleEndian)
 	require.NoError(t, err)
 	assert.Equal(t, []any{0.0, 1.0, 2.0, 3.0, 4.0, 5.0}, values(layout.F64, b))
+}
+
+// HDF5 files with user blocks of 1024 and 4096 bytes (h5py's
+// userblock_size) are detected from their bytes under a name that says
+// nothing, and read at the offsets h5py gives.
+func TestUserBlockDetected(t *testing.T) {
+	dir := t.TempDir()
+	out := oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, h5py, numpy as np
+for size in (1024, 4096):
+    name = '%s/ub%d.dat' % (sys.argv[1], size)
+    with h5py.File(name, 'w', userblock_size=size) as f:
+        f.create_dataset('x', data=np.arange(6, dtype='<f8').reshape(2, 3) + size)
+    with open(name, 'r+b') as f:
+        f.write(b'not a signature: a user block of %d bytes' % size)
+    with h5py.File(name, 'r') as f:
+        print(size, f['x'].id.get_offset())
+`, dir)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var size, offset int64
+		_, err := fmt.Sscan(line, &size, &offset)
+		require.NoError(t, err, line)
+		p := filepath.Join(dir, fmt.Sprintf("ub%d.dat", size))
+		ff, err := format.Detect(p, nil)
+		require.NoError(t, err)
+		assert.Equal(t, "hdf5", ff.Name)
+		f, err := format.Open(p, nil)
+		require.NoError(t, err)
+		assert.Equal(t, offset, f.Records()[0].Offset)
+		b, err := format.ReadAll(f, 0, layout.RowMajor, binary.LittleEndian)
+		require.NoError(t, err)
+		s := float64(size)
+		assert.Equal(t, []any{s, s + 1, s + 2, s + 3, s + 4, s + 5}, values(layout.F64, b))
+		require.NoError(t, f.Close())
+	}
 }
 
 // A group linked into itself is walked once (its second path is a link)

@@ -19,8 +19,8 @@
 // either byte order; their data compact, contiguous or chunked under every
 // chunk index, through the filters deflate, shuffle, fletcher32 and lzf.
 // Jenkins lookup3 checksums are verified. Files are recognised by the
-// signature at 0, 512, 1024, … (a user block before it); from the first
-// bytes alone, by the signature at 0 or MATLAB v7.3's user block.
+// signature at 0, 512, 1024, … (a user block before it), whatever their
+// name.
 //
 // # Names
 //

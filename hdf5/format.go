@@ -25,6 +25,7 @@ func init() {
 		Description: "HDF5 and netCDF-4 files: h5py, PyTables, MATLAB v7.3, climate and satellite data",
 		Extensions:  []string{".h5", ".hdf5", ".nc"},
 		Sniff:       sniff,
+		Probe:       probe,
 		Open:        openFormat,
 		Write:       Write,
 		CheckParams: func(p map[string]string, write bool) error {

@@ -3,6 +3,7 @@ package hdf5
 import (
 	"bytes"
 	"errors"
+	"io"
 
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -31,17 +32,22 @@ func netCDF3(head []byte) bool {
 const matlabHeader = "MATLAB 7.3 MAT-file"
 
 // sniff recognises the signature at offset 0, the only place within the
-// bytes a registry hands over, and MATLAB v7.3's user block; files with
-// other user blocks are found by their extension or by Options.Format.
+// bytes a registry hands over, and MATLAB v7.3's user block; probe finds
+// the signature after other user blocks.
 func sniff(head []byte) bool {
 	return bytes.HasPrefix(head, []byte(signature)) || bytes.HasPrefix(head, []byte(matlabHeader))
 }
 
+// probe reports whether the signature lies at 0, 512, 1024, … of a file
+// of size bytes: one 8-byte read per power of two.
+func probe(r io.ReaderAt, size int64) bool {
+	_, err := findSignature("", r, size)
+	return err == nil
+}
+
 // findSignature looks for the signature at 0, 512, 1024, 2048, … below
 // size.
-func findSignature(name string, ra interface {
-	ReadAt([]byte, int64) (int, error)
-}, size int64) (int64, error) {
+func findSignature(name string, ra io.ReaderAt, size int64) (int64, error) {
 	var b [8]byte
 	if size >= 4 {
 		if n, _ := ra.ReadAt(b[:4], 0); n == 4 && netCDF3(b[:4]) {
