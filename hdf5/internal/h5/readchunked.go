@@ -244,8 +244,37 @@ type chunkReader struct {
 	idx        []uint64
 }
 
+// CheckStored checks a stored chunk's size and filter mask before anything is read or
+// allocated for it: no stored chunk reaches HDF5's 4 GiB limit or is much larger than
+// its chunkBytes of elements (no filter decoded here grows data by more than a few
+// bytes, and a filter that did not help is skipped), none is so small that decoding
+// it would have to expand it beyond what deflate can, and its mask names only filters
+// of the pipeline of nfilters.
+func CheckStored(c Chunk, chunkBytes uint64, nfilters int) error {
+	switch {
+	case c.Size >= 1<<32:
+		return errorf(c.Addr, "chunk %v of %d stored bytes reaches HDF5's 4 GiB limit", c.Offset, c.Size)
+	case c.Size > chunkBytes+chunkBytes/8+maxExpansionSlack:
+		return errorf(c.Addr, "chunk %v of %d stored bytes for %d bytes of elements: larger than any filter makes it", c.Offset, c.Size, chunkBytes)
+	case chunkBytes > maxExpansion*c.Size+maxExpansionSlack:
+		// No filter here expands more than deflate does, so such a chunk cannot decode;
+		// refusing it first keeps a tiny hostile chunk from sizing a huge buffer.
+		return errorf(c.Addr, "chunk %v of %d stored bytes cannot hold %d bytes of elements", c.Offset, c.Size, chunkBytes)
+	case nfilters < 32 && c.FilterMask>>uint(nfilters) != 0:
+		return errorf(c.Addr, "chunk %v has filter mask %#x for a pipeline of %d filters", c.Offset, c.FilterMask, nfilters)
+	}
+	return nil
+}
+
 func (cr *chunkReader) read(t chunkTask) error {
 	c := t.c
+	nfilters := 0
+	if cr.p != nil {
+		nfilters = len(cr.p.Filters)
+	}
+	if err := CheckStored(c, uint64(cr.chunkBytes), nfilters); err != nil {
+		return err
+	}
 	if c.Size > uint64(cap(cr.stored)) {
 		putBuffer(cr.stored)
 		cr.stored = getBuffer(int(c.Size))
@@ -257,11 +286,6 @@ func (cr *chunkReader) read(t chunkTask) error {
 	mask := c.FilterMask
 	if t.partial && cr.l.EdgeChunksUnfiltered {
 		mask = ^uint32(0)
-	}
-	if uint64(cr.chunkBytes) > maxExpansion*c.Size+maxExpansionSlack {
-		// No filter here expands more than deflate does, so such a chunk cannot decode;
-		// refusing it first keeps a tiny hostile chunk from sizing a huge buffer.
-		return errorf(c.Addr, "chunk %v of %d stored bytes cannot hold %d bytes of elements", c.Offset, c.Size, cr.chunkBytes)
 	}
 	if out, ok := cr.contiguousTarget(c, t.partial); ok {
 		if err := cr.p.Decode(out, stored, mask, cr.elemSize); err != nil {

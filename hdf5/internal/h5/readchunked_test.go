@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -280,5 +281,74 @@ for libver, lengths, name in (('earliest', 4, sys.argv[1] + '/old.h5'), ('latest
 		datasets := h5pyDatasetsAt(t, path)
 		checkChunks(t, tc.name, file, datasets)
 		checkReadChunked(t, tc.name, file, datasets)
+	}
+}
+
+// sparseFile reads as b followed by zeros up to size, and fails the test when asked for
+// more than a MiB at once: a guard must refuse a hostile chunk before reading it.
+type sparseFile struct {
+	t *testing.T
+	b []byte
+}
+
+func (s sparseFile) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) > 1<<20 {
+		s.t.Errorf("a read of %d bytes at %d", len(p), off)
+		return 0, io.EOF
+	}
+	clear(p)
+	if off < int64(len(s.b)) {
+		copy(p, s.b[off:])
+	}
+	return len(p), nil
+}
+
+// Stored chunk sizes and filter masks a fixed array index holds (entries of an 8-byte
+// address, a 5-byte size and a mask) are checked before the chunk is read: a chunk of
+// 4 GiB or more, one far larger than its elements, one too small to inflate to them,
+// and a mask naming a filter the pipeline does not have, in a file of 16 GiB.
+func TestReadChunkedRefusesHostileStoredSizes(t *testing.T) {
+	sum := func(b []byte) []byte { return binary.LittleEndian.AppendUint32(b, Checksum(b)) }
+	deflated := deflateForTest(t, bytes.Repeat([]byte("abcd"), 1024))
+	build := func(size uint64, mask uint32) []byte {
+		hdr := append([]byte("FAHD"), 0, 1, 17, 10)
+		hdr = binary.LittleEndian.AppendUint64(hdr, 1)
+		hdr = sum(binary.LittleEndian.AppendUint64(hdr, 100))
+		dblock := binary.LittleEndian.AppendUint64(append([]byte("FADB"), 0, 1), 0)
+		dblock = binary.LittleEndian.AppendUint64(dblock, 300)
+		dblock = append(dblock, binary.LittleEndian.AppendUint64(nil, size)[:5]...)
+		dblock = sum(binary.LittleEndian.AppendUint32(dblock, mask))
+		return placeAt(placeAt(placeAt(nil, 0, hdr), 100, dblock), 300, deflated)
+	}
+	p := &Pipeline{Filters: []Filter{{ID: FilterDeflate, Name: "deflate", Params: []uint32{4}}}}
+	for _, tc := range []struct {
+		name       string
+		chunkBytes uint64
+		size       uint64
+		mask       uint32
+		err        string
+	}{
+		{"as written", 4096, uint64(len(deflated)), 0, ""},
+		{"4 GiB stored", 1<<32 - 1, 1 << 32, 0, "offset 300: chunk [0] of 4294967296 stored bytes reaches HDF5's 4 GiB limit"},
+		{"8 GiB stored", 1<<32 - 1, 1 << 33, 0, "reaches HDF5's 4 GiB limit"},
+		{"far larger than its elements", 4096, 1 << 30, 0, "offset 300: chunk [0] of 1073741824 stored bytes for 4096 bytes of elements"},
+		{"a bomb", 1<<32 - 1, uint64(len(deflated)), 0, "cannot hold 4294967295 bytes of elements"},
+		{"mask of a second filter", 4096, uint64(len(deflated)), 2, "offset 300: chunk [0] has filter mask 0x2 for a pipeline of 1 filters"},
+	} {
+		file := build(tc.size, tc.mask)
+		r := &Reader{R: sparseFile{t, file}, End: 1 << 34, OffsetSize: 8, LengthSize: 8}
+		l := &Layout{Class: Chunked, ChunkDims: []uint64{tc.chunkBytes}, ElemSize: 1,
+			Index: ChunkIndex{Type: IndexFixedArray, Addr: 0, PageBits: 10}}
+		dst := make([]byte, 4)
+		err := r.ReadChunked(l, p, []uint64{tc.chunkBytes}, []uint64{tc.chunkBytes}, 1, nil, dst, 0, 4)
+		if tc.err == "" {
+			if err != nil || string(dst) != "abcd" {
+				t.Errorf("%s: %q, %v", tc.name, dst, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.err)
+		}
 	}
 }
