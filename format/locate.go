@@ -1,8 +1,10 @@
 package format
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -153,4 +155,42 @@ func NumPyDType(t layout.Type, typeName string, big bool) string {
 type Attributed interface {
 	// Attributes returns the file's own attributes, nil if none.
 	Attributes() (map[string]any, error)
+}
+
+// FillJSON is the JSON form of the element b of type t in byte order bo,
+// as Zarr writes fill values: numbers, true or false, "NaN", "Infinity",
+// "-Infinity", [re, im] for complex numbers.
+func FillJSON(b []byte, t layout.Type, bo binary.ByteOrder) any {
+	if t.IsComplex() {
+		half := t.Size() / 2
+		return []any{FillJSON(b[:half], t.Part(), bo), FillJSON(b[half:], t.Part(), bo)}
+	}
+	u := layout.Uint(b, bo)
+	switch {
+	case t == layout.Bool:
+		return b[0] != 0
+	case t.IsSigned():
+		shift := 64 - uint(t.Size()*8)
+		return int64(u<<shift) >> shift
+	case t.IsUnsigned():
+		return u
+	}
+	var f float64
+	switch t {
+	case layout.F16:
+		f = layout.Float16(u).Float64()
+	case layout.F32:
+		f = float64(math.Float32frombits(uint32(u)))
+	default:
+		f = math.Float64frombits(u)
+	}
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
 }

@@ -380,43 +380,6 @@ func toFloat(v any) (float64, error) {
 	return 0, fmt.Errorf("%v is not a number", v)
 }
 
-// fillJSON is the JSON form of the element b of type t in byte order bo,
-// as both versions write fill values.
-func fillJSON(b []byte, t layout.Type, bo binary.ByteOrder) any {
-	if t.IsComplex() {
-		half := t.Size() / 2
-		return []any{fillJSON(b[:half], t.Part(), bo), fillJSON(b[half:], t.Part(), bo)}
-	}
-	u := layout.Uint(b, bo)
-	switch {
-	case t == layout.Bool:
-		return b[0] != 0
-	case t.IsSigned():
-		shift := 64 - uint(t.Size()*8)
-		return int64(u<<shift) >> shift
-	case t.IsUnsigned():
-		return u
-	}
-	var f float64
-	switch t {
-	case layout.F16:
-		f = layout.Float16(u).Float64()
-	case layout.F32:
-		f = float64(math.Float32frombits(uint32(u)))
-	default:
-		f = math.Float64frombits(u)
-	}
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return f
-}
-
 // parseText parses a value typed by a person for one element of type t,
 // in byte order bo: Futhark's literals (format.ParseLiteral: 010 is ten, a
 // value the type cannot hold is an error), and for complex numbers also

@@ -963,7 +963,7 @@ func docV2(m *meta) (map[string]any, map[string]any) {
 	}
 	za := map[string]any{
 		"zarr_format": 2, "shape": m.shape, "chunks": m.unit, "dtype": dtypeV2(m.dt),
-		"compressor": comp, "fill_value": fillJSON(m.fill, m.dt.typ, m.byteOrder()),
+		"compressor": comp, "fill_value": format.FillJSON(m.fill, m.dt.typ, m.byteOrder()),
 		"order": order, "filters": nil, "dimension_separator": m.sep,
 	}
 	if m.noFill {
@@ -1012,7 +1012,7 @@ func docV3(m *meta) map[string]any {
 		"zarr_format": 3, "node_type": "array", "shape": m.shape, "data_type": dtypeV3(m.dt),
 		"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": m.grid}},
 		"chunk_key_encoding": map[string]any{"name": keys, "configuration": map[string]any{"separator": m.sep}},
-		"fill_value":         fillJSON(m.fill, m.dt.typ, m.byteOrder()),
+		"fill_value":         format.FillJSON(m.fill, m.dt.typ, m.byteOrder()),
 		"codecs":             codecs, "attributes": m.attrs,
 	}
 	if len(m.dims) == len(m.shape) {

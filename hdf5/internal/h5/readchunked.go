@@ -37,6 +37,20 @@ type ChunkTable struct {
 // Len is the number of allocated chunks inside the dataset.
 func (t *ChunkTable) Len() int { return len(t.chunks) }
 
+// Each calls fn for each allocated chunk inside the dataset, in the index's order;
+// partial says whether it reaches beyond the dataset's dims (an edge chunk).
+func (t *ChunkTable) Each(fn func(c Chunk, partial bool) error) error {
+	for _, task := range t.chunks {
+		if err := fn(task.c, task.partial); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ChunkBytes is the bytes of one chunk's elements.
+func (t *ChunkTable) ChunkBytes() uint64 { return t.chunkBytes }
+
 // ChunkTable collects the allocated chunks of a chunked dataset through Chunks, keeping
 // those inside dims; a chunk listed twice or at an offset that is not a multiple of the
 // chunk dims is an error.
