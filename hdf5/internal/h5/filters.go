@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/mmapkit/mmapkit/internal/byteshuffle"
 )
 
 // ErrChecksum reports a chunk whose Fletcher-32 checksum does not match its bytes.
@@ -176,37 +178,23 @@ func inflate(dst, src []byte) error {
 }
 
 // unshuffle undoes HDF5's shuffle (see shuffle).
-func unshuffle(dst, src []byte, size int) { reshuffle(dst, src, size, true) }
+func unshuffle(dst, src []byte, size int) {
+	if size <= 1 || len(src) < 2*size {
+		copy(dst, src)
+		return
+	}
+	byteshuffle.Unshuffle(dst, src, size)
+}
 
 // shuffle is HDF5's shuffle filter: the first byte of every element, then
 // the second byte of every element, and so on; bytes beyond the last whole
 // element stay as they are.
-func shuffle(dst, src []byte, size int) { reshuffle(dst, src, size, false) }
-
-// reshuffle shuffles src into dst, or undoes the shuffle.
-func reshuffle(dst, src []byte, size int, undo bool) {
-	n := 0
-	if size > 1 {
-		n = len(src) / size
-	}
-	if n <= 1 {
+func shuffle(dst, src []byte, size int) {
+	if size <= 1 || len(src) < 2*size {
 		copy(dst, src)
 		return
 	}
-	for j := 0; j < size; j++ {
-		if undo {
-			plane, out := src[j*n:(j+1)*n], dst[j:]
-			for i, b := range plane {
-				out[i*size] = b
-			}
-			continue
-		}
-		plane, in := dst[j*n:(j+1)*n], src[j:]
-		for i := range plane {
-			plane[i] = in[i*size]
-		}
-	}
-	copy(dst[n*size:], src[n*size:])
+	byteshuffle.Shuffle(dst, src, size)
 }
 
 // fletcher32 is HDF5's Fletcher-32: sums over big-endian 16-bit words (an odd last
