@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapkit/mmapkit/internal/cputime"
 	"github.com/mmapkit/mmapkit/internal/oracle"
 )
 
@@ -155,12 +156,12 @@ for line in sys.stdin:
 	cpu := [2]float64{math.Inf(1), math.Inf(1)}
 	b.ResetTimer()
 	for range 7 {
-		start, startCPU := time.Now(), processCPU()
+		start, startCPU := time.Now(), cputime.Process()
 		for range n {
 			decode()
 		}
 		wall[0] = min(wall[0], float64(time.Since(start).Nanoseconds())/float64(n))
-		cpu[0] = min(cpu[0], float64((processCPU()-startCPU).Nanoseconds())/float64(n))
+		cpu[0] = min(cpu[0], float64((cputime.Process()-startCPU).Nanoseconds())/float64(n))
 		fmt.Fprintln(in, n)
 		if !out.Scan() {
 			b.Fatalf("numcodecs stopped: %v", out.Err())

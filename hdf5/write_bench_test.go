@@ -11,10 +11,9 @@ import (
 	"github.com/mmapkit/mmapkit/layout"
 )
 
-// BenchmarkWrite writes a 32 MiB f64 array contiguous, and chunked with
-// shuffle + deflate on every core and on one (the parallel compression's
-// speed-up is the ratio of the two).
-func BenchmarkWrite(b *testing.B) {
+// benchSource is a 32 MiB f64 array of 4096 × 1024 named x, holding the
+// values of bench's files (i%1000 · 0.25), and its bytes.
+func benchSource() (*memSource, []byte) {
 	const rows, cols = 4096, 1024
 	data := make([]byte, rows*cols*8)
 	for i := range rows * cols {
@@ -22,6 +21,14 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	src := &memSource{}
 	src.add("x", layout.F64, []int64{rows, cols}, false, data)
+	return src, data
+}
+
+// BenchmarkWrite writes a 32 MiB f64 array contiguous, and chunked with
+// shuffle + deflate on every core and on one (the parallel compression's
+// speed-up is the ratio of the two).
+func BenchmarkWrite(b *testing.B) {
+	src, data := benchSource()
 	for _, c := range []struct {
 		name   string
 		params map[string]string

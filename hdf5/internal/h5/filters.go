@@ -2,11 +2,13 @@ package h5
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/mmapkit/mmapkit/internal/byteshuffle"
@@ -138,41 +140,60 @@ func getScratch(each int) *scratchBufs {
 
 func putScratch(s *scratchBufs) { scratchPool.Put(s) }
 
-// zlibReaders keeps inflaters for reuse: one per worker decoding at a time.
-var zlibReaders sync.Pool
+// inflaters keeps raw deflate readers for reuse: one per worker decoding at a time.
+var inflaters sync.Pool
 
-// inflate decompresses the zlib stream src into dst, which it must fill exactly.
+// inflate decompresses the zlib stream src into dst, which it must fill exactly: the
+// two-byte header checked, the deflate data inflated by klauspost's flate (faster than
+// the standard library's), the Adler-32 that follows checked by adler32.
 func inflate(dst, src []byte) error {
-	br := bytes.NewReader(src)
-	var zr io.ReadCloser
-	if r, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := r.(zlib.Resetter).Reset(br, nil); err != nil {
-			return fmt.Errorf("deflate: %w", err)
-		}
-		zr = r
-	} else {
-		r, err := zlib.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("deflate: %w", err)
-		}
-		zr = r
+	if len(src) < 2 {
+		return fmt.Errorf("deflate stream of %d bytes has no zlib header", len(src))
 	}
-	defer zlibReaders.Put(zr)
-	n, err := io.ReadFull(zr, dst)
+	cmf, flg := src[0], src[1]
+	switch {
+	case cmf&0x0f != 8 || cmf>>4 > 7 || (uint16(cmf)<<8|uint16(flg))%31 != 0:
+		return fmt.Errorf("deflate: %w (%#02x %#02x)", zlib.ErrHeader, cmf, flg)
+	case flg&0x20 != 0:
+		return fmt.Errorf("deflate: %w: %w", zlib.ErrDictionary, errors.ErrUnsupported)
+	}
+	br := bytes.NewReader(src[2:])
+	var fr io.ReadCloser
+	if r, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := r.(flate.Resetter).Reset(br, nil); err != nil {
+			return fmt.Errorf("deflate: %w", err)
+		}
+		fr = r
+	} else {
+		fr = flate.NewReader(br)
+	}
+	defer inflaters.Put(fr)
+	n, err := io.ReadFull(fr, dst)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return fmt.Errorf("deflate stream gives %d bytes, want %d", n, len(dst))
 	}
 	if err != nil {
 		return fmt.Errorf("deflate: %w", err)
 	}
-	// One more read reaches the end of the stream, where the Adler-32 is checked.
+	// One more read reaches the end of the deflate data; the reader takes a byte at
+	// a time from br, so the checksum follows where it stopped.
 	var extra [1]byte
-	m, err := zr.Read(extra[:])
+	m, err := fr.Read(extra[:])
 	if m > 0 {
 		return fmt.Errorf("deflate stream gives more than %d bytes", len(dst))
 	}
-	if err != nil && err != io.EOF {
+	if err != io.EOF {
+		if err == nil {
+			err = io.ErrNoProgress
+		}
 		return fmt.Errorf("deflate: %w", err)
+	}
+	var sum [4]byte
+	if _, err := io.ReadFull(br, sum[:]); err != nil {
+		return fmt.Errorf("deflate stream ends without its Adler-32")
+	}
+	if stored, got := binary.BigEndian.Uint32(sum[:]), adler32(1, dst); stored != got {
+		return fmt.Errorf("deflate: %w: Adler-32 %#08x, computed %#08x", zlib.ErrChecksum, stored, got)
 	}
 	return nil
 }

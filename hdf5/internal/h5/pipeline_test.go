@@ -138,6 +138,16 @@ func TestFletcher32Values(t *testing.T) {
 	}
 }
 
+// flipLast is b with the bits of its last byte flipped.
+func flipLast(b []byte) []byte {
+	b = append([]byte(nil), b...)
+	b[len(b)-1] ^= 0xff
+	return b
+}
+
+// dropLast is b without its last n bytes.
+func dropLast(b []byte, n int) []byte { return b[:len(b)-n] }
+
 func TestDecodePipelines(t *testing.T) {
 	data := make([]byte, 4*250+3) // 250 int32 and 3 bytes of a partial element
 	for i := range data {
@@ -168,6 +178,11 @@ func TestDecodePipelines(t *testing.T) {
 		{"deflate too short", []Filter{deflate}, deflateForTest(t, data[:100]), 0, "deflate stream gives 100 bytes, want 1003"},
 		{"deflate too long", []Filter{deflate}, deflateForTest(t, append(data, 0)), 0, "deflate stream gives more than 1003 bytes"},
 		{"deflate garbage", []Filter{deflate}, []byte("not a zlib stream"), 0, "deflate: zlib: invalid header"},
+		{"deflate of 1 byte", []Filter{deflate}, []byte{0x78}, 0, "deflate stream of 1 bytes has no zlib header"},
+		{"deflate with a preset dictionary", []Filter{deflate}, []byte{0x78, 0xbb, 0, 0, 0, 1}, 0, "zlib: invalid dictionary"},
+		{"deflate Adler-32 wrong", []Filter{deflate}, flipLast(deflateForTest(t, data)), 0, "deflate: zlib: invalid checksum: Adler-32"},
+		{"deflate without its Adler-32", []Filter{deflate}, dropLast(deflateForTest(t, data), 2), 0, "deflate stream ends without its Adler-32"},
+		{"deflate followed by bytes", []Filter{deflate}, append(deflateForTest(t, data), 9, 9), 0, ""},
 		{"unfiltered wrong size", nil, data[:10], 0, "unfiltered chunk has 10 bytes, want 1003"},
 		{"unsupported", []Filter{{ID: 6, Name: "scaleoffset"}}, data, 0, "filter 6 (scaleoffset)"},
 		{"two compressors", []Filter{deflate, lzf}, data, 0, "2 compression filters in one pipeline"},

@@ -1,14 +1,15 @@
 //go:build unix
 
-package blosc
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time of every thread of this process so far.
-func processCPU() time.Duration {
+// Process is the CPU time of every thread of this process so far (user
+// and system), or 0 where it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
