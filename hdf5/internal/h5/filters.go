@@ -140,6 +140,9 @@ func getScratch(each int) *scratchBufs {
 
 func putScratch(s *scratchBufs) { scratchPool.Put(s) }
 
+// inflatePiece is how much inflate writes before it checksums what it wrote.
+const inflatePiece = 64 << 10
+
 // inflaters keeps raw deflate readers for reuse: one per worker decoding at a time.
 var inflaters sync.Pool
 
@@ -168,12 +171,20 @@ func inflate(dst, src []byte) error {
 		fr = flate.NewReader(br)
 	}
 	defer inflaters.Put(fr)
-	n, err := io.ReadFull(fr, dst)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return fmt.Errorf("deflate stream gives %d bytes, want %d", n, len(dst))
-	}
-	if err != nil {
-		return fmt.Errorf("deflate: %w", err)
+	// The checksum follows the inflating a piece at a time, while the piece is
+	// still in the cache.
+	sum := uint32(1)
+	for n := 0; n < len(dst); {
+		piece := dst[n:min(len(dst), n+inflatePiece)]
+		k, err := io.ReadFull(fr, piece)
+		n += k
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("deflate stream gives %d bytes, want %d", n, len(dst))
+		}
+		if err != nil {
+			return fmt.Errorf("deflate: %w", err)
+		}
+		sum = adler32(sum, piece)
 	}
 	// One more read reaches the end of the deflate data; the reader takes a byte at
 	// a time from br, so the checksum follows where it stopped.
@@ -188,11 +199,11 @@ func inflate(dst, src []byte) error {
 		}
 		return fmt.Errorf("deflate: %w", err)
 	}
-	var sum [4]byte
-	if _, err := io.ReadFull(br, sum[:]); err != nil {
+	var trailer [4]byte
+	if _, err := io.ReadFull(br, trailer[:]); err != nil {
 		return fmt.Errorf("deflate stream ends without its Adler-32")
 	}
-	if stored, got := binary.BigEndian.Uint32(sum[:]), adler32(1, dst); stored != got {
+	if stored, got := binary.BigEndian.Uint32(trailer[:]), sum; stored != got {
 		return fmt.Errorf("deflate: %w: Adler-32 %#08x, computed %#08x", zlib.ErrChecksum, stored, got)
 	}
 	return nil

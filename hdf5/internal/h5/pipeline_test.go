@@ -271,3 +271,23 @@ func BenchmarkUnshuffle8(b *testing.B) {
 		unshuffle(dst, src, 8)
 	}
 }
+
+// A chunk of several of inflate's pieces inflates whole, its Adler-32 checked over all
+// of them: a wrong checksum and a stream cut inside its last piece are errors.
+func TestInflatePieces(t *testing.T) {
+	data := make([]byte, 3*inflatePiece+1003)
+	for i := range data {
+		data[i] = byte(i*7 + i/1000)
+	}
+	stored := deflateForTest(t, data)
+	dst := make([]byte, len(data))
+	if err := inflate(dst, stored); err != nil || !bytes.Equal(dst, data) {
+		t.Fatalf("inflate: %v (equal: %v)", err, bytes.Equal(dst, data))
+	}
+	if err := inflate(dst, flipLast(stored)); err == nil || !strings.Contains(err.Error(), "zlib: invalid checksum") {
+		t.Errorf("a wrong Adler-32: %v", err)
+	}
+	if err := inflate(dst, deflateForTest(t, data[:len(data)-10])); err == nil || !strings.Contains(err.Error(), "deflate stream gives 197601 bytes, want 197611") {
+		t.Errorf("a short stream: %v", err)
+	}
+}
