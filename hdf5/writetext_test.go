@@ -151,6 +151,7 @@ func TestWriteText(t *testing.T) {
 	types := map[string]string{}
 	for i, r := range fs.Records() {
 		types[r.Name] = r.TypeString()
+		assert.Nil(t, r.Extra["storage"], "%s is contiguous and written", r.Name)
 		if r.Name == "/n" {
 			continue
 		}
