@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -228,4 +229,31 @@ func TestWriteTableGroup(t *testing.T) {
 		assert.Equal(t, []int64{3, 4}, q)
 		require.NoError(t, f.Close())
 	}
+}
+
+// In .nc output every text is netCDF's string type (a variable-length
+// string): netCDF4-python reads the source's values, ncdump lists string
+// variables.
+func TestWriteTextNetCDF(t *testing.T) {
+	src := &textSource{}
+	src.addText("b", "bytes3", format.KindOpaque, []int64{3}, []string{"ab", "cde", ""}, nil)
+	src.addText("v", "string", format.KindOpaque, []int64{2}, []string{"héllo", "x"}, nil)
+	path := filepath.Join(t.TempDir(), "t.nc")
+	require.NoError(t, Write(path, src, nil))
+	if _, err := exec.LookPath("ncdump"); err == nil {
+		out, err := exec.Command("ncdump", path).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Contains(t, string(out), "\tstring b(dim_0) ;\n\tstring v(v_dim_0) ;\n")
+		assert.Contains(t, string(out), ` b = "ab", "cde", _ ;`) // ncdump's "_" is the empty string
+	} else {
+		t.Log("no ncdump here (Debian's netcdf-bin has it): not checked")
+	}
+	out := oracle.Run(t, []string{"netCDF4"}, `
+import sys, json, netCDF4
+with netCDF4.Dataset(sys.argv[1]) as d:
+    print(json.dumps({k: [str(x) for x in d[k][:]] for k in ("b", "v")}))
+`, path)
+	var got map[string][]string
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, map[string][]string{"b": {"ab", "cde", ""}, "v": {"héllo", "x"}}, got)
 }
