@@ -504,9 +504,19 @@ func Unrepresentable(r *Record, why string) error {
 // the form in which ScanTable reads nulls back; a column of a type that
 // layout lacks (text) is an error wrapping ErrNotRepresentable. Sources
 // without such columns are returned as they are.
-func Arrays(src Source) (Source, error) {
+func Arrays(src Source) (Source, error) { return arrays(src, false) }
+
+// ArraysWithText is Arrays for writers of formats that hold text too: a
+// text column (see TextTypeOf) is kept as it is, for ReadText.
+func ArraysWithText(src Source) (Source, error) { return arrays(src, true) }
+
+func arrays(src Source, text bool) (Source, error) {
 	need := false
 	err := EachRecord(src, func(_ int, r *Record) error {
+		if _, ok := TextTypeOf(r); ok && text {
+			need = need || (r.Kind == KindColumn && r.Nullable)
+			return nil
+		}
 		if r.Kind == KindColumn && !r.Type.Valid() {
 			return Unrepresentable(r, "the type "+r.TypeString()+" has no array equivalent")
 		}

@@ -38,7 +38,7 @@ func Create(path string, datasets []DatasetSpec, o *Options) (*File, error) {
 	for _, d := range datasets {
 		src.recs = append(src.recs, format.Record{Array: layout.Array{Name: d.Name, Type: d.Type, Shape: d.Shape, BigEndian: d.BigEndian, Offset: -1}, Kind: format.KindArray})
 	}
-	root, err := planTree(src, false)
+	root, err := planTree(src, false, "")
 	if err != nil {
 		return nil, errAt(path, -1, err, "create")
 	}

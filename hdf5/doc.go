@@ -56,7 +56,13 @@
 // order tracked), and one dataset per record, its data after all the
 // metadata at a 64-byte aligned offset, so that every dataset it writes
 // maps as a typed slice. Integers and floats keep the record's byte
-// order; bool is h5py's enum, complex h5py's compound of r and i. The
+// order; bool is h5py's enum, complex h5py's compound of r and i. Text
+// of fixed size (NumPy's bytes) is a null-padded fixed string, which h5py
+// reads as the same |S<n> array; other text (CSV's, NumPy's str, HDF5's
+// own variable-length strings) is a variable-length UTF-8 string, h5py's
+// string_dtype(), its bytes in global heap collections; text is always
+// contiguous. The columns of a table whose names make no group (a CSV
+// file's) go to a group named after the source file. The
 // parameters chunks and compress (gzip[:LEVEL]) give chunked storage over
 // a version 1 B-tree, shuffled and deflated, the chunks compressed in
 // parallel. A path ending in .nc gets netCDF-4's dimension scales, named

@@ -173,7 +173,7 @@ func (f *File) extra(d *dataset) map[string]any {
 		x["storage"] = d.elsewhere
 	} else if d.lay.Class == h5.Compact {
 		x["storage"] = "compact"
-	} else if d.lay.Class == h5.Contiguous && d.data < 0 && d.count > 0 {
+	} else if d.lay.Class == h5.Contiguous && d.stored < 0 && d.count > 0 {
 		x["storage"] = "never written"
 	}
 	if len(ds.Attributes) > 0 {

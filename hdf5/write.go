@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,12 +38,13 @@ const maxCompactLinks = 65535
 // ends in .nc. It replaces an existing file only once the new one is
 // complete, keeping its permission bits.
 func Write(path string, src format.Source, o *format.Options) error {
-	src, err := format.Arrays(src)
+	table := tableGroup(src)
+	src, err := format.ArraysWithText(src)
 	if err != nil {
 		return err
 	}
 	nc := strings.EqualFold(filepath.Ext(path), ".nc")
-	root, err := planTree(src, nc)
+	root, err := planTree(src, nc, table)
 	if err != nil {
 		return fmt.Errorf("hdf5: %s: %w", path, err)
 	}
@@ -76,6 +78,8 @@ type wnode struct {
 	typ      []byte // encoded datatype
 	shape    []int64
 	big      bool
+	text     bool // strings: fixed-size, or variable-length (vlen)
+	vlen     bool
 	data     int64 // address of the contiguous data, -1 for none
 	nbytes   int64
 	fullPath string
@@ -117,9 +121,39 @@ func datasetPath(name string) ([]string, error) {
 	return parts, nil
 }
 
-// planTree makes the tree of groups and datasets the records of src name.
-// For netCDF-4 (nc), bool is written as u8 and complex is refused.
-func planTree(src format.Source, nc bool) (*wnode, error) {
+// tableGroup is the group a table's columns go to where their names make
+// none: the source file's name without its extension ("table" for
+// table.csv, and where the source names no file); "" where src is no
+// table or its columns' names already make groups (HDF5's own tables).
+func tableGroup(src format.Source) string {
+	first := format.RecordAt(src, 0)
+	if !format.IsTable(src) || first.Kind != format.KindColumn || (format.NumRecords(src) == 1 && first.Name == "0") {
+		return "" // no table, or a .npy's own 1-D array
+	}
+	if format.EachRecord(src, func(_ int, r *format.Record) error {
+		if strings.Contains(strings.TrimPrefix(r.Name, "/"), "/") {
+			return errNested
+		}
+		return nil
+	}) != nil {
+		return ""
+	}
+	if n, ok := src.(interface{ Name() string }); ok {
+		base := filepath.Base(n.Name())
+		if g := strings.TrimSuffix(base, filepath.Ext(base)); validLinkName(g) {
+			return g
+		}
+	}
+	return "table"
+}
+
+// errNested stops tableGroup's walk at a column whose name makes a group.
+var errNested = errors.New("a column in a group")
+
+// planTree makes the tree of groups and datasets the records of src name,
+// under the group table where that is not "". For netCDF-4 (nc), bool is
+// written as u8 and complex is refused.
+func planTree(src format.Source, nc bool, table string) (*wnode, error) {
 	root := &wnode{rec: -1, byName: map[string]*wnode{}, fullPath: "/"}
 	err := format.EachRecord(src, func(i int, r *format.Record) error {
 		typ, err := encodeType(r, nc)
@@ -129,6 +163,9 @@ func planTree(src format.Source, nc bool) (*wnode, error) {
 		parts, err := datasetPath(r.Name)
 		if err != nil {
 			return err
+		}
+		if table != "" {
+			parts = append([]string{table}, parts...)
 		}
 		g := root
 		for k, p := range parts {
@@ -144,6 +181,9 @@ func planTree(src format.Source, nc bool) (*wnode, error) {
 			c = &wnode{name: p, rec: -1, data: -1, level: -1, fullPath: strings.TrimSuffix(g.fullPath, "/") + "/" + p}
 			if last {
 				c.rec, c.typ, c.shape, c.big = i, typ, r.Shape, r.BigEndian
+				if tt, ok := format.TextTypeOf(r); ok {
+					c.text, c.vlen = true, tt.Kind != 'S' || nc
+				}
 				c.srcDims, _ = r.Extra["dims"].([]string)
 			} else {
 				c.byName = map[string]*wnode{}
@@ -232,6 +272,12 @@ func writeTree(f *os.File, src format.Source, root *wnode, wo *writeOptions) err
 			return fmt.Errorf("dataset %s: %d bytes after %d overflow a file offset", n.fullPath, n.nbytes, start)
 		}
 		n.data, eof = start, end
+		if n.text {
+			if eof, err = n.writeText(w, src, eof); err != nil {
+				return err
+			}
+			continue
+		}
 		if wo.holes {
 			continue
 		}
@@ -430,6 +476,15 @@ func encodeType(r *format.Record, nc bool) ([]byte, error) {
 		b = appendFixed(b, 1, 0, true)
 		b = append(b, "FALSE\x00\x00\x00TRUE\x00\x00\x00\x00"...)
 		return append(b, 0, 1), nil
+	case layout.Invalid:
+		tt, ok := format.TextTypeOf(r)
+		switch {
+		case !ok:
+		case tt.Kind == 'S' && !nc:
+			return fixedText(tt.Size, r.Extra["charset"] == "utf-8"), nil
+		default:
+			return vlenText, nil
+		}
 	case layout.C64, layout.C128:
 		if nc {
 			return nil, format.Unrepresentable(r, "netCDF-4 has no complex type")
@@ -446,7 +501,7 @@ func encodeType(r *format.Record, nc bool) ([]byte, error) {
 		return appendFloat(b, part, order), nil
 	}
 	if r.Kind != format.KindArray && r.Kind != format.KindColumn {
-		return nil, format.Unrepresentable(r, "only arrays of numbers, bools and complex numbers are written to HDF5")
+		return nil, format.Unrepresentable(r, "only arrays of numbers, bools, complex numbers and text are written to HDF5")
 	}
 	return nil, format.Unrepresentable(r, "h5py and libhdf5 have no type for "+r.TypeString())
 }

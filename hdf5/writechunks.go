@@ -72,6 +72,24 @@ func writeParams(o *format.Options) (*writeOptions, error) {
 // plan sizes the dataset of record r and chooses its storage: chunked
 // where asked for, except a scalar or empty dataset, which is contiguous.
 func (n *wnode) plan(r format.Record, wo *writeOptions) error {
+	if n.text {
+		// Text is contiguous: a variable-length string's bytes are in
+		// the global heap, which no filter compresses.
+		n.elemSize = vlenSize
+		if !n.vlen {
+			tt, _ := format.TextTypeOf(&r)
+			n.elemSize = tt.Size
+		}
+		count, err := layout.Count(r.Shape)
+		if err != nil {
+			return fmt.Errorf("%s: %w", format.Describe(&r), err)
+		}
+		var ok bool
+		if n.nbytes, ok = layout.Mul(count, int64(n.elemSize)); !ok {
+			return fmt.Errorf("%s: %d elements of %d bytes overflow a file offset", format.Describe(&r), count, n.elemSize)
+		}
+		return nil
+	}
 	nb, err := layout.ByteSize(r.Type, r.Shape)
 	if err != nil {
 		return fmt.Errorf("%s: %w", format.Describe(&r), err)

@@ -38,10 +38,6 @@ type ncState struct {
 	gcol    int64    // the collection's address
 }
 
-// maxHeapObjects is how many objects one global heap collection indexes
-// (16-bit object indexes; 0 is its free space).
-const maxHeapObjects = 65535
-
 // addDimensions gives every dataset's axes a dimension of its group: dim_<i>
 // where the group's dim_<i> has that length or does not exist yet, else
 // <dataset>_dim_<i>; each dimension is a scale dataset of its own, listed
@@ -127,36 +123,20 @@ func validLinkName(s string) bool {
 // (16 bytes each) must fit a header message's 16-bit size.
 const maxDimUsers = 4000
 
-// gcolMinSize is the smallest global heap collection libhdf5 reads.
-const gcolMinSize = 4096
-
 // gcolSize is the size of the collection of n object references.
 func gcolSize(n int) int64 {
-	return max(gcolMinSize, 16+24*int64(n)+16)
+	return max(gcolMinSize, 16+(16+8)*int64(n)+16)
 }
 
 // appendGCOL appends the global heap collection: object k+1 is the
 // address of objects[k]'s header; the rest is free space (object 0).
 func (st *ncState) appendGCOL(b []byte) []byte {
-	le := binary.LittleEndian
-	size := gcolSize(len(st.objects))
-	start := len(b)
-	b = append(b, "GCOL"...)
-	b = append(b, 1, 0, 0, 0)
-	b = le.AppendUint64(b, uint64(size))
-	for k, o := range st.objects {
-		b = le.AppendUint16(b, uint16(k+1))
-		b = le.AppendUint16(b, 1) // reference count
-		b = append(b, 0, 0, 0, 0)
-		b = le.AppendUint64(b, 8)
-		b = le.AppendUint64(b, uint64(o.addr))
+	var c heapCollection
+	c.reset()
+	for _, o := range st.objects {
+		c.add(string(binary.LittleEndian.AppendUint64(nil, uint64(o.addr))))
 	}
-	free := int64(start) + size - int64(len(b))
-	b = le.AppendUint16(b, 0)
-	b = le.AppendUint16(b, 0)
-	b = append(b, 0, 0, 0, 0)
-	b = le.AppendUint64(b, uint64(free))
-	return append(b, make([]byte, int64(start)+size-int64(len(b)))...)
+	return append(b, c.finish()...)
 }
 
 // appendAttribute appends a version 3 attribute message.

@@ -807,6 +807,17 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		})
 	}
 	recs := src.Records()
+	if len(recs) == 1 && recs[0].Kind != format.KindColumn {
+		if _, ok := format.TextTypeOf(&recs[0]); ok {
+			h, data, err := textArray(src, 0)
+			if err != nil {
+				return err
+			}
+			return atomicfile.Write(path, o.Perm, func(w *os.File) error {
+				return writeNPY(path, atomicfile.Writeback(w), h, o, data)
+			})
+		}
+	}
 	for i := range recs {
 		if recs[i].Kind == format.KindOpaque {
 			return format.Unrepresentable(&recs[i], "a .npy file cannot hold "+recs[i].TypeString()+" values")
@@ -934,15 +945,15 @@ func recordDType(r *format.Record) (DType, error) {
 		}
 	}
 	if !r.Type.Valid() {
-		for _, k := range []struct {
-			prefix string
-			kind   byte
-			mult   int
-		}{{"bytes", 'S', 1}, {"str", 'U', 4}, {"void", 'V', 1}} {
-			if rest, ok := strings.CutPrefix(r.TypeName, k.prefix); ok {
-				if n, err := strconv.Atoi(rest); err == nil && n > 0 && strconv.Itoa(n) == rest && n <= math.MaxInt32/4 {
-					return DType{Kind: k.kind, ItemSize: n * k.mult}, nil
-				}
+		if tt, ok := format.TextTypeOf(r); ok && tt.Kind != 0 && tt.Size <= math.MaxInt32/4 {
+			if tt.Kind == 'U' {
+				return DType{Kind: 'U', ItemSize: 4 * tt.Size}, nil
+			}
+			return DType{Kind: 'S', ItemSize: tt.Size}, nil
+		}
+		if rest, ok := strings.CutPrefix(r.TypeName, "void"); ok {
+			if n, err := strconv.Atoi(rest); err == nil && n > 0 && strconv.Itoa(n) == rest && n <= math.MaxInt32 {
+				return DType{Kind: 'V', ItemSize: n}, nil
 			}
 		}
 		return DType{}, format.Unrepresentable(r, "NumPy has no fixed-size type for "+r.TypeString())
@@ -1175,7 +1186,19 @@ func addAll(z *ZipWriter, src format.Source) error {
 	recs := src.Records()
 	for i := range recs {
 		r := &recs[i]
+		// Text arrays of other formats (HDF5's strings); NumPy's own,
+		// which may be fields of a structured member, convert with their
+		// file whole.
+		_, text := format.TextTypeOf(r)
 		switch {
+		case text && r.Kind != format.KindColumn && (r.Facts == nil || r.Facts.NativeType == ""):
+			h, data, err := textArray(src, i)
+			if err != nil {
+				return err
+			}
+			if err := z.addNPY(r.Name, h, data); err != nil {
+				return err
+			}
 		case r.Kind == format.KindOpaque:
 			return format.Unrepresentable(r, "an .npz member cannot hold "+r.TypeString()+" values")
 		case r.Type.Valid():
@@ -1217,51 +1240,65 @@ func addTextColumn(z *ZipWriter, src format.Source, i int) error {
 	if r.Kind != format.KindColumn || len(r.Shape) != 1 {
 		return format.Unrepresentable(&r, "an .npz member cannot hold "+r.TypeString()+" values")
 	}
+	// The column read on its own (one scan of the table where the file
+	// cannot), not a scan of every table of the file.
 	dt, err := recordDType(&r)
-	text := err != nil
-	if text {
-		dt = DType{Kind: 'U', ItemSize: 4}
+	if err != nil {
+		dt = DType{Kind: 'U'} // as long as its longest cell
 	}
-	if _, ok := src.(format.TextTable); ok {
-		// A table stored as text reads one column on its own, rather
-		// than one scan of the whole table for each column.
-		if tr, ok := src.(format.TextReader); ok {
-			return addTextOf(z, tr, i, r.Name, r.Shape[0], dt, text)
-		}
-	}
-	fields := []tableField{{col: columnIndex(src, i), dt: dt, text: text}}
-	if err := measureText(src, fields); err != nil {
+	h, data, err := textOf(src, i, []int64{r.Shape[0]}, dt)
+	if err != nil {
 		return err
 	}
-	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}
-	return z.addNPY(r.Name, h, func(w io.Writer) error { return writeRows(src, fields, fields[0].dt.ItemSize, w) })
+	return z.addNPY(r.Name, h, data)
 }
 
-// addTextOf adds record i of tr, rows cells of text, as the 1-D member
-// name of type dt: with text set, a str type as long as its longest
-// cell, found by a first pass.
-func addTextOf(z *ZipWriter, tr format.TextReader, i int, name string, rows int64, dt DType, text bool) error {
-	if text {
+// textArray is the header and the data of record i of src, an array of
+// text: bytes<n> as |S<n>, str<n> as <U<n>, and text of any length as
+// str as long as its longest element.
+func textArray(src format.Source, i int) (Header, func(io.Writer) error, error) {
+	r := format.RecordAt(src, i)
+	if len(r.Shape) > MaxRank {
+		return Header{}, nil, format.Unrepresentable(&r, fmt.Sprintf("%d dimensions; NumPy arrays have at most %d", len(r.Shape), MaxRank))
+	}
+	if r.Order == layout.ColMajor && !layout.Trivial(r.Shape) {
+		// Text is read in row-major order only.
+		return Header{}, nil, format.Unrepresentable(&r, "column-major text converts with its file whole")
+	}
+	dt := DType{Kind: 'U'}
+	if tt, _ := format.TextTypeOf(&r); tt.Kind != 0 {
+		var err error
+		if dt, err = recordDType(&r); err != nil {
+			return Header{}, nil, err
+		}
+	}
+	return textOf(src, i, r.Shape, dt)
+}
+
+// textOf is the header and the data of record i of src, text elements of
+// shape, as an array of dt; a str dt of ItemSize 0 is sized to the
+// longest element, found by a first pass.
+func textOf(src format.Source, i int, shape []int64, dt DType) (Header, func(io.Writer) error, error) {
+	if dt.ItemSize == 0 {
 		longest := 0
-		err := tr.ReadText(i, func(batch []string) error {
+		err := format.ReadText(src, i, func(batch []string) error {
 			for _, v := range batch {
 				longest = max(longest, utf8.RuneCountInString(v))
 			}
 			return nil
 		})
 		if err != nil {
-			return err
+			return Header{}, nil, err
 		}
 		if dt.ItemSize, err = strItemSize(longest); err != nil {
-			return err
+			return Header{}, nil, err
 		}
 	}
-	h := Header{DType: dt, Shape: []int64{rows}}
-	return z.addNPY(name, h, func(w io.Writer) error {
+	h := Header{DType: dt, Shape: append([]int64{}, shape...)}
+	return h, func(w io.Writer) error {
 		var buf []byte
-		return tr.ReadText(i, func(batch []string) error {
+		return format.ReadText(src, i, func(batch []string) error {
 			buf = slices.Grow(buf[:0], len(batch)*dt.ItemSize)[:len(batch)*dt.ItemSize]
-			clear(buf)
 			for r, v := range batch {
 				if err := encodeText(dt, v, buf[r*dt.ItemSize:(r+1)*dt.ItemSize]); err != nil {
 					return fmt.Errorf("%w: %w", err, format.ErrNotRepresentable)
@@ -1270,7 +1307,7 @@ func addTextOf(z *ZipWriter, tr format.TextReader, i int, name string, rows int6
 			_, err := w.Write(buf)
 			return err
 		})
-	})
+	}, nil
 }
 
 // addMaskColumn adds the nulls of a nullable column as the bool member

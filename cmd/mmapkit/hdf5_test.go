@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapkit/mmapkit/internal/oracle"
 )
 
 // ls --json of an HDF5 file: its datasets, and the links and groups the
@@ -171,4 +173,89 @@ func TestHDF5ConvertNetCDF(t *testing.T) {
 	require.NoError(t, err, "%s", b)
 	assert.Contains(t, string(b), "\tushort lots(lots_dim_0, lots_dim_1) ;\n")
 	assert.Contains(t, string(b), "\tshort checksummed(dim_0, dim_1) ;\n")
+}
+
+// pyStringsH5 writes, into the directory argv[1], strings.h5 (text as
+// h5py stores NumPy's bytes and Python's str) and tables.h5 (two
+// compound datasets of different lengths, one with a text field).
+const pyStringsH5 = `
+import sys, os
+import numpy as np, h5py
+d = sys.argv[1]
+with h5py.File(os.path.join(d, "strings.h5"), "w") as f:
+    f["s"] = np.array([b"ab", b"cde", b""], dtype="S3")
+    f["s2"] = np.array([[b"a", b"bb"], [b"ccc", b"d"]], dtype="S3")
+    f["u8"] = np.array(["\u00e9".encode(), b"xy"], dtype=h5py.string_dtype("utf-8", 4))
+    f.create_dataset("v", data=np.array(["h\u00e9llo", "x", ""], dtype=object), dtype=h5py.string_dtype())
+    f.create_dataset("a", data=np.array(["ab", "c"], dtype=object), dtype=h5py.string_dtype("ascii"))
+with h5py.File(os.path.join(d, "tables.h5"), "w") as f:
+    f["t1"] = np.array([(1, 2.5), (2, 3.5)], dtype=[("a", "<i4"), ("b", "<f8")])
+    f["t2"] = np.array([(1, b"x"), (2, b"yy"), (3, b"")], dtype=[("c", "<i2"), ("d", "S2")])
+`
+
+// pyCompareNpy prints "ok" where the .npy argv[2] holds what h5py gives
+// NumPy for the dataset argv[3] of argv[1]: the same |S<n> array for
+// fixed strings, the str array of the values for variable-length ones.
+const pyCompareNpy = `
+import sys
+import numpy as np, h5py
+a = np.load(sys.argv[2])
+d = h5py.File(sys.argv[1], "r")[sys.argv[3]]
+ref = d[...] if d.dtype.kind == "S" else d.asstr()[...].astype("U")
+print("ok" if a.dtype == ref.dtype and a.shape == ref.shape and (a == ref).all() else "differ: %r %r" % (a, ref))
+`
+
+// HDF5 text converts to .npy as h5py hands it to NumPy (bytes as |S<n>,
+// variable-length strings as <U<n>), and the text of NumPy and HDF5 back
+// to HDF5 as h5py reads it; a whole-file .npz of two compound tables of
+// different lengths holds each column.
+func TestHDF5Text(t *testing.T) {
+	modules := []string{"h5py", "numpy"}
+	dir := t.TempDir()
+	oracle.Run(t, modules, pyStringsH5, dir)
+	in := filepath.Join(dir, "strings.h5")
+	for _, name := range []string{"s", "s2", "u8", "v", "a"} {
+		out := filepath.Join(dir, name+".npy")
+		mustMk(t, "convert", "--name", name, in, out)
+		assert.Equal(t, "ok\n", oracle.Run(t, modules, pyCompareNpy, in, out, name), name)
+		// And back: the .npy's text to HDF5 is what h5py reads as the source.
+		back := filepath.Join(dir, name+".h5")
+		mustMk(t, "convert", out, back)
+		assert.Equal(t, "ok\n", oracle.Run(t, modules, pyCompareNpy, back, out, "0"), name)
+	}
+	all := filepath.Join(dir, "all.h5")
+	mustMk(t, "convert", in, all)
+	assert.Equal(t, mustMk(t, "cat", in), mustMk(t, "cat", all))
+
+	tables := filepath.Join(dir, "tables.h5")
+	npz := filepath.Join(dir, "tables.npz")
+	mustMk(t, "convert", tables, npz)
+	assert.Equal(t, "ok\n", oracle.Run(t, modules, `
+import sys
+import numpy as np
+z = np.load(sys.argv[1])
+want = {"t1/a": np.array([1, 2], "<i4"), "t1/b": np.array([2.5, 3.5]), "t2/c": np.array([1, 2, 3], "<i2"), "t2/d": np.array([b"x", b"yy", b""], "S2")}
+ok = sorted(z.keys()) == sorted(want) and all(z[k].dtype == w.dtype and (z[k] == w).all() for k, w in want.items())
+print("ok" if ok else {k: z[k] for k in z})
+`, npz))
+}
+
+// A CSV table converts to HDF5 as a group named after the file, one
+// dataset per column, text as variable-length UTF-8 strings, nulls in
+// "<column>.reason"; h5py lists the columns in the CSV's order.
+func TestCSVToHDF5Group(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "prices.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("item,qty,price\ntea,3,2.5\ncafé,4,\n\"a,b\",5,1e3\n"), 0o644))
+	out := filepath.Join(dir, "out.h5")
+	mustMk(t, "convert", csv, out)
+	assert.Equal(t, "ok\n", oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys
+import numpy as np, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    g = f["prices"]
+    got = (list(g), g["item"].asstr()[...].tolist(), g["qty"][...].tolist(), g["price"][...].tolist(), g["price.reason"][...].tolist(), str(g["qty"].dtype))
+want = (["item", "qty", "price", "price.reason"], ["tea", "caf\u00e9", "a,b"], [3, 4, 5], [2.5, 0.0, 1000.0], [-1, 0, -1], "int64")
+print("ok" if got == want else got)
+`, out))
 }
