@@ -70,6 +70,9 @@ type Options struct {
 	// Format are the options files are opened with for /zarr/ and /refs/
 	// (a format's parameters apply to the files its extension names).
 	Format *format.Options
+	// Rows bounds the slices per chunk of a contiguous array under /zarr/
+	// and /refs/, as refs.Options.Rows does (0: 64 MiB worth).
+	Rows int64
 	// URL is where clients reach the server, for the targets of /refs/;
 	// empty: http:// and the request's Host.
 	URL string

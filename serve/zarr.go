@@ -136,7 +136,7 @@ func (s *Server) build(rel string, id identity) *described {
 		return d
 	}
 	defer f.Close()
-	if d.set, err = refs.Build(f, real, nil); err != nil {
+	if d.set, err = refs.Build(f, real, &refs.Options{Rows: s.opt.Rows}); err != nil {
 		d.err = errors.New(s.private(err))
 	}
 	return d

@@ -273,3 +273,18 @@ func FuzzZarrPath(f *testing.F) {
 		}
 	})
 }
+
+// Options.Rows cuts a contiguous array as refs does: chunks of 16 rows,
+// chunk 3 the file's bytes of rows 48 to 63.
+func TestZarrRows(t *testing.T) {
+	fx := startArrays(t, &Options{Rows: 16})
+	file, err := os.ReadFile(filepath.Join(fx.dir, "x.npy"))
+	require.NoError(t, err)
+	_, body := fx.get(t, "/zarr/x.npy/0/.zarray")
+	assert.Contains(t, string(body), `"chunks":[16,6]`)
+	resp, body := fx.get(t, "/zarr/x.npy/0/3.0")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, file[128+3*16*48:], body)
+	resp, _ = fx.get(t, "/zarr/x.npy/0/4.0")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}

@@ -25,9 +25,10 @@ func newServeCmd(e *env) *cobra.Command {
 	var maxConns int
 	var logReqs bool
 	var base string
+	var rows int64
 	var params paramFlags
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--max-conns N] [--url BASE] [--log] DIR",
+		Use:   "serve [--addr HOST:PORT] [--max-conns N] [--chunks ROWS] [--url BASE] [--log] DIR",
 		Short: "Serve the files of a directory read-only over HTTP: bytes, Zarr stores, reference sets",
 		Long: `serve answers GET and HEAD on three routes, so that fsspec, zarr-python, xarray and dask on
 other machines read the files of DIR where they lie, without a copy or a conversion:
@@ -35,7 +36,8 @@ other machines read the files of DIR where they lie, without a copy or a convers
   /raw/F          the bytes of the regular file DIR/F
   /zarr/F/KEY     any file mmapkit reads (or a Zarr store) as a Zarr v2 store: .zgroup, .zattrs,
                   .zarray, consolidated .zmetadata, and chunks, each the bytes of its range of F
-                  read at request time (mmapkit refs F says which); a missing chunk is 404
+                  read at request time (mmapkit refs --chunks ROWS F says which); a missing
+                  chunk is 404
   /refs/F.json    mmapkit refs F, its targets on this server's /raw/ route (--url BASE, else
                   http:// and the request's Host)
 
@@ -63,7 +65,10 @@ status, bytes sent, duration.`,
 		Args: exactArgs(1, "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			o := &serve.Options{MaxConns: maxConns, URL: base, Format: &format.Options{Params: params.given()}}
+			o := &serve.Options{MaxConns: maxConns, URL: base, Rows: rows, Format: &format.Options{Params: params.given()}}
+			if rows < 0 {
+				return usageErr("serve: --chunks %d is negative", rows)
+			}
 			if logReqs {
 				o.Log = e.stderr
 			}
@@ -102,6 +107,7 @@ status, bytes sent, duration.`,
 	cmd.Flags().IntVar(&maxConns, "max-conns", 64, "connections served at once; more wait their turn")
 	cmd.Flags().BoolVar(&logReqs, "log", false, "one line per request on stderr")
 	cmd.Flags().StringVar(&base, "url", "", "where clients reach this server, for the targets of /refs/ (default: http:// and the request's Host)")
+	cmd.Flags().Int64Var(&rows, "chunks", 0, "slices of a contiguous array's slowest axis per chunk, at most (0: 64 MiB worth)")
 	params = addParams(cmd, false)
 	return cmd
 }
