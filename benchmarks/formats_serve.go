@@ -49,15 +49,14 @@ type serveRig struct {
 	rows   int64
 	file   string // the .npy's name in the suite's directory
 	header int64  // its data's offset
-	want   []byte // row 1's bytes, to check a response
+	want   []byte // row 0's bytes, to check a response
 	srv    *serve.Server
 	base   string // http://addr of mmapkit's server
 	nbase  string // http://addr of nginx
-	// stopNginx stops nginx and removes its files; restore puts the
-	// suite directory's mode back.
-	stopNginx, restore func()
-	client             *http.Client
-	done               chan error
+	// stopNginx stops nginx and removes its files.
+	stopNginx func()
+	client    *http.Client
+	done      chan error
 }
 
 // rigs are the rigs of the figures being measured, by suite: the paired
@@ -124,8 +123,8 @@ func (s *suite) startRig() (*serveRig, error) {
 		nginx = "/usr/sbin/nginx"
 	}
 	rows := s.o.Size / serveRow
-	if rows < 2 {
-		return nil, &notMeasured{"--size below 2 MiB"}
+	if rows < 1 {
+		return nil, &notMeasured{"--size below 1 MiB"}
 	}
 	r := &serveRig{rows: rows, file: "serve.npy"}
 	p := s.path(r.file)
@@ -139,7 +138,7 @@ func (s *suite) startRig() (*serveRig, error) {
 		return nil, err
 	}
 	r.header = fi.Size() - rows*serveRow
-	r.want = asBytes(s.src[serveRow/8 : 2*serveRow/8])
+	r.want = asBytes(s.src[:serveRow/8])
 	r.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: serveConns, MaxConnsPerHost: serveConns, DisableCompression: true}}
 
 	if r.srv, err = serve.New(s.dir, &serve.Options{MaxConns: 64, Rows: 1}); err != nil {
@@ -153,16 +152,7 @@ func (s *suite) startRig() (*serveRig, error) {
 	r.base = "http://" + l.Addr().String()
 	r.done = make(chan error, 1)
 	go func() { r.done <- r.srv.Serve(l) }()
-	// Run as root, nginx's workers run as nobody: they must be able to
-	// pass through the suite's directory (not list it) to the file.
-	if fi, err := os.Stat(s.dir); err == nil && os.Geteuid() == 0 && fi.Mode().Perm()&0o011 != 0o011 {
-		if err := os.Chmod(s.dir, fi.Mode().Perm()|0o011); err != nil {
-			r.stop()
-			return nil, err
-		}
-		r.restore = func() { os.Chmod(s.dir, fi.Mode().Perm()) }
-	}
-	if err := r.startNginx(nginx, s.dir); err != nil {
+	if err := r.startNginx(nginx, p); err != nil {
 		r.stop()
 		return nil, err
 	}
@@ -194,9 +184,25 @@ http {
 }
 `
 
-func (r *serveRig) startNginx(bin, root string) error {
+// startNginx starts nginx serving file. Its files and the one it serves
+// (a hard link to file: the same inode, the same cached pages) lie in a
+// directory of their own that anyone may pass through: run by root,
+// nginx's workers run as nobody, who may not enter the suite's.
+func (r *serveRig) startNginx(bin, file string) error {
 	prefix, err := os.MkdirTemp("", "mmapkit-bench-nginx-")
 	if err != nil {
+		return err
+	}
+	root := filepath.Join(prefix, "www")
+	err = os.Chmod(prefix, 0o755)
+	if err == nil {
+		err = os.Mkdir(root, 0o755)
+	}
+	if err == nil {
+		err = linkOrCopy(file, filepath.Join(root, filepath.Base(file)))
+	}
+	if err != nil {
+		os.RemoveAll(prefix)
 		return err
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -252,13 +258,32 @@ func (r *serveRig) startNginx(bin, root string) error {
 	return nil
 }
 
+// linkOrCopy hard-links src at dst, or copies it where it cannot (another
+// file system).
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
 func (r *serveRig) stop() {
 	r.client.CloseIdleConnections()
 	if r.stopNginx != nil {
 		r.stopNginx()
-	}
-	if r.restore != nil {
-		r.restore()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -296,7 +321,7 @@ func rangeOf(off, n int64) string {
 
 // fetch GETs rows 0..rows-1 (url and Range header of each from at) on
 // serveConns connections and returns the time and bytes; every response
-// must have status want and one row's length, and row 1 its bytes.
+// must have status want and one row's length, and row 0 its bytes.
 func (r *serveRig) fetch(at func(k int64) (string, string), want int) (time.Duration, int64, error) {
 	next := make(chan int64, r.rows)
 	for k := range r.rows {
@@ -351,7 +376,7 @@ func (r *serveRig) get(at func(k int64) (string, string), k int64, want int, buf
 	if err != nil || n != serveRow {
 		return fmt.Errorf("GET %s (%s): %d bytes of %d: %v", url, rng, n, serveRow, err)
 	}
-	if k == 1 && !bytes.Equal(buf, r.want) {
+	if k == 0 && !bytes.Equal(buf, r.want) {
 		return fmt.Errorf("GET %s (%s): not the file's bytes", url, rng)
 	}
 	return nil
