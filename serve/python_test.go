@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/mmapkit/mmapkit/csvtable"
 	_ "github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/format"
 	_ "github.com/mmapkit/mmapkit/futhark"
@@ -18,14 +19,15 @@ import (
 // server's base URL, then F|name|want.npy triples): through
 // fsspec's HTTP mapper and zarr (consolidated metadata), xarray's
 // open_zarr, dask, and fsspec's ReferenceFileSystem on /refs/F.json
-// whose targets are the server's /raw/ route.
+// whose targets are the server's /raw/ route (a fourth field "computed":
+// the array is not in the reference set).
 const httpReaders = `
 import json, sys
 import numpy as np, fsspec, zarr, xarray as xr, dask.array as da
 base = sys.argv[1]
 out = {}
 for arg in sys.argv[2:]:
-    f, name, want = arg.split("|")
+    f, name, want, *only = arg.split("|")
     want = np.load(want)
     url = base + "/zarr/" + f + "/"
     g = zarr.open_consolidated(fsspec.get_mapper(url), mode="r")
@@ -42,8 +44,11 @@ for arg in sys.argv[2:]:
         s = da.from_zarr(url, component=name).sum().compute(scheduler="threads")
         assert s == want.sum(), (arg, s, want.sum())
     fs = fsspec.filesystem("reference", fo=base + "/refs/" + f + ".json", remote_protocol="http")
-    r = zarr.open_group(zarr.storage.KVStore(fs.get_mapper("")), mode="r")[name]
-    assert np.array_equal(r[...], want), arg
+    refs = zarr.open_group(zarr.storage.KVStore(fs.get_mapper("")), mode="r")
+    if only:  # computed chunks: not in a reference set
+        assert name not in refs, arg
+    else:
+        assert np.array_equal(refs[name][...], want), arg
     out[f + ":" + name] = {"chunks": list(a.chunks), "order": a.order, "dims": list(ds[leaf].dims)}
 print(json.dumps(out))
 `
@@ -74,12 +79,20 @@ a[8, 3] = 5
 a.attrs["_ARRAY_DIMENSIONS"] = ["time", "x"]
 np.save(d + "/sparse.npy", a[...])
 np.save(d + "/v.npy", np.arange(10, dtype="<i8"))
+import zipfile
+with zipfile.ZipFile(d + "/mixed.npz", "w") as z:
+    z.write(d + "/v.npy", "v.npy", compress_type=zipfile.ZIP_STORED)
+    z.write(d + "/m.npy", "m.npy", compress_type=zipfile.ZIP_DEFLATED)
+np.savetxt(d + "/t.csv", np.column_stack([np.arange(5), np.arange(5) * 0.5]), delimiter=",", header="a,b", comments="", fmt=["%d", "%.1f"])
+np.save(d + "/ta.npy", np.arange(5, dtype="<i8"))
+np.save(d + "/tb.npy", np.arange(5) * 0.5)
 `, d)
 	p := func(name string) string { return filepath.Join(d, name) }
 	require.NoError(t, format.Convert(p("m.npy"), p("m.abf"), nil, nil))
 	require.NoError(t, format.Convert(p("m.npy"), p("m.in"), nil, nil))
 	require.NoError(t, format.Convert(p("m.npy"), p("m.dbdf"), nil, nil))
 	require.NoError(t, format.Convert(p("m.npy"), p("m3.zarr"), nil, &format.Options{Params: map[string]string{"chunks": "16,6"}}))
+	require.NoError(t, format.Convert(p("m.npy"), p("text.in"), nil, &format.Options{Params: map[string]string{"text": "true"}}))
 
 	args := []string{fx.base}
 	for _, c := range [][3]string{
@@ -98,6 +111,15 @@ np.save(d + "/v.npy", np.arange(10, dtype="<i8"))
 	} {
 		args = append(args, c[0]+"|"+c[1]+"|"+p(c[2]))
 	}
+	// Computed chunks: text, a deflated member, a CSV table's columns.
+	for _, c := range [][3]string{
+		{"text.in", "0", "m.npy"},
+		{"mixed.npz", "m", "m.npy"},
+		{"t.csv", "a", "ta.npy"},
+		{"t.csv", "b", "tb.npy"},
+	} {
+		args = append(args, c[0]+"|"+c[1]+"|"+p(c[2])+"|computed")
+	}
 	res, err := oracle.Output(py, httpReaders, args...)
 	require.NoError(t, err)
 	var got map[string]map[string]any
@@ -108,4 +130,6 @@ np.save(d + "/v.npy", np.arange(10, dtype="<i8"))
 	assert.Equal(t, []any{2.0, 3.0}, got["sparse.zarr:grid/t"]["chunks"])
 	assert.Equal(t, []any{"time", "x"}, got["sparse.zarr:grid/t"]["dims"])
 	assert.Equal(t, []any{"dim_0", "dim_1"}, got["m.npy:0"]["dims"])
+	assert.Equal(t, []any{64.0, 6.0}, got["text.in:0"]["chunks"])
+	assert.Equal(t, []any{"dim_0"}, got["t.csv:a"]["dims"])
 }

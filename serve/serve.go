@@ -7,7 +7,10 @@
 //   - /zarr/F/KEY: any file mmapkit reads (or a Zarr store) as a Zarr v2
 //     store: the metadata of its reference set (package refs), .zmetadata
 //     consolidating them, and each chunk the bytes of its range, read from
-//     the file at request time, with ranges and validators too;
+//     the file at request time, with ranges and validators too; records
+//     whose bytes are no range of the file (text, deflated members, CSV
+//     columns) are arrays too, each chunk read with ReadArray when asked
+//     for (at most one per processor at a time, 8 MiB at most);
 //   - /refs/F.json: the reference set of F, its targets on /raw/.
 //
 // What is safe: the server never writes under its directory, and never
@@ -18,7 +21,7 @@
 // the descriptor opened. Only regular files are served, opened without
 // blocking: directories, FIFOs and devices are 404. A response is served
 // from one open descriptor, first byte to last, by read or sendfile, never
-// through a mapping: a file renamed over during a response leaves that
+// through a mapping (a computed chunk is read whole first): a file renamed over during a response leaves that
 // response all old, and a file truncated under it cuts the response short
 // (the connection is closed) instead of crashing the server.
 //
@@ -42,6 +45,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +109,8 @@ type Server struct {
 	mu    sync.Mutex
 	http  *http.Server
 	cache map[string]*entry // descriptions for /zarr/ and /refs/, by real path
+	// computing holds a token for each computed chunk being read.
+	computing chan struct{}
 }
 
 // New returns a server of the directory dir.
@@ -127,7 +133,7 @@ func New(dir string, o *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{dir: real, root: root, opt: o.withDefaults()}, nil
+	return &Server{dir: real, root: root, opt: o.withDefaults(), computing: make(chan struct{}, runtime.GOMAXPROCS(0))}, nil
 }
 
 // Close releases the directory. It does not stop a running Serve: use

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/refs"
 )
 
@@ -70,8 +72,9 @@ func (id identity) etag(suffix string) string {
 // built with F's real path as the target, or why there is none.
 type described struct {
 	id   identity
-	real string // F's real path: the targets start with it
-	set  *refs.Set
+	real string    // F's real path: the targets start with it
+	set  *refs.Set // for /refs/: ranges only
+	zset *refs.Set // for /zarr/: ranges, and chunks computed with ReadArray
 	err  error
 }
 
@@ -136,7 +139,10 @@ func (s *Server) build(rel string, id identity) *described {
 		return d
 	}
 	defer f.Close()
-	if d.set, err = refs.Build(f, real, &refs.Options{Rows: s.opt.Rows}); err != nil {
+	if d.set, err = refs.Build(f, real, &refs.Options{Rows: s.opt.Rows}); err == nil {
+		d.zset, err = refs.Build(f, real, &refs.Options{Rows: s.opt.Rows, Computed: true})
+	}
+	if err != nil {
 		d.err = errors.New(s.private(err))
 	}
 	return d
@@ -229,7 +235,7 @@ func (s *Server) serveZarr(w http.ResponseWriter, r *http.Request, p string) {
 			http.Error(w, err.Error(), status)
 			return
 		}
-		if text, ok := d.set.Meta[key]; ok {
+		if text, ok := d.zset.Meta[key]; ok {
 			h := w.Header()
 			h.Set("Content-Type", "application/json")
 			h.Set("ETag", d.id.etag("-m"))
@@ -237,7 +243,13 @@ func (s *Server) serveZarr(w http.ResponseWriter, r *http.Request, p string) {
 			http.ServeContent(w, r, "", modTime(d.id), strings.NewReader(text))
 			return
 		}
-		ref, ok := d.set.Data[key]
+		if c, ok := d.zset.Computed[key]; ok {
+			if s.serveComputed(w, r, rel, d, c) {
+				return
+			}
+			continue
+		}
+		ref, ok := d.zset.Data[key]
 		if !ok {
 			http.Error(w, key+": no such key (a missing chunk reads as the fill value)", http.StatusNotFound)
 			return
@@ -274,6 +286,35 @@ func (s *Server) serveRange(w http.ResponseWriter, r *http.Request, d *described
 	h.Set("ETag", identityOf(fi).etag("-"+strconv.FormatInt(ref.Offset, 36)+"-"+strconv.FormatInt(ref.Length, 36)))
 	h.Set("Cache-Control", "no-cache")
 	http.ServeContent(w, r, "", fi.ModTime(), &section{f: f, base: ref.Offset, size: ref.Length})
+	return true
+}
+
+// serveComputed serves a chunk whose bytes are not a range of the file:
+// its elements read with ReadArray from the file at rel, if it is still
+// the version described; false if it is not. At most as many are read at
+// once as there are processors, each into a buffer of its own.
+func (s *Server) serveComputed(w http.ResponseWriter, r *http.Request, rel string, d *described, c refs.Computed) bool {
+	s.computing <- struct{}{}
+	defer func() { <-s.computing }()
+	f, err := format.Open(d.real, s.formatOptions(d.real))
+	if err != nil {
+		return false // changed since it was described
+	}
+	defer f.Close()
+	if fi, err := s.root.Stat(rel); err != nil || identityOf(fi) != d.id {
+		return false
+	}
+	rec := format.RecordAt(f, c.Record)
+	buf := make([]byte, c.Count*int64(rec.Type.Size()))
+	if err := f.ReadArray(c.Record, buf, c.First, layout.RowMajor, binary.LittleEndian); err != nil {
+		http.Error(w, s.private(err), http.StatusInternalServerError)
+		return true
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("ETag", d.id.etag("-c"+strconv.FormatInt(c.First, 36)+"-"+strconv.FormatInt(c.Count, 36)))
+	h.Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, "", modTime(d.id), bytes.NewReader(buf))
 	return true
 }
 

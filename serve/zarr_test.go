@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/mmapkit/mmapkit/abf"
+	_ "github.com/mmapkit/mmapkit/csvtable"
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/npy"
@@ -287,4 +288,42 @@ func TestZarrRows(t *testing.T) {
 	assert.Equal(t, file[128+3*16*48:], body)
 	resp, _ = fx.get(t, "/zarr/x.npy/0/4.0")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+// Records whose bytes are not ranges of the file (a CSV table's columns)
+// are served under /zarr/ all the same, their chunks computed; /refs/,
+// which holds ranges only, leaves them out.
+func TestZarrComputed(t *testing.T) {
+	fx := start(t, nil)
+	require.NoError(t, os.WriteFile(filepath.Join(fx.dir, "t.csv"), []byte("a,b\n1,0.5\n2,1.5\n3,2.5\n"), 0o644))
+	_, body := fx.get(t, "/zarr/t.csv/a/.zarray")
+	assert.JSONEq(t, `{"chunks": [3], "compressor": null, "dtype": "<i8", "fill_value": null, "filters": null, "order": "C", "shape": [3], "zarr_format": 2}`, string(body))
+	_, body = fx.get(t, "/zarr/t.csv/b/.zattrs")
+	assert.JSONEq(t, `{"_ARRAY_DIMENSIONS": ["dim_0"]}`, string(body))
+	_, body = fx.get(t, "/zarr/t.csv/.zmetadata")
+	assert.Contains(t, string(body), `"b/.zarray"`)
+
+	resp, body := fx.get(t, "/zarr/t.csv/a/0")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	assert.Equal(t, []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0}, body)
+	assert.Equal(t, "application/octet-stream", resp.Header.Get("Content-Type"))
+	tag := resp.Header.Get("ETag")
+	assert.NotEmpty(t, tag)
+	resp, body = fx.get(t, "/zarr/t.csv/b/0", "Range", "bytes=8-15")
+	assert.Equal(t, http.StatusPartialContent, resp.StatusCode)
+	assert.Equal(t, 1.5, math.Float64frombits(binary.LittleEndian.Uint64(body)))
+	resp, _ = fx.get(t, "/zarr/t.csv/a/0", "If-None-Match", tag)
+	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+	resp, _ = fx.get(t, "/zarr/t.csv/a/1")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+	// A new version of the file: new values, a new ETag.
+	require.NoError(t, os.WriteFile(filepath.Join(fx.dir, "t.csv"), []byte("a,b\n7,0.5\n8,1.5\n9,2.5\n"), 0o644))
+	resp, body = fx.get(t, "/zarr/t.csv/a/0", "If-None-Match", tag)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, byte(7), body[0])
+
+	_, body = fx.get(t, "/refs/t.csv.json")
+	assert.NotContains(t, string(body), `a/.zarray`, "a reference set holds ranges only")
+	assert.Contains(t, string(body), `".zgroup"`)
 }

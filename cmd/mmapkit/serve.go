@@ -37,7 +37,8 @@ other machines read the files of DIR where they lie, without a copy or a convers
   /zarr/F/KEY     any file mmapkit reads (or a Zarr store) as a Zarr v2 store: .zgroup, .zattrs,
                   .zarray, consolidated .zmetadata, and chunks, each the bytes of its range of F
                   read at request time (mmapkit refs --chunks ROWS F says which); a missing
-                  chunk is 404
+                  chunk is 404; records that are no range of F (text, deflated members,
+                  CSV columns) are arrays too, their chunks read and sent when asked for
   /refs/F.json    mmapkit refs F, its targets on this server's /raw/ route (--url BASE, else
                   http:// and the request's Host)
 
