@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,27 @@ func TestServeFigures(t *testing.T) {
 	entries, err := os.ReadDir(o.Dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the run's files are gone")
+}
+
+// The dask figures come from one run of a 2-worker cluster reading the
+// .npy through its reference set and the store converted from it: both
+// sums checked, the conversion's time said beside.
+func TestDaskFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dask cluster")
+	}
+	o := tinyOptions(t)
+	o.Only = []string{"dask_"}
+	res, err := Measure(context.Background(), o)
+	require.NoError(t, err)
+	refs, store := res.figure("dask_refs_sum"), res.figure("dask_zarr_sum")
+	if refs.Value == nil && (strings.Contains(refs.Note, "does not import") || strings.Contains(refs.Note, "no python3")) {
+		t.Skip(refs.Note)
+	}
+	require.NotNil(t, refs.Value, refs.Note)
+	require.NotNil(t, store.Value, store.Note)
+	assert.Equal(t, int64(1<<20), refs.Bytes)
+	assert.Regexp(t, `^the reference set took [0-9.]+ ms to make \(metadata only\), the store [0-9.]+ s to convert$`, refs.Note)
+	require.NotNil(t, refs.Ratio)
+	assert.InDelta(t, *refs.Value / *store.Value, *refs.Ratio, 1e-9)
 }
