@@ -112,6 +112,8 @@ func catalogue() []spec {
 		{name: "out_of_core_random", title: "random elements of the same file through a view, cold (per element)", unit: Micros, ceiling: "out_of_core_pread", goal: 1.0, measure: (*suite).outOfCoreRandom},
 		{name: "out_of_core_pread", title: "random elements of the same file with one pread(2) each, cold (per element)", unit: Micros, ceiling: "out_of_core_random", peer: true, measure: (*suite).outOfCorePread},
 	}...)
+	c = append(c, serveSpecs...)
+	c = append(c, daskSpecs...)
 	for i := range c {
 		if c[i].goalOf == "" {
 			c[i].goalOf = "ratio"

@@ -3,8 +3,11 @@ package refs_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,5 +81,45 @@ func TestBuildNothingDescribable(t *testing.T) {
 	}
 	if strings.Join(skipped, ",") != "a,b" || len(set.Data) != 0 || set.Meta[".zgroup"] != `{"zarr_format":2}` || len(set.Meta) != 3 {
 		t.Errorf("skipped %v; set %+v", skipped, set)
+	}
+}
+
+// TestBuildComputed: with Options.Computed, records that cannot be
+// located are arrays whose chunks are elements to read, cut along the
+// first axis within ComputedChunkBytes and Rows; such a set has no JSON.
+func TestBuildComputed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.csv")
+	var text strings.Builder
+	text.WriteString("a,b\n")
+	for i := range 10 {
+		text.WriteString(strconv.Itoa(i) + ",0.5\n")
+	}
+	if err := os.WriteFile(p, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := csvtable.Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	set, err := refs.Build(f, p, &refs.Options{Computed: true, Rows: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]refs.Computed{
+		"a/0": {Record: 0, First: 0, Count: 5}, "a/1": {Record: 0, First: 5, Count: 5},
+		"b/0": {Record: 1, First: 0, Count: 5}, "b/1": {Record: 1, First: 5, Count: 5},
+	}
+	if !reflect.DeepEqual(set.Computed, want) || len(set.Data) != 0 {
+		t.Errorf("computed %v, ranges %v; want %v and none", set.Computed, set.Data, want)
+	}
+	if got := set.Meta["a/.zarray"]; got != `{"chunks":[5],"compressor":null,"dtype":"<i8","fill_value":null,"filters":null,"order":"C","shape":[10],"zarr_format":2}` {
+		t.Errorf("a/.zarray %s", got)
+	}
+	if !strings.Contains(set.Meta[".zmetadata"], `"b/.zarray"`) {
+		t.Errorf(".zmetadata %s lacks b", set.Meta[".zmetadata"])
+	}
+	if err := set.WriteJSON(io.Discard); !errors.Is(err, refs.ErrComputed) {
+		t.Errorf("WriteJSON of computed chunks: %v, want ErrComputed", err)
 	}
 }

@@ -50,6 +50,26 @@ type Options struct {
 	// Skipped, if set, is told of each record that cannot be described
 	// (when Names is empty), and why.
 	Skipped func(rec *format.Record, why error)
+	// Computed describes records whose bytes are not ranges of the file
+	// (text, compressed members, codecs without a Zarr v2 form) but whose
+	// elements ReadArray gives, as uncompressed row-major little-endian
+	// arrays cut along their first axis into chunks of at most
+	// ComputedChunkBytes (Rows bounds them further): Set.Computed says
+	// which elements each chunk holds, for a server to read and send.
+	// Such a set has no JSON form.
+	Computed bool
+}
+
+// ComputedChunkBytes bounds the chunks of a computed array: each is read
+// into memory whole when it is asked for.
+const ComputedChunkBytes = 8 << 20
+
+// Computed is a chunk whose bytes are elements [First, First+Count) of
+// record Record in row-major order, little-endian, read with
+// format.Source.ReadArray.
+type Computed struct {
+	Record       int
+	First, Count int64
 }
 
 // Ref is one chunk's byte range.
@@ -61,9 +81,13 @@ type Ref struct {
 // Set is a reference set: metadata documents (JSON text) and chunk
 // ranges, by key.
 type Set struct {
-	Meta map[string]string
-	Data map[string]Ref
+	Meta     map[string]string
+	Data     map[string]Ref
+	Computed map[string]Computed // with Options.Computed
 }
+
+// ErrComputed: a set with computed chunks has no reference form.
+var ErrComputed = errors.New("refs: computed chunks are not byte ranges of a file")
 
 // Build describes the records of f, opened from path, as a reference
 // set.
@@ -85,8 +109,8 @@ func Build(f format.File, path string, o *Options) (*Set, error) {
 		u, err := url.Parse(o.URL)
 		scheme = err == nil && u.Scheme != ""
 	}
-	b := &builder{f: f, target: target, scheme: scheme, rows: o.Rows,
-		set:  &Set{Meta: map[string]string{}, Data: map[string]Ref{}},
+	b := &builder{f: f, target: target, scheme: scheme, rows: o.Rows, computed: o.Computed,
+		set:  &Set{Meta: map[string]string{}, Data: map[string]Ref{}, Computed: map[string]Computed{}},
 		meta: map[string]any{}, dims: format.Dimensions{}}
 	var which []int
 	n := format.NumRecords(f)
@@ -141,13 +165,14 @@ func Build(f format.File, path string, o *Options) (*Set, error) {
 }
 
 type builder struct {
-	f      format.File
-	target string
-	scheme bool
-	rows   int64
-	set    *Set
-	meta   map[string]any // every metadata document, for .zmetadata
-	dims   format.Dimensions
+	f        format.File
+	target   string
+	scheme   bool
+	rows     int64
+	computed bool
+	set      *Set
+	meta     map[string]any // every metadata document, for .zmetadata
+	dims     format.Dimensions
 }
 
 // put adds a metadata document.
@@ -190,18 +215,18 @@ func (b *builder) chunkTarget(path string) string {
 
 // record adds the array of record i.
 func (b *builder) record(i int, rec *format.Record) error {
-	lf, ok := b.f.(format.Locator)
-	if !ok {
-		return format.Unlocatable("format %s cannot say where its records' bytes are", b.f.Format())
+	var loc *format.Location
+	err := format.Unlocatable("format %s cannot say where its records' bytes are", b.f.Format())
+	if lf, ok := b.f.(format.Locator); ok {
+		loc, err = lf.Locate(i)
 	}
-	loc, err := lf.Locate(i)
 	if err != nil {
+		if b.computed && errors.Is(err, errors.ErrUnsupported) {
+			return b.computedRecord(i, rec, err)
+		}
 		return err
 	}
-	key := strings.TrimPrefix(rec.Name, "/")
-	if key == "" {
-		key = "0"
-	}
+	key := arrayKey(rec)
 	zarray := map[string]any{"zarr_format": 2, "shape": loc.Shape, "dtype": loc.DType,
 		"order": "C", "compressor": nil, "filters": nil, "fill_value": nil}
 	if loc.Order == layout.ColMajor && len(loc.Shape) >= 2 {
@@ -229,11 +254,33 @@ func (b *builder) record(i int, rec *format.Record) error {
 			data[key+"/"+r.key] = Ref{b.chunkTarget(loc.Path), r.off, r.n}
 		}
 	}
-	attrs := map[string]any{}
-	for k, v := range loc.Attributes {
-		attrs[k] = v
+	if err := b.array(key, zarray, loc.Shape, loc.Attributes, loc.DimensionNames); err != nil {
+		return err
 	}
-	attrs["_ARRAY_DIMENSIONS"] = b.dims.Name(key, loc.Shape, loc.DimensionNames)
+	for k, r := range data {
+		b.set.Data[k] = r
+	}
+	return nil
+}
+
+// arrayKey is the array a record becomes: its name without a leading
+// "/", "0" for none.
+func arrayKey(rec *format.Record) string {
+	key := strings.TrimPrefix(rec.Name, "/")
+	if key == "" {
+		key = "0"
+	}
+	return key
+}
+
+// array adds the metadata of the array key: its .zarray, its .zattrs
+// (attrs and its dimension names), and the groups above it.
+func (b *builder) array(key string, zarray map[string]any, shape []int64, attrs map[string]any, dims []string) error {
+	all := map[string]any{}
+	for k, v := range attrs {
+		all[k] = v
+	}
+	all["_ARRAY_DIMENSIONS"] = b.dims.Name(key, shape, dims)
 	if _, dup := b.set.Meta[key+"/.zarray"]; dup {
 		return fmt.Errorf("two records are the array %q", key)
 	}
@@ -245,11 +292,67 @@ func (b *builder) record(i int, rec *format.Record) error {
 	if err := b.put(key+"/.zarray", zarray); err != nil {
 		return err
 	}
-	if err := b.put(key+"/.zattrs", attrs); err != nil {
+	return b.put(key+"/.zattrs", all)
+}
+
+// computedRecord adds record i, which cannot be located (why), as an
+// array whose chunks are computed with ReadArray, if its elements have a
+// NumPy form.
+func (b *builder) computedRecord(i int, rec *format.Record, why error) error {
+	switch rec.Type {
+	case layout.Invalid, layout.I128, layout.U128, layout.JuliaChar:
+		return why
+	}
+	if rec.Kind == format.KindOpaque {
+		return why
+	}
+	key := arrayKey(rec)
+	shape := slices.Clone(rec.Shape)
+	chunks := slices.Clone(shape)
+	size := int64(rec.Type.Size())
+	var pieces []Computed
+	var keys []string
+	n, err := layout.Count(shape)
+	if err != nil {
 		return err
 	}
-	for k, r := range data {
-		b.set.Data[k] = r
+	switch {
+	case len(shape) == 0:
+		keys, pieces = []string{"0"}, []Computed{{i, 0, 1}}
+	case n == 0:
+		for j := range chunks {
+			chunks[j] = max(chunks[j], 1)
+		}
+	default:
+		slice := n / shape[0] // elements
+		bound := max(1, ComputedChunkBytes/(slice*size))
+		if b.rows > 0 {
+			bound = min(bound, b.rows)
+		}
+		r := Rows(shape[0], slice*size, bound)
+		if shape[0]/r > MaxChunks {
+			return format.Unlocatable("%d chunks of %d rows, more than %d", shape[0]/r, r, MaxChunks)
+		}
+		chunks[0] = r
+		rest := strings.Repeat(".0", len(shape)-1)
+		for c := int64(0); c < shape[0]/r; c++ {
+			keys = append(keys, strconv.FormatInt(c, 10)+rest)
+			pieces = append(pieces, Computed{i, c * r * slice, r * slice})
+		}
+	}
+	zarray := map[string]any{"zarr_format": 2, "shape": shape, "chunks": chunks,
+		"dtype": format.NumPyDType(rec.Type, rec.TypeName, false),
+		"order": "C", "compressor": nil, "filters": nil, "fill_value": nil}
+	var attrs map[string]any
+	var dims []string
+	if rec.Facts != nil {
+		attrs, dims = rec.Facts.Attributes, rec.Facts.DimensionNames
+	}
+	if err := b.array(key, zarray, shape, attrs, dims); err != nil {
+		return err
+	}
+	for j, k := range keys {
+		b.set.Computed[key+"/"+k] = pieces[j]
 	}
 	return nil
 }
@@ -337,7 +440,11 @@ func Rows(n, sliceBytes, rows int64) int64 {
 
 // WriteJSON writes the set as kerchunk's version-1 JSON, keys sorted: the
 // same set gives the same bytes.
+// A set with computed chunks has none: it returns ErrComputed.
 func (s *Set) WriteJSON(w io.Writer) error {
+	if len(s.Computed) > 0 {
+		return ErrComputed
+	}
 	keys := make([]string, 0, len(s.Meta)+len(s.Data))
 	for k := range s.Meta {
 		keys = append(keys, k)

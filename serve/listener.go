@@ -52,6 +52,16 @@ func (c *limitConn) Close() error {
 	return err
 }
 
+// ReadFrom passes on to the connection's own ReadFrom (sendfile on Linux):
+// embedding net.Conn alone would hide it, and every response would be
+// copied through a buffer.
+func (c *limitConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
 // stallListener gives each connection a deadline for every write (and
 // every piece of a sendfile), so that a client that takes no bytes for
 // stall is dropped, however long the whole response takes.

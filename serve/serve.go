@@ -1,8 +1,17 @@
-// Package serve is a read-only HTTP server for a directory of array files:
-// each regular file's bytes under /raw/, with single and multiple ranges,
-// strong validators and conditional requests (RFC 9110), so that fsspec,
-// zarr-python, xarray and dask on other machines read byte ranges of the
-// files where they lie, without a copy or a conversion.
+// Package serve is a read-only HTTP server for a directory of array files,
+// so that fsspec, zarr-python, xarray and dask on other machines read the
+// files where they lie, without a copy or a conversion:
+//
+//   - /raw/F: the bytes of the regular file F, with single and multiple
+//     ranges, strong validators and conditional requests (RFC 9110);
+//   - /zarr/F/KEY: any file mmapkit reads (or a Zarr store) as a Zarr v2
+//     store: the metadata of its reference set (package refs), .zmetadata
+//     consolidating them, and each chunk the bytes of its range, read from
+//     the file at request time, with ranges and validators too; records
+//     whose bytes are no range of the file (text, deflated members, CSV
+//     columns) are arrays too, each chunk read with ReadArray when asked
+//     for (at most one per processor at a time, 8 MiB at most);
+//   - /refs/F.json: the reference set of F, its targets on /raw/.
 //
 // What is safe: the server never writes under its directory, and never
 // opens anything outside it. A request path is percent-decoded exactly
@@ -12,9 +21,13 @@
 // the descriptor opened. Only regular files are served, opened without
 // blocking: directories, FIFOs and devices are 404. A response is served
 // from one open descriptor, first byte to last, by read or sendfile, never
-// through a mapping: a file renamed over during a response leaves that
+// through a mapping (a computed chunk is read whole first): a file renamed over during a response leaves that
 // response all old, and a file truncated under it cuts the response short
 // (the connection is closed) instead of crashing the server.
+//
+// Descriptions are cached per file version (device, inode, size and
+// modification time; a store's directory's) and made anew when it
+// changes; a chunk is served only from the version its metadata describe.
 //
 // What is not safe: an in-place write to a file (mmapkit set, a program
 // writing through a mapping) during a response may show partly in it; no
@@ -32,11 +45,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mmapkit/mmapkit/format"
 )
+
+// Routes names the routes a Server answers.
+const Routes = "/raw/, /zarr/, /refs/"
 
 // Options configure a Server. A nil *Options means the defaults.
 type Options struct {
@@ -52,6 +71,15 @@ type Options struct {
 	// Log, if set, gets one line per request: method, path, status,
 	// bytes sent and duration.
 	Log io.Writer
+	// Format are the options files are opened with for /zarr/ and /refs/
+	// (a format's parameters apply to the files its extension names).
+	Format *format.Options
+	// Rows bounds the slices per chunk of a contiguous array under /zarr/
+	// and /refs/, as refs.Options.Rows does (0: 64 MiB worth).
+	Rows int64
+	// URL is where clients reach the server, for the targets of /refs/;
+	// empty: http:// and the request's Host.
+	URL string
 }
 
 func (o *Options) withDefaults() Options {
@@ -78,8 +106,11 @@ type Server struct {
 	root *os.Root
 	opt  Options
 
-	mu   sync.Mutex
-	http *http.Server
+	mu    sync.Mutex
+	http  *http.Server
+	cache map[string]*entry // descriptions for /zarr/ and /refs/, by real path
+	// computing holds a token for each computed chunk being read.
+	computing chan struct{}
 }
 
 // New returns a server of the directory dir.
@@ -102,7 +133,7 @@ func New(dir string, o *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{dir: real, root: root, opt: o.withDefaults()}, nil
+	return &Server{dir: real, root: root, opt: o.withDefaults(), computing: make(chan struct{}, runtime.GOMAXPROCS(0))}, nil
 }
 
 // Close releases the directory. It does not stop a running Serve: use
@@ -166,8 +197,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch route {
 	case "raw":
 		s.serveRaw(lw, r, rest)
+	case "zarr":
+		s.serveZarr(lw, r, rest)
+	case "refs":
+		s.serveRefs(lw, r, rest)
 	default:
-		http.Error(lw, "no such route: the routes are /raw/", http.StatusNotFound)
+		http.Error(lw, "no such route: the routes are "+Routes, http.StatusNotFound)
 	}
 }
 
@@ -207,23 +242,40 @@ var ErrOutside = errors.New("outside the served directory")
 // it, without blocking, and returns it with its information; or the HTTP
 // status and error that say why not.
 func (s *Server) open(segs []string) (*os.File, os.FileInfo, int, error) {
-	name := filepath.Join(segs...)
-	real, err := filepath.EvalSymlinks(filepath.Join(s.dir, name))
+	rel, status, err := s.confine(segs)
 	if err != nil {
-		return nil, nil, http.StatusNotFound, fmt.Errorf("%s: no such file", strings.Join(segs, "/"))
+		return nil, nil, status, err
+	}
+	return s.openRel(rel, strings.Join(segs, "/"))
+}
+
+// confine returns the real path of segs relative to the directory (links
+// resolved), or the HTTP status and error that say why there is none
+// inside it.
+func (s *Server) confine(segs []string) (string, int, error) {
+	name := strings.Join(segs, "/")
+	real, err := filepath.EvalSymlinks(filepath.Join(s.dir, filepath.Join(segs...)))
+	if err != nil {
+		return "", http.StatusNotFound, fmt.Errorf("%s: no such file", name)
 	}
 	rel, err := filepath.Rel(s.dir, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return nil, nil, http.StatusForbidden, fmt.Errorf("%s: %w", strings.Join(segs, "/"), ErrOutside)
+		return "", http.StatusForbidden, fmt.Errorf("%s: %w", name, ErrOutside)
 	}
+	return rel, 0, nil
+}
+
+// openRel opens the regular file at rel, a real path inside the
+// directory, without blocking; name is what errors call it.
+func (s *Server) openRel(rel, name string) (*os.File, os.FileInfo, int, error) {
 	// The root refuses, without a race, a link swapped in meanwhile that
 	// leads out.
 	f, err := s.root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, http.StatusNotFound, fmt.Errorf("%s: no such file", strings.Join(segs, "/"))
+			return nil, nil, http.StatusNotFound, fmt.Errorf("%s: no such file", name)
 		}
-		return nil, nil, http.StatusForbidden, fmt.Errorf("%s: %w", strings.Join(segs, "/"), ErrOutside)
+		return nil, nil, http.StatusForbidden, fmt.Errorf("%s: %w", name, ErrOutside)
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
@@ -232,7 +284,7 @@ func (s *Server) open(segs []string) (*os.File, os.FileInfo, int, error) {
 		if err == nil && fi.IsDir() {
 			what = "a directory (no listings)"
 		}
-		return nil, nil, http.StatusNotFound, fmt.Errorf("%s: %s", strings.Join(segs, "/"), what)
+		return nil, nil, http.StatusNotFound, fmt.Errorf("%s: %s", name, what)
 	}
 	if err := clearNonblock(f); err != nil {
 		f.Close()

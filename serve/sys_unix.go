@@ -31,3 +31,10 @@ func inode(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+func device(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev)
+	}
+	return 0
+}

@@ -211,3 +211,29 @@ func BenchmarkWriteManyArrays(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*arrays), "ns/array")
 }
+
+// BenchmarkLocate10k describes a version 2 array of 10,000 chunk files
+// (format.Locator): the cost of finding each chunk and its size.
+func BenchmarkLocate10k(b *testing.B) {
+	const rows = 10000
+	src := (&memSource{}).add("x", layout.F64, []int64{rows, 16}, layout.RowMajor, false, ramp(layout.F64, rows*16, 0))
+	p := filepath.Join(b.TempDir(), "many.zarr")
+	if err := Write(p, src, &Options{Version: 2, Chunks: []int64{1, 16}}); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(p, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		loc, err := s.Locate(0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(loc.Grid.Stored) != rows {
+			b.Fatalf("%d chunks stored, want %d", len(loc.Grid.Stored), rows)
+		}
+	}
+}

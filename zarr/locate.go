@@ -1,7 +1,11 @@
 package zarr
 
 import (
+	"errors"
+	"io/fs"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
@@ -65,8 +69,17 @@ func (s *Store) Locate(i int) (*format.Location, error) {
 		return loc, err
 	}
 	idx := make([]int64, len(grid))
+	files := &chunkFiles{s: s, dirs: map[string]map[string]fs.DirEntry{}}
 	for {
-		w, err := a.locateUnit(idx)
+		var w where
+		if key, inner := m.locate(idx); inner < 0 {
+			w.key = key
+			var ok bool
+			w.n, ok, err = files.size(key)
+			w.missing = !ok
+		} else {
+			w, err = a.locateUnit(idx)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +101,47 @@ func (s *Store) Locate(i int) (*format.Location, error) {
 			return loc, nil
 		}
 	}
+}
+
+// chunkFiles finds chunk files by listing each directory once, instead of
+// a lookup per chunk: a chunk absent from its directory's listing is
+// missing, one listed as a regular file has its size from the listing's
+// entry, and anything else (a link) is judged by statKey, as a read
+// would be.
+type chunkFiles struct {
+	s    *Store
+	dirs map[string]map[string]fs.DirEntry
+}
+
+// size is statKey's answer for key.
+func (c *chunkFiles) size(key string) (int64, bool, error) {
+	dir, name := path.Split(key)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		dir = "."
+	}
+	entries, ok := c.dirs[dir]
+	if !ok {
+		list, err := fs.ReadDir(c.s.fsys, dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return c.s.statKey(key)
+		}
+		entries = make(map[string]fs.DirEntry, len(list))
+		for _, e := range list {
+			entries[e.Name()] = e
+		}
+		c.dirs[dir] = entries
+	}
+	e, ok := entries[name]
+	if !ok {
+		return 0, false, nil
+	}
+	if e.Type().IsRegular() {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size(), true, nil
+		}
+	}
+	return c.s.statKey(key)
 }
 
 // jsonOrNull is raw JSON, or null where there is none.

@@ -349,17 +349,28 @@ func TestBeyondOneMachineRefs(t *testing.T) {
 	require.NoError(t, err, "mmapkit %s: %s", strings.Join(cmds[0], " "), out)
 	args := strings.Fields(run)
 	require.Equal(t, []string{"python3", "refs.py", "data.json"}, args)
-	var got struct {
-		Workers      int       `json:"workers"`
-		Chunks       int       `json:"chunks"`
-		Sum          float64   `json:"sum"`
-		Colsum       []float64 `json:"colsum"`
-		Dims         []string  `json:"dims"`
-		XarrayColsum []float64 `json:"xarray_colsum"`
-	}
+	var got clusterSums
 	runScript(t, py, dir, args[1], script, args[2:], &got)
-	t.Logf("dask LocalCluster over a reference set: %d worker processes, %d chunks: sum %v (source %v); xarray dims %v",
-		got.Workers, got.Chunks, got.Sum, sum, got.Dims)
+	got.check(t, "a reference set", sum, colsum)
+}
+
+// clusterSums is what the README's scripts print of the ABF file of
+// writeClusterABF read by two dask workers and by xarray.
+type clusterSums struct {
+	Workers      int       `json:"workers"`
+	Chunks       int       `json:"chunks"`
+	Sum          float64   `json:"sum"`
+	Colsum       []float64 `json:"colsum"`
+	Dims         []string  `json:"dims"`
+	XarrayColsum []float64 `json:"xarray_colsum"`
+}
+
+// check checks the sums against the source's: two workers, one dask
+// chunk per range of 512 columns.
+func (got *clusterSums) check(t *testing.T, through string, sum float64, colsum []float64) {
+	t.Helper()
+	t.Logf("dask LocalCluster over %s: %d worker processes, %d chunks: sum %v (source %v); xarray dims %v",
+		through, got.Workers, got.Chunks, got.Sum, sum, got.Dims)
 	assert.Equal(t, 2, got.Workers)
 	assert.Equal(t, 4, got.Chunks, "one dask chunk per range")
 	assert.Equal(t, sum, got.Sum)

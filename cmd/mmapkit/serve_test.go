@@ -33,7 +33,7 @@ func TestServeCommand(t *testing.T) {
 	defer cmd.Process.Kill()
 	lines := bufio.NewScanner(stderr)
 	require.True(t, lines.Scan())
-	m := regexp.MustCompile(`^mmapkit: serving (.+) on http://(127\.0\.0\.1:\d+)/ \(read-only; /raw/\)$`).FindStringSubmatch(lines.Text())
+	m := regexp.MustCompile(`^mmapkit: serving (.+) on http://(127\.0\.0\.1:\d+)/ \(read-only; /raw/, /zarr/, /refs/\)$`).FindStringSubmatch(lines.Text())
 	require.NotNil(t, m, lines.Text())
 	assert.Equal(t, dir, m[1])
 	base := "http://" + m[2]
