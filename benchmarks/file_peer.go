@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -41,6 +42,16 @@ def load(p, k):
         if k not in z.files and k.endswith(".npy"):
             k = k[:-4]
         return z[k]
+`},
+	// A table's column is "<dataset>/<member>": the field of the dataset.
+	"hdf5": {"h5py ds[:].sum()", "h5py", "import h5py", `
+def load(p, k):
+    with h5py.File(p, "r") as f:
+        if k in f:
+            ds = f[k]
+            return ds[()] if ds.shape == () else ds[:]
+        table, field = k.rsplit("/", 1)
+        return f[table or "/"][field]
 `},
 	"zarr": {"zarr-python z[:].sum()", "zarr", "import zarr", `
 def load(p, k):
@@ -85,7 +96,7 @@ func isZip(path string) bool {
 const peerMain = `
 import time
 def main():
-    p, k, budget, cold = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "1"
+    p, k, budget, cold, most = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
     best, n, start, runs = None, 0, time.perf_counter(), 0
     while True:
         t = time.perf_counter()
@@ -97,15 +108,20 @@ def main():
         if not cold and runs == 1:
             continue  # the first read settles the cache
         best = t if best is None or t < best else best
-        if cold or (runs >= 3 and time.perf_counter() - start > budget):
+        if cold or runs > most or (runs >= 2 and time.perf_counter() - start > budget):
             break
     print(json.dumps({"t": best, "n": n}))
 main()
 `
 
-// peer measures the peer's read, warm or cold.
+// peer measures the peer's read, warm or cold; the peer is stopped when
+// the run's time is up.
 func (b *fileBench) peer(path string, p *filePeer, nbytes int64, cold bool) (FileFigure, error) {
 	fig := FileFigure{Way: WayPeer, Cold: cold, Unit: GBps, Ceiling: p.tool}
+	per, err := b.slot()
+	if err != nil {
+		return fig, b.unmeasured(&fig, err)
+	}
 	py := b.o.python
 	if py == "" {
 		py = oracle.Find(p.module)
@@ -129,13 +145,19 @@ func (b *fileBench) peer(path string, p *filePeer, nbytes int64, cold bool) (Fil
 	if err != nil {
 		return fig, err
 	}
-	cmd := exec.CommandContext(b.ctx, py, "-c", p.script, abs, p.name, strconv.FormatFloat(b.per.Seconds(), 'f', 3, 64), coldArg)
+	ctx, cancel := context.WithTimeout(b.ctx, b.deadline.Sub(b.now()))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, "-c", p.script, abs, p.name, strconv.FormatFloat(per.Seconds(), 'f', 3, 64), coldArg, strconv.Itoa(b.o.maxRuns))
 	cmd.Dir = os.TempDir() // not the working directory, whose zarr/ would be imported as zarr
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err := b.ctx.Err(); err != nil {
 		return fig, err
+	}
+	if ctx.Err() != nil {
+		fig.Note = "not measured: stopped when the time (--time) ran out"
+		return fig, nil
 	}
 	if err != nil {
 		// The user's tool cannot read the file (a Zarr v3 store and

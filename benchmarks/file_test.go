@@ -50,6 +50,12 @@ var benchFormats = []struct {
 	{file: "one.zarr", write: map[string]string{"zarr-version": "2"}, ways: []string{WayView, WayCopy, WayDecode, WayParallel, WayRandom, WayPeer}, peerTool: "zarr"},
 	{file: "z.zarr", write: map[string]string{"chunks": "1000", "compress": "zstd", "zarr-version": "2"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "zarr"},
 	{file: "a.csv", ways: []string{WayCopy}},
+	// HDF5: contiguous datasets map at aligned offsets; chunked ones,
+	// filtered or not, are decoded; h5py is the peer of either.
+	{file: "a.h5", ways: []string{WayView, WayCopy, WayParallel, WayRandom, WayPeer}, peerTool: "h5py"},
+	{file: "c.h5", write: map[string]string{"chunks": "1000"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "h5py"},
+	{file: "g.h5", write: map[string]string{"chunks": "1000", "compress": "gzip"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "h5py"},
+	{file: "a.nc", write: map[string]string{"compress": "gzip:1"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "h5py"},
 }
 
 // writeBenchFile writes a 1-D float64 array of n elements as src.
@@ -77,7 +83,7 @@ func TestBenchFilesWays(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := snapshot(t, path)
-			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: 100 * time.Millisecond, Open: format.Options{Params: c.read}})
+			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: 10 * time.Second, Open: format.Options{Params: c.read}, maxRuns: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +223,7 @@ func TestBenchFilesColdIsCold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &fileBench{ctx: context.Background()}
+	b := &fileBench{ctx: context.Background(), now: time.Now, recEnd: time.Now().Add(time.Hour), o: FileOptions{maxRuns: 1}}
 	rec := format.RecordAt(f, 0)
 	sp, preg := recordSpan(src, f, 0, rec, int64(len(view)))
 	if sp == nil || preg == nil {
@@ -250,5 +256,64 @@ func TestBenchFilesColdIsCold(t *testing.T) {
 	}
 	if note != "" {
 		t.Errorf("note %q on a run that started cold", note)
+	}
+}
+
+// --time bounds the whole run, record by record: on a clock that each
+// read advances by one tick, a budget of n ticks a record lets about n
+// reads run (one measurement that started finishes), and every
+// measurement after that, cold runs and the peer included, is noted as
+// not measured.
+func TestBenchFilesTimeBoundsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	a := writeBenchFile(t, dir, 4096)
+	b := filepath.Join(dir, "b.npy")
+	if err := os.Rename(a, b); err != nil {
+		t.Fatal(err)
+	}
+	a = writeBenchFile(t, dir, 4096)
+	const tick = time.Millisecond
+	for _, c := range []struct {
+		paths    []string
+		perRec   int // ticks a record
+		measured []string
+	}{
+		// Nothing starts on a spent budget.
+		{paths: []string{a}, perRec: 0},
+		// A warm read that settles the cache and one timed, for each of
+		// the view scan, the copying read and their ceilings, and the
+		// memmove beside the copy: then the record's time is spent.
+		{paths: []string{a}, perRec: 10, measured: []string{WayView, WayCopy}},
+		// Each record has its share: the first cannot take the second's.
+		{paths: []string{a, b}, perRec: 10, measured: []string{WayView, WayCopy}},
+	} {
+		fb := newFileBench(context.Background(), FileOptions{Time: time.Duration(len(c.paths)*c.perRec)*tick + 1, tick: tick})
+		res, err := fb.measureFiles(c.paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if max := len(c.paths) * (c.perRec + 2); fb.runs > max || fb.runs < len(c.paths)*c.perRec {
+			t.Errorf("%d ticks a record: %d reads, want from %d to %d", c.perRec, fb.runs, len(c.paths)*c.perRec, max)
+		}
+		if len(res.Records) != len(c.paths) {
+			t.Fatalf("%d records, want %d", len(res.Records), len(c.paths))
+		}
+		for _, r := range res.Records {
+			var measured []string
+			for _, f := range r.Figures {
+				switch {
+				case f.Value > 0 && !f.Cold:
+					measured = append(measured, f.Way)
+				case f.Note != outOfTime.Error():
+					t.Errorf("%s: %s cold=%v: note %q, want %q", r.File, f.Way, f.Cold, f.Note, outOfTime.Error())
+				}
+			}
+			if !slices.Equal(measured, c.measured) {
+				t.Errorf("%s, %d ticks: measured %q, want %q", r.File, c.perRec, measured, c.measured)
+			}
+			if len(r.Figures) != 10 {
+				t.Errorf("%s: %d figures, want all 10, measured or not", r.File, len(r.Figures))
+			}
+		}
 	}
 }

@@ -33,9 +33,13 @@ With FILE arguments (any format mmapkit reads), bench measures those files inste
 writing to them: for each record (--name, repeatable; else the 3 largest), each way to read it
 that applies — the view scan, the copying read, the parallel decode of a chunked record, the
 view scan on every core, random elements, and the tool a user of the format would use (NumPy,
-zarr-python) where installed — warm and cold (pages dropped first, checked with mincore), each
-beside its ceiling on the same bytes (a raw mapping, read(2), one core's decode, pread). The
-run takes about --time in all. It ends with one line per record naming the fastest way.`,
+h5py, zarr-python) where installed — warm and cold (pages dropped first, checked with mincore),
+each beside its ceiling on the same bytes (a raw mapping, read(2), one core's decode, pread).
+--time bounds the whole run: each record gets an equal share of the time left when it starts,
+and no measurement of it (warm, cold, ceiling or peer) starts once that share is spent; those
+left are noted "not measured". A read that has started finishes (a cold read of a large record
+can outlast its share), except the peer's, which is stopped when the run's time is up. It ends
+with one line per record naming the fastest way, warm and cold, with advice for reading it cold.`,
 		Example: `  mmapkit bench --quick
   mmapkit bench --only convert_,edit_
   mmapkit bench --size 256MiB --json > bench.json
@@ -75,7 +79,7 @@ run takes about --time in all. It ends with one line per record naming the faste
 	f.StringVar(&o.Dir, "dir", "", "directory for the temporary files (default: the system's)")
 	f.StringSliceVar(&o.Only, "only", nil, "run only the figures whose names start with these comma-separated prefixes")
 	f.StringArrayVar(&fo.Names, "name", nil, "with FILE: a record to measure (repeatable; default the 3 largest of each file)")
-	f.DurationVar(&fo.Time, "time", 30*time.Second, "with FILE: how long the whole run takes, about")
+	f.DurationVar(&fo.Time, "time", 30*time.Second, "with FILE: the time the whole run may take (no measurement starts after it)")
 	rf.add(cmd)
 	return cmd
 }
