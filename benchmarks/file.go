@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +42,7 @@ type FileOptions struct {
 	// record's share is spent: those left are noted as not measured. One
 	// that has started runs to its end (at least one read, warm ones
 	// after a read that settles the cache), except the peer, which is
-	// stopped when the whole run's time is up.
+	// stopped when the record's share is spent.
 	Time time.Duration
 	// JSON prints the results as one JSON document instead of tables.
 	JSON bool
@@ -82,6 +83,9 @@ const (
 	WayParallel = "parallel view scan"
 	WayRandom   = "random element"
 	WayPeer     = "peer"
+	// WayAdvised is a cold scan of a mapping of the record's bytes
+	// advised sequential: what the advice does for a view read from disk.
+	WayAdvised = "mapping scan, sequential advice"
 )
 
 // FileResults is what RunFiles measured.
@@ -468,12 +472,7 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 	// The measurements, warm and cold, that share the record's time:
 	// each way and its ceiling where it has one (one where the values are
 	// one run of the file), the peer alone, and the warm copy's memmove.
-	one := func(ok bool) int {
-		if ok {
-			return 1
-		}
-		return 0
-	}
+	one := b2i
 	perTemp := 1 + one(sp != nil || len(recordFiles(path, rec)) > 0) // the copying read
 	if viewErr == nil {
 		perTemp += 3 * (1 + one(sp != nil)) // the view scans, random elements
@@ -484,59 +483,70 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 	if peer != nil {
 		perTemp++
 	}
-	b.slots = 2*perTemp + one(sp != nil)
+	advised := viewErr == nil && sp != nil
+	b.slots = 2*perTemp + one(sp != nil) + 2*one(advised)
 	label := fmt.Sprintf("%s: %s", filepath.Base(path), rec.Name)
 
-	for _, cold := range []bool{false, true} {
-		temp := "warm"
-		if cold {
-			temp = "cold"
-		}
-		if viewErr == nil {
-			b.progress("%s: view scan, %s", label, temp)
-			fig, err := b.viewScan(path, sp, t, view, cold)
-			if err != nil {
-				return nil, err
+	// Way by way, warm then cold, so that the time running out takes the
+	// last ways whole, not every cold figure or every warm one.
+	type way struct {
+		name     string
+		measure  func(cold bool) (FileFigure, error)
+		diskOnly bool
+	}
+	var ways []way
+	if viewErr == nil {
+		ways = append(ways, way{WayView, func(cold bool) (FileFigure, error) { return b.viewScan(path, sp, t, view, cold) }, false})
+	}
+	ways = append(ways, way{WayCopy, func(cold bool) (FileFigure, error) { return b.copyRead(path, f, i, rec, sp, bytes, cold) }, false})
+	if advised {
+		ways = append(ways, way{WayAdvised, func(bool) (FileFigure, error) { return b.advisedScan(path, sp, t) }, true})
+	}
+	if chunked {
+		ways = append(ways, way{WayDecode, func(cold bool) (FileFigure, error) { return b.decode(path, f, i, bytes, cold) }, false})
+	}
+	if viewErr == nil {
+		ways = append(ways,
+			way{WayParallel, func(cold bool) (FileFigure, error) { return b.parallelScan(path, sp, t, view, cold) }, false},
+			way{WayRandom, func(cold bool) (FileFigure, error) { return b.random(path, sp, t, view, cold) }, false})
+	}
+	for _, w := range ways {
+		for _, cold := range []bool{false, true} {
+			if w.diskOnly && !cold {
+				continue
 			}
-			r.Figures = append(r.Figures, fig)
-		}
-		b.progress("%s: copying read, %s", label, temp)
-		fig, err := b.copyRead(path, f, i, rec, sp, bytes, cold)
-		if err != nil {
-			return nil, err
-		}
-		r.Figures = append(r.Figures, fig)
-		if chunked {
-			b.progress("%s: parallel decode, %s", label, temp)
-			fig, err := b.decode(path, f, i, bytes, cold)
-			if err != nil {
-				return nil, err
+			temp := "warm"
+			if cold {
+				temp = "cold"
 			}
-			r.Figures = append(r.Figures, fig)
-		}
-		if viewErr == nil {
-			b.progress("%s: parallel view scan, %s", label, temp)
-			fig, err := b.parallelScan(path, sp, t, view, cold)
-			if err != nil {
-				return nil, err
-			}
-			r.Figures = append(r.Figures, fig)
-			b.progress("%s: random elements, %s", label, temp)
-			if fig, err = b.random(path, sp, t, view, cold); err != nil {
-				return nil, err
-			}
-			r.Figures = append(r.Figures, fig)
-		}
-		if peer != nil {
-			b.progress("%s: %s, %s", label, peer.tool, temp)
-			fig, err := b.peer(path, peer, bytes, cold)
+			b.progress("%s: %s, %s", label, w.name, temp)
+			fig, err := w.measure(cold)
 			if err != nil {
 				return nil, err
 			}
 			r.Figures = append(r.Figures, fig)
 		}
 	}
+	if peer != nil {
+		// Last, as the least of the record's figures to lose when the
+		// time runs out: the user's tool, cold then warm.
+		b.progress("%s: %s, cold and warm", label, peer.tool)
+		figs, err := b.peer(path, peer, bytes)
+		if err != nil {
+			return nil, err
+		}
+		r.Figures = append(r.Figures, figs...)
+	}
+	// Shown warm first.
+	slices.SortStableFunc(r.Figures, func(a, b FileFigure) int { return cmp.Compare(b2i(a.Cold), b2i(b.Cold)) })
 	return r, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // measure times fn: warm, the best of as many runs as the measurement's
@@ -695,22 +705,12 @@ func sameSum(a, b float64) bool { return a == b || (a != a && b != b) }
 func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Record, sp *span, bytes int64, cold bool) (FileFigure, error) {
 	t := rec.Type
 	size := int64(t.Size())
-	per := max(format.StreamBytes/size, 1)
-	buf := make([]complex128, (per*size+15)/16) // aligned for any element
-	chunk := unsafeslice.Bytes(buf)[:per*size]
+	chunk := streamBuffer(t)
+	per := int64(len(chunk)) / size
 	n := bytes / size
 	var ref func() error
 	if sp != nil {
-		ref = func() error {
-			for off := int64(0); off < sp.size; off += int64(len(chunk)) {
-				c := chunk[:min(int64(len(chunk)), sp.size-off)]
-				if _, err := sp.file.ReadAt(c, sp.off+off); err != nil {
-					return err
-				}
-				typedSum(t, c)
-			}
-			return nil
-		}
+		ref = func() error { return sp.readAll(t, chunk) }
 	}
 	ceiling := "read(2)"
 	files := recordFiles(path, rec)
@@ -761,6 +761,42 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 		fig.Note = joinNotes(fig.Note, fmt.Sprintf("memmove of the same bytes: %.3g GB/s, %.2f of it", fig.Memmove, fig.Value/fig.Memmove))
 	}
 	return fig, nil
+}
+
+// streamBuffer returns a buffer of whole elements of t, about
+// format.StreamBytes, aligned for any element.
+func streamBuffer(t layout.Type) []byte {
+	size := int64(t.Size())
+	n := max(format.StreamBytes/size, 1) * size
+	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
+}
+
+// readAll reads the span with pread(2) through buf, summing each part.
+func (sp *span) readAll(t layout.Type, buf []byte) error {
+	for off := int64(0); off < sp.size; off += int64(len(buf)) {
+		c := buf[:min(int64(len(buf)), sp.size-off)]
+		if _, err := sp.file.ReadAt(c, sp.off+off); err != nil {
+			return err
+		}
+		typedSum(t, c)
+	}
+	return nil
+}
+
+// advisedScan sums a mapping of the record's bytes advised sequential,
+// from disk, against read(2) of the same bytes: the advice a view read
+// cold can be given, measured.
+func (b *fileBench) advisedScan(path string, sp *span, t layout.Type) (FileFigure, error) {
+	chunk := streamBuffer(t)
+	if err := sp.reg.Advise(mmapfile.AdviceSequential); err != nil {
+		fig := FileFigure{Way: WayAdvised, Cold: true, Unit: GBps}
+		fig.Note = "not measured: " + err.Error()
+		return fig, nil
+	}
+	defer sp.reg.Advise(mmapfile.AdviceNormal)
+	return b.pair(path, WayAdvised, "read(2)", sp.size, true,
+		func() error { typedSum(t, sp.raw); return nil },
+		func() error { return sp.readAll(t, chunk) })
 }
 
 // joinNotes joins a figure's notes with "; ".

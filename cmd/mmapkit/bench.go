@@ -38,8 +38,9 @@ each beside its ceiling on the same bytes (a raw mapping, read(2), one core's de
 --time bounds the whole run: each record gets an equal share of the time left when it starts,
 and no measurement of it (warm, cold, ceiling or peer) starts once that share is spent; those
 left are noted "not measured". A read that has started finishes (a cold read of a large record
-can outlast its share), except the peer's, which is stopped when the run's time is up. It ends
-with one line per record naming the fastest way, warm and cold, with advice for reading it cold.`,
+can outlast its share), except the peer's, which is stopped when its record's share is spent.
+It ends with one line per record naming the fastest way, warm and cold, with advice for reading
+it from disk (cold) where the figures call for it.`,
 		Example: `  mmapkit bench --quick
   mmapkit bench --only convert_,edit_
   mmapkit bench --size 256MiB --json > bench.json
