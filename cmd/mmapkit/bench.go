@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -27,7 +28,8 @@ can do at best (RAM scan, raw mapping scan on one core and on all, read(2), cold
 gather, write(2) + fsync, cp + sync, pwrite + fdatasync), all in one run, and prints a table of
 GB/s (or µs), ceilings, ratios, goals and whether each goal is met. --json prints one JSON document
 instead; --report DIR also writes a Markdown report with a chart. --only runs the figures whose
-names start with the given prefixes. Progress goes to stderr (silenced by --quiet).
+names start with the given prefixes. Progress goes to stderr (silenced by --quiet); with FILE
+arguments, on a terminal, as one line redrawn in place.
 
 With FILE arguments (any format mmapkit reads), bench measures those files instead, never
 writing to them: for each record (--name, repeatable; else the 3 largest), each way to read it
@@ -101,8 +103,35 @@ func benchFiles(ctx context.Context, cmd *cobra.Command, rf *readFlags, fo bench
 	if o.Progress == io.Discard {
 		fo.Progress = nil
 	}
+	// On a terminal, one line that says what is measured and how much of
+	// the time is spent; elsewhere a line per step.
+	if bar := newProgress(e, int64(fo.Time), "bench"); bar != nil {
+		bar.line = benchLine
+		fo.Progress = nil
+		fo.OnProgress = func(p benchmarks.FileProgress) {
+			if p.Done {
+				bar.Done()
+				return
+			}
+			bar.Step(int64(p.Elapsed), fmt.Sprintf("bench %d/%d %s", p.Record, p.Records, p.Step))
+		}
+	}
 	if err := benchmarks.RunFiles(ctx, paths, fo, e.stdout); err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	return nil
+}
+
+// benchLineWidth is how much of a step's description bench's progress
+// line shows, so that the line fits a terminal's width.
+const benchLineWidth = 56
+
+// benchLine is bench FILE's progress line: the step, and the time spent
+// (done, in nanoseconds, on the run's own clock) of the --time budget.
+func benchLine(desc string, done, total int64, _ time.Duration) string {
+	if r := []rune(desc); len(r) > benchLineWidth {
+		desc = string(r[:benchLineWidth-1]) + "…"
+	}
+	return fmt.Sprintf("%-*s %s %s of %s", benchLineWidth, desc, progressBar(float64(done)/float64(total)),
+		time.Duration(done).Round(time.Second), time.Duration(total).Round(time.Second))
 }
