@@ -36,13 +36,13 @@ type FileOptions struct {
 	// (zero: 3).
 	Largest int
 	// Time bounds the whole run (zero: 30 s): every record gets an equal
-	// share of the time left when it starts, and each of its
-	// measurements (warm, cold, ceilings, the peer) an equal part of
-	// what is left of that share. No measurement starts once its
-	// record's share is spent: those left are noted as not measured. One
-	// that has started runs to its end (at least one read, warm ones
-	// after a read that settles the cache), except the peer, which is
-	// stopped when the record's share is spent.
+	// share of the time left when it starts; a quarter of it is kept for
+	// the peer, where there is one, and each of the other measurements
+	// (warm, cold, ceilings) gets an equal part of what is left of the
+	// rest. No measurement starts once its part is spent: those left are
+	// noted as not measured. One that has started runs to its end (at
+	// least one read, warm ones after a read that settles the cache),
+	// except the peer, which is stopped when the record's share is spent.
 	Time time.Duration
 	// JSON prints the results as one JSON document instead of tables.
 	JSON bool
@@ -335,10 +335,11 @@ type fileBench struct {
 	cpus int
 	now  func() time.Time
 	// start and deadline bound the run; recEnd is when the record's
-	// share of it is spent, slots how many of the record's measurements
-	// have not started.
-	start, deadline, recEnd time.Time
-	slots                   int
+	// share of it is spent, waysEnd when the part of it for mmapkit's ways
+	// and their ceilings is (the rest is the peer's), slots how many of
+	// those measurements have not started.
+	start, deadline, recEnd, waysEnd time.Time
+	slots                            int
 	// record is the record measured, from 1, of records.
 	record, records int
 	// runs counts the reads measured (ways, ceilings, settling reads).
@@ -371,17 +372,21 @@ func (b *fileBench) done() {
 var outOfTime = &notMeasured{"the time (--time) ran out before it"}
 
 // slot starts one of the record's measurements: it returns the
-// measurement's share of the time, or outOfTime once the record's share
-// is spent.
+// measurement's share of the time, or outOfTime once the ways' part of
+// the record's share is spent.
 func (b *fileBench) slot() (time.Duration, error) {
 	left := max(b.slots, 1)
 	b.slots = left - 1
 	now := b.now()
-	if !now.Before(b.recEnd) {
+	if !now.Before(b.waysEnd) {
 		return 0, outOfTime
 	}
-	return b.recEnd.Sub(now) / time.Duration(left), nil
+	return b.waysEnd.Sub(now) / time.Duration(left), nil
 }
+
+// peerShare is the part of a record's share of the time kept for its
+// peer, whose interpreter's start-up alone can take a second.
+const peerShare = 4
 
 // span is a record's values as one run of bytes of one file, where they
 // are: what the ceilings read, through a mapping of their own (raw) and
@@ -469,9 +474,9 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 	}
 	_, chunked := rec.Extra["chunks"]
 	peer := b.peerFor(path, f, rec)
-	// The measurements, warm and cold, that share the record's time:
-	// each way and its ceiling where it has one (one where the values are
-	// one run of the file), the peer alone, and the warm copy's memmove.
+	// The measurements, warm and cold, that share the ways' part of the
+	// record's time: each way and its ceiling where it has one (one where
+	// the values are one run of the file), and the warm copy's memmove.
 	one := b2i
 	perTemp := 1 + one(sp != nil || len(recordFiles(path, rec)) > 0) // the copying read
 	if viewErr == nil {
@@ -480,8 +485,9 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 	if chunked {
 		perTemp += 2
 	}
+	b.waysEnd = b.recEnd
 	if peer != nil {
-		perTemp++
+		b.waysEnd = b.recEnd.Add(-b.recEnd.Sub(b.now()) / peerShare)
 	}
 	advised := viewErr == nil && sp != nil
 	b.slots = 2*perTemp + one(sp != nil) + 2*one(advised)

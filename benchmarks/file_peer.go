@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -96,23 +95,28 @@ func isZip(path string) bool {
 // peerMain times load(path, key).sum(): once cold (the bench dropped
 // the file's pages before it started the interpreter, which reads
 // nothing of the file before), then warm, the best of as many reads as
-// the budget allows; it prints both times.
+// fit before the deadline (seconds since the epoch), at least one. It
+// prints each time on a line of its own as soon as it has it, so that
+// the cold figure outlives an interpreter stopped during the warm reads.
 const peerMain = `
 import time
 def main():
-    p, k, budget, most = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+    p, k, deadline, most = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
     def once():
         t = time.perf_counter()
         a = load(p, k)
         a.sum()
         return time.perf_counter() - t, int(a.size)
     cold, n = once()
-    best, runs, start = None, 0, time.perf_counter()
-    while runs < most and (runs < 1 or time.perf_counter() - start < budget):
+    print(json.dumps({"cold": cold, "n": n}), flush=True)
+    best, runs = None, 0
+    while runs < most:
         t, n = once()
         runs += 1
         best = t if best is None or t < best else best
-    print(json.dumps({"cold": cold, "t": best, "n": n}))
+        if time.time() + t > deadline:
+            break  # the next read would end after it
+    print(json.dumps({"t": best, "n": n}), flush=True)
 main()
 `
 
@@ -128,10 +132,9 @@ func (b *fileBench) peer(path string, p *filePeer, nbytes int64) ([]FileFigure, 
 		figs[0].Note, figs[1].Note = s, s
 		return figs, nil
 	}
-	b.slot() // the cold read and the interpreter's start
-	per, err := b.slot()
-	if errors.Is(err, outOfTime) {
-		return note(err.Error())
+	// Last: the rest of the record's share is the peer's.
+	if !b.now().Before(b.recEnd) {
+		return note(outOfTime.Error())
 	}
 	py := b.o.python
 	if py == "" {
@@ -140,7 +143,8 @@ func (b *fileBench) peer(path string, p *filePeer, nbytes int64) ([]FileFigure, 
 	if py == "" {
 		return note(fmt.Sprintf("not measured: no python3 here imports %s", p.module))
 	}
-	figs[0].Note, err = b.makeCold(path)
+	kept, err := b.makeCold(path)
+	figs[0].Note = kept
 	if err := b.unmeasured(&figs[0], err); err != nil {
 		return nil, err
 	}
@@ -148,9 +152,11 @@ func (b *fileBench) peer(path string, p *filePeer, nbytes int64) ([]FileFigure, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(b.ctx, b.recEnd.Sub(b.now()))
+	left := b.recEnd.Sub(b.now())
+	ctx, cancel := context.WithTimeout(b.ctx, left)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-c", p.script, abs, p.name, strconv.FormatFloat(per.Seconds(), 'f', 3, 64), strconv.Itoa(b.o.maxRuns))
+	deadline := float64(time.Now().Add(left).UnixNano()) / 1e9
+	cmd := exec.CommandContext(ctx, py, "-c", p.script, abs, p.name, strconv.FormatFloat(deadline, 'f', 3, 64), strconv.Itoa(b.o.maxRuns))
 	cmd.Dir = os.TempDir() // not the working directory, whose zarr/ would be imported as zarr
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -158,33 +164,43 @@ func (b *fileBench) peer(path string, p *filePeer, nbytes int64) ([]FileFigure, 
 	if err := b.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
-		return note("not measured: stopped when the time (--time) ran out")
-	}
-	if err != nil {
+	stopped := ctx.Err() != nil
+	if err != nil && !stopped {
 		// The user's tool cannot read the file (a Zarr v3 store and
 		// zarr-python 2): a figure that does not exist, not a failed run.
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		return note(fmt.Sprintf("not measured: %s cannot read it: %s", p.tool, lines[len(lines)-1]))
 	}
-	var r struct {
-		Cold  float64 `json:"cold"`
-		T     float64 `json:"t"`
-		N     int64   `json:"n"`
-		Error string  `json:"error"`
+	// A line for each read it finished: cold, then warm.
+	got := 0
+	for line := range strings.Lines(string(out)) {
+		var r struct {
+			Cold  float64 `json:"cold"`
+			T     float64 `json:"t"`
+			N     int64   `json:"n"`
+			Error string  `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("%s printed %q: %v", py, line, err)
+		}
+		if r.Error != "" {
+			return note("not measured: " + r.Error)
+		}
+		if r.N != p.elems || r.T < 0 || r.Cold < 0 || r.T+r.Cold <= 0 {
+			return nil, fmt.Errorf("%s read %d elements of %s in %vs (cold %vs), want %d", p.tool, r.N, path, r.T, r.Cold, p.elems)
+		}
+		if r.Cold > 0 && !strings.HasPrefix(figs[0].Note, "not measured") {
+			figs[0].Value = gbps(nbytes, time.Duration(r.Cold*1e9))
+		}
+		if r.T > 0 {
+			figs[1].Value = gbps(nbytes, time.Duration(r.T*1e9))
+		}
+		got++
 	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, fmt.Errorf("%s printed %q: %v", py, out, err)
+	if stopped {
+		for k := got; k < 2; k++ {
+			figs[k].Note = "not measured: stopped when the time (--time) ran out"
+		}
 	}
-	if r.Error != "" {
-		return note("not measured: " + r.Error)
-	}
-	if r.N != p.elems || r.T <= 0 || r.Cold <= 0 {
-		return nil, fmt.Errorf("%s read %d elements of %s in %vs (cold %vs), want %d", p.tool, r.N, path, r.T, r.Cold, p.elems)
-	}
-	if !strings.HasPrefix(figs[0].Note, "not measured") {
-		figs[0].Value = gbps(nbytes, time.Duration(r.Cold*1e9))
-	}
-	figs[1].Value = gbps(nbytes, time.Duration(r.T*1e9))
 	return figs, nil
 }

@@ -268,16 +268,18 @@ func TestBenchFilesColdIsCold(t *testing.T) {
 // --time bounds the whole run, record by record: on a clock that each
 // read advances by one tick, a budget of n ticks a record lets about n
 // reads run (one measurement that started finishes), and every
-// measurement after that, warm and cold, the peer included, is noted as
-// not measured.
+// measurement after that, warm and cold, is noted as not measured. (ABF
+// files: a format without a peer, whose time TestBenchFilesPeerStopped
+// bounds.)
 func TestBenchFilesTimeBoundsTheRun(t *testing.T) {
 	dir := t.TempDir()
-	a := writeBenchFile(t, dir, 4096)
-	b := filepath.Join(dir, "b.npy")
-	if err := os.Rename(a, b); err != nil {
-		t.Fatal(err)
+	src := writeBenchFile(t, dir, 4096)
+	a, b := filepath.Join(dir, "a.abf"), filepath.Join(dir, "b.abf")
+	for _, p := range []string{a, b} {
+		if err := format.Convert(src, p, nil, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
-	a = writeBenchFile(t, dir, 4096)
 	const tick = time.Millisecond
 	// Way by way, warm then cold: a warm figure and its ceiling take two
 	// reads each (one settles the cache), a cold one one each. Ten ticks
@@ -322,8 +324,8 @@ func TestBenchFilesTimeBoundsTheRun(t *testing.T) {
 			if !slices.Equal(measured, c.measured) {
 				t.Errorf("%s, %d ticks: measured %q, want %q", r.File, c.perRec, measured, c.measured)
 			}
-			if len(r.Figures) != 11 {
-				t.Errorf("%s: %d figures, want all 11, measured or not", r.File, len(r.Figures))
+			if len(r.Figures) != 9 {
+				t.Errorf("%s: %d figures, want all 9, measured or not", r.File, len(r.Figures))
 			}
 		}
 	}
@@ -368,5 +370,44 @@ func TestFileAdvice(t *testing.T) {
 		if got := advice(r); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
+	}
+}
+
+// The peer is stopped when its record's share of the time is spent,
+// keeping the figure of the read it finished: here a "python" that
+// reads cold, then hangs in its warm reads.
+func TestBenchFilesPeerStopped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in interpreter is a shell script")
+	}
+	dir := t.TempDir()
+	src := writeBenchFile(t, dir, 4096)
+	py := filepath.Join(dir, "python")
+	script := "#!/bin/sh\necho '{\"cold\": 0.001, \"n\": 4096}'\nexec sleep 60\n"
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := MeasureFiles(context.Background(), []string{src}, FileOptions{Time: time.Second, python: py, maxRuns: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peers []FileFigure
+	for _, f := range res.Records[0].Figures {
+		if f.Way == WayPeer {
+			peers = append(peers, f)
+		}
+	}
+	want := []FileFigure{
+		{Way: WayPeer, Unit: GBps, Ceiling: "numpy.load(mmap_mode=\"r\").sum()", Note: "not measured: stopped when the time (--time) ran out"},
+		{Way: WayPeer, Cold: true, Unit: GBps, Ceiling: "numpy.load(mmap_mode=\"r\").sum()", Value: gbps(4096*8, time.Millisecond)},
+	}
+	if runtime.GOOS != "linux" {
+		want[1].Value, want[1].Note = 0, "not measured: cannot drop the page cache here"
+	}
+	if len(peers) == 2 && strings.HasPrefix(peers[1].Note, "the kernel kept") {
+		want[1].Note = peers[1].Note // a file system that keeps its pages (tmpfs)
+	}
+	if !slices.Equal(peers, want) {
+		t.Errorf("peer figures\n%+v\nwant\n%+v", peers, want)
 	}
 }
