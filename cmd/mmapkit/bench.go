@@ -37,9 +37,9 @@ that applies — the view scan, the copying read, the parallel decode of a chunk
 view scan on every core, random elements, and the tool a user of the format would use (NumPy,
 h5py, zarr-python) where installed — warm and cold (pages dropped first, checked with mincore),
 each beside its ceiling on the same bytes (a raw mapping, read(2), one core's decode, pread).
---time bounds the whole run: each record gets an equal share of the time left when it starts,
-and no measurement of it (warm, cold, ceiling or peer) starts once that share is spent; those
-left are noted "not measured". A read that has started finishes (a cold read of a large record
+--time bounds the whole run: each record gets an equal share of the time left when it starts
+(a quarter of it kept for the peer), and no measurement of it (warm, cold, ceiling or peer)
+starts once its part of that share is spent; those left are noted "not measured". A read that has started finishes (a cold read of a large record
 can outlast its share), except the peer's, which is stopped when its record's share is spent.
 It ends with one line per record naming the fastest way, warm and cold, with advice for reading
 it from disk (cold) where the figures call for it.`,
