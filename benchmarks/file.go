@@ -477,10 +477,9 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 	// The measurements, warm and cold, that share the ways' part of the
 	// record's time: each way and its ceiling where it has one (one where
 	// the values are one run of the file), and the warm copy's memmove.
-	one := b2i
-	perTemp := 1 + one(sp != nil || len(recordFiles(path, rec)) > 0) // the copying read
+	perTemp := 1 + b2i(sp != nil || len(recordFiles(path, rec)) > 0) // the copying read
 	if viewErr == nil {
-		perTemp += 3 * (1 + one(sp != nil)) // the view scans, random elements
+		perTemp += 3 * (1 + b2i(sp != nil)) // the view scans, random elements
 	}
 	if chunked {
 		perTemp += 2
@@ -490,7 +489,7 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 		b.waysEnd = b.recEnd.Add(-b.recEnd.Sub(b.now()) / peerShare)
 	}
 	advised := viewErr == nil && sp != nil
-	b.slots = 2*perTemp + one(sp != nil) + 2*one(advised)
+	b.slots = 2*perTemp + b2i(sp != nil) + 2*b2i(advised)
 	label := fmt.Sprintf("%s: %s", filepath.Base(path), rec.Name)
 
 	// Way by way, warm then cold, so that the time running out takes the
@@ -548,6 +547,7 @@ func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordRes
 	return r, nil
 }
 
+// b2i is 1 for true, 0 for false.
 func b2i(b bool) int {
 	if b {
 		return 1

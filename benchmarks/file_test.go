@@ -83,7 +83,7 @@ func TestBenchFilesWays(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := snapshot(t, path)
-			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: 10 * time.Second, Open: format.Options{Params: c.read}, maxRuns: 20})
+			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: time.Minute, Open: format.Options{Params: c.read}, maxRuns: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
