@@ -59,11 +59,13 @@
 // each record, each way of reading it that applies — a view scan, a
 // copying read in logical order, the parallel decode of a chunked record,
 // a view scan on every core, random elements through a view, and the tool
-// a user of the format would use (NumPy, zarr-python) — warm and cold,
-// each beside its ceiling on the same bytes of the same file in the same
-// run (a raw mapping scanned the same way, pread(2), one core's decode
-// times the cores). Cold means the pages were dropped from the bench's
-// own mappings and from the page cache, then checked with mincore; a note
-// says when the kernel kept some. A file that changes while it is
-// measured is an error.
+// a user of the format would use (NumPy, h5py, zarr-python) — warm and
+// cold, each beside its ceiling on the same bytes of the same file in the
+// same run (a raw mapping scanned the same way, pread(2), one core's
+// decode times the cores), and from disk a mapping advised sequential.
+// Cold means the pages were dropped from the bench's own mappings and
+// from the page cache, then checked with mincore; a note says when the
+// kernel kept some. [FileOptions.Time] bounds the whole run, record by
+// record. Each record ends with a line of advice, warm and from disk. A
+// file that changes while it is measured is an error.
 package benchmarks

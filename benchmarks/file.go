@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,10 +35,14 @@ type FileOptions struct {
 	// Largest is how many records are measured per file without Names
 	// (zero: 3).
 	Largest int
-	// Time bounds the warm repetitions of the whole run (zero: 30 s):
-	// every record gets an equal share of the time left, every way of
-	// reading it an equal part of that. Cold runs, one each, and the
-	// peers' start-up come on top.
+	// Time bounds the whole run (zero: 30 s): every record gets an equal
+	// share of the time left when it starts; a quarter of it is kept for
+	// the peer, where there is one, and each of the other measurements
+	// (warm, cold, ceilings) gets an equal part of what is left of the
+	// rest. No measurement starts once its part is spent: those left are
+	// noted as not measured. One that has started runs to its end (at
+	// least one read, warm ones after a read that settles the cache),
+	// except the peer, which is stopped when the record's share is spent.
 	Time time.Duration
 	// JSON prints the results as one JSON document instead of tables.
 	JSON bool
@@ -46,11 +51,28 @@ type FileOptions struct {
 	Report string
 	// Progress receives one line per step; nil means none.
 	Progress io.Writer
+	// OnProgress, when not nil, is called at each step and once at the
+	// end, for a display of its own (a terminal's updating line).
+	OnProgress func(FileProgress)
 	// Open are the options files are opened with (format parameters such
 	// as scidb-format); files are always opened read-only.
 	Open format.Options
 
-	python string // test knob: the interpreter of the peers
+	python  string        // test knob: the interpreter of the peers
+	tick    time.Duration // test knob: a clock that each read advances by tick
+	maxRuns int           // test knob: most warm runs of a measurement (zero: 1000)
+}
+
+// FileProgress is where a run of RunFiles is.
+type FileProgress struct {
+	// Record is the record measured, from 1, of Records.
+	Record, Records int
+	// Step says what is measured ("x.npy: x: view scan, warm").
+	Step string
+	// Elapsed is the time since the run began, Time its bound.
+	Elapsed, Time time.Duration
+	// Done is set on the last call, when the run is over.
+	Done bool
 }
 
 // The ways a record is read, in the order they are measured and shown.
@@ -61,6 +83,9 @@ const (
 	WayParallel = "parallel view scan"
 	WayRandom   = "random element"
 	WayPeer     = "peer"
+	// WayAdvised is a cold scan of a mapping of the record's bytes
+	// advised sequential: what the advice does for a view read from disk.
+	WayAdvised = "mapping scan, sequential advice"
 )
 
 // FileResults is what RunFiles measured.
@@ -125,16 +150,32 @@ func RunFiles(ctx context.Context, paths []string, o FileOptions, w io.Writer) e
 
 // MeasureFiles is RunFiles without the printing.
 func MeasureFiles(ctx context.Context, paths []string, o FileOptions) (*FileResults, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("bench: no file named")
-	}
+	return newFileBench(ctx, o).measureFiles(paths)
+}
+
+func newFileBench(ctx context.Context, o FileOptions) *fileBench {
 	if o.Time <= 0 {
 		o.Time = 30 * time.Second
 	}
 	if o.Largest <= 0 {
 		o.Largest = 3
 	}
-	b := &fileBench{ctx: ctx, o: o, cpus: runtime.GOMAXPROCS(0)}
+	if o.maxRuns <= 0 {
+		o.maxRuns = 1000
+	}
+	b := &fileBench{ctx: ctx, o: o, cpus: runtime.GOMAXPROCS(0), now: time.Now}
+	if o.tick > 0 {
+		base := time.Now()
+		b.now = func() time.Time { return base.Add(time.Duration(b.runs) * o.tick) }
+	}
+	return b
+}
+
+func (b *fileBench) measureFiles(paths []string) (*FileResults, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("bench: no file named")
+	}
+	o := b.o
 	res := &FileResults{CPUs: b.cpus}
 	type picked struct {
 		path string
@@ -158,9 +199,12 @@ func MeasureFiles(ctx context.Context, paths []string, o FileOptions) (*FileResu
 	if total == 0 {
 		return nil, errors.New("bench: no record to read in these files")
 	}
-	// Cold runs and the peers' interpreters take what they take: each
-	// record gets an equal share of the time left when it starts.
-	deadline := time.Now().Add(o.Time)
+	// Each record gets an equal share of the time left when it starts,
+	// so that one that takes less leaves more to the others.
+	b.start = b.now()
+	b.deadline = b.start.Add(o.Time)
+	b.records = total
+	defer b.done()
 	left := total
 	for _, pk := range all {
 		before, err := stamp(pk.path)
@@ -172,9 +216,10 @@ func MeasureFiles(ctx context.Context, paths []string, o FileOptions) (*FileResu
 			return nil, err
 		}
 		for _, i := range pk.recs {
-			b.share = max(time.Until(deadline), 0) / time.Duration(left)
+			b.recEnd = b.now().Add(max(b.deadline.Sub(b.now()), 0) / time.Duration(left))
 			left--
-			r, err := b.record(pk.path, f, i)
+			b.record++
+			r, err := b.measureRecord(pk.path, f, i)
 			if err != nil {
 				f.Close()
 				return nil, err
@@ -285,11 +330,20 @@ func stamp(path string) (fileStamp, error) {
 
 // fileBench is one run of RunFiles.
 type fileBench struct {
-	ctx   context.Context
-	o     FileOptions
-	cpus  int
-	share time.Duration // the record's share of the time
-	per   time.Duration // each measurement's share of the record's
+	ctx  context.Context
+	o    FileOptions
+	cpus int
+	now  func() time.Time
+	// start and deadline bound the run; recEnd is when the record's
+	// share of it is spent, waysEnd when the part of it for mmapkit's ways
+	// and their ceilings is (the rest is the peer's), slots how many of
+	// those measurements have not started.
+	start, deadline, recEnd, waysEnd time.Time
+	slots                            int
+	// record is the record measured, from 1, of records.
+	record, records int
+	// runs counts the reads measured (ways, ceilings, settling reads).
+	runs int
 	// held are the mappings of the record measured: a cold run drops
 	// their pages from the process first, since the page cache keeps
 	// what a process maps.
@@ -297,10 +351,42 @@ type fileBench struct {
 }
 
 func (b *fileBench) progress(format string, args ...any) {
+	step := fmt.Sprintf(format, args...)
 	if b.o.Progress != nil {
-		fmt.Fprintf(b.o.Progress, "bench: "+format+"\n", args...)
+		fmt.Fprintf(b.o.Progress, "bench: %s\n", step)
+	}
+	if b.o.OnProgress != nil {
+		b.o.OnProgress(FileProgress{Record: b.record, Records: b.records, Step: step, Elapsed: b.now().Sub(b.start), Time: b.o.Time})
 	}
 }
+
+// done tells OnProgress that the run is over.
+func (b *fileBench) done() {
+	if b.o.OnProgress != nil {
+		b.o.OnProgress(FileProgress{Record: b.record, Records: b.records, Elapsed: b.now().Sub(b.start), Time: b.o.Time, Done: true})
+	}
+}
+
+// outOfTime is the note of a measurement that its record's share of the
+// time left no room for.
+var outOfTime = &notMeasured{"the time (--time) ran out before it"}
+
+// slot starts one of the record's measurements: it returns the
+// measurement's share of the time, or outOfTime once the ways' part of
+// the record's share is spent.
+func (b *fileBench) slot() (time.Duration, error) {
+	left := max(b.slots, 1)
+	b.slots = left - 1
+	now := b.now()
+	if !now.Before(b.waysEnd) {
+		return 0, outOfTime
+	}
+	return b.waysEnd.Sub(now) / time.Duration(left), nil
+}
+
+// peerShare is the part of a record's share of the time kept for its
+// peer, whose interpreter's start-up alone can take a second.
+const peerShare = 4
 
 // span is a record's values as one run of bytes of one file, where they
 // are: what the ceilings read, through a mapping of their own (raw) and
@@ -361,8 +447,8 @@ func (sp *span) close() {
 	}
 }
 
-// record measures every way that applies to record i of f.
-func (b *fileBench) record(path string, f format.File, i int) (*RecordResult, error) {
+// measureRecord measures every way that applies to record i of f.
+func (b *fileBench) measureRecord(path string, f format.File, i int) (*RecordResult, error) {
 	rec := format.RecordAt(f, i)
 	bytes, err := readable(rec)
 	if err != nil {
@@ -388,95 +474,119 @@ func (b *fileBench) record(path string, f format.File, i int) (*RecordResult, er
 	}
 	_, chunked := rec.Extra["chunks"]
 	peer := b.peerFor(path, f, rec)
-	ways := 2 // the copying read, warm and cold
+	// The measurements, warm and cold, that share the ways' part of the
+	// record's time: each way and its ceiling where it has one (one where
+	// the values are one run of the file), and the warm copy's memmove.
+	perTemp := 1 + b2i(sp != nil || len(recordFiles(path, rec)) > 0) // the copying read
 	if viewErr == nil {
-		ways += 6
+		perTemp += 3 * (1 + b2i(sp != nil)) // the view scans, random elements
 	}
 	if chunked {
-		ways += 2
+		perTemp += 2
 	}
+	b.waysEnd = b.recEnd
 	if peer != nil {
-		ways += 2
+		b.waysEnd = b.recEnd.Add(-b.recEnd.Sub(b.now()) / peerShare)
 	}
-	// Each way is measured beside its ceiling: two measurements.
-	b.per = b.share / time.Duration(2*ways)
+	advised := viewErr == nil && sp != nil
+	b.slots = 2*perTemp + b2i(sp != nil) + 2*b2i(advised)
 	label := fmt.Sprintf("%s: %s", filepath.Base(path), rec.Name)
 
-	for _, cold := range []bool{false, true} {
-		temp := "warm"
-		if cold {
-			temp = "cold"
-		}
-		if viewErr == nil {
-			b.progress("%s: view scan, %s", label, temp)
-			fig, err := b.viewScan(path, sp, t, view, cold)
+	// Way by way, warm then cold, so that the time running out takes the
+	// last ways whole, not every cold figure or every warm one.
+	type way struct {
+		name     string
+		measure  func(cold bool) (FileFigure, error)
+		diskOnly bool
+	}
+	var ways []way
+	if viewErr == nil {
+		ways = append(ways, way{WayView, func(cold bool) (FileFigure, error) { return b.viewScan(path, sp, t, view, cold) }, false})
+	}
+	ways = append(ways, way{WayCopy, func(cold bool) (FileFigure, error) { return b.copyRead(path, f, i, rec, sp, bytes, cold) }, false})
+	if advised {
+		ways = append(ways, way{WayAdvised, func(bool) (FileFigure, error) { return b.advisedScan(path, sp, t) }, true})
+	}
+	if chunked {
+		ways = append(ways, way{WayDecode, func(cold bool) (FileFigure, error) { return b.decode(path, f, i, bytes, cold) }, false})
+	}
+	if viewErr == nil {
+		ways = append(ways,
+			way{WayParallel, func(cold bool) (FileFigure, error) { return b.parallelScan(path, sp, t, view, cold) }, false},
+			way{WayRandom, func(cold bool) (FileFigure, error) { return b.random(path, sp, t, view, cold) }, false})
+	}
+	for _, w := range ways {
+		for _, cold := range []bool{false, true} {
+			if w.diskOnly && !cold {
+				continue
+			}
+			temp := "warm"
+			if cold {
+				temp = "cold"
+			}
+			b.progress("%s: %s, %s", label, w.name, temp)
+			fig, err := w.measure(cold)
 			if err != nil {
 				return nil, err
 			}
 			r.Figures = append(r.Figures, fig)
 		}
-		b.progress("%s: copying read, %s", label, temp)
-		fig, err := b.copyRead(path, f, i, rec, sp, bytes, cold)
+	}
+	if peer != nil {
+		// Last, as the least of the record's figures to lose when the
+		// time runs out: the user's tool, cold then warm.
+		b.progress("%s: %s, cold and warm", label, peer.tool)
+		figs, err := b.peer(path, peer, bytes)
 		if err != nil {
 			return nil, err
 		}
-		r.Figures = append(r.Figures, fig)
-		if chunked {
-			b.progress("%s: parallel decode, %s", label, temp)
-			fig, err := b.decode(path, f, i, bytes, cold)
-			if err != nil {
-				return nil, err
-			}
-			r.Figures = append(r.Figures, fig)
-		}
-		if viewErr == nil {
-			b.progress("%s: parallel view scan, %s", label, temp)
-			fig, err := b.parallelScan(path, sp, t, view, cold)
-			if err != nil {
-				return nil, err
-			}
-			r.Figures = append(r.Figures, fig)
-			b.progress("%s: random elements, %s", label, temp)
-			if fig, err = b.random(path, sp, t, view, cold); err != nil {
-				return nil, err
-			}
-			r.Figures = append(r.Figures, fig)
-		}
-		if peer != nil {
-			b.progress("%s: %s, %s", label, peer.tool, temp)
-			fig, err := b.peer(path, peer, bytes, cold)
-			if err != nil {
-				return nil, err
-			}
-			r.Figures = append(r.Figures, fig)
-		}
+		r.Figures = append(r.Figures, figs...)
 	}
+	// Shown warm first.
+	slices.SortStableFunc(r.Figures, func(a, b FileFigure) int { return cmp.Compare(b2i(a.Cold), b2i(b.Cold)) })
 	return r, nil
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // measure times fn: warm, the best of as many runs as the measurement's
 // share of time allows after one that settles the cache (at least one);
 // cold, one run after the file's pages are dropped. It returns the time
-// and, for cold runs, a note where the kernel kept pages.
+// and, for cold runs, a note where the kernel kept pages; outOfTime
+// when the record's share of the time is spent.
 func (b *fileBench) measure(path string, cold bool, fn func() error) (time.Duration, string, error) {
 	if err := b.ctx.Err(); err != nil {
 		return 0, "", err
+	}
+	per, err := b.slot()
+	if err != nil {
+		return 0, "", err
+	}
+	run := func() (time.Duration, error) {
+		b.runs++
+		return timed(fn)
 	}
 	if cold {
 		note, err := b.makeCold(path)
 		if err != nil {
 			return 0, "", err
 		}
-		d, err := timed(fn)
+		d, err := run()
 		return d, note, err
 	}
-	if err := fn(); err != nil {
+	if _, err := run(); err != nil {
 		return 0, "", err
 	}
-	start := time.Now()
+	start := b.now()
 	best := time.Duration(-1)
-	for runs := 0; runs < 1000 && (runs < 1 || time.Since(start) < b.per); runs++ {
-		d, err := timed(fn)
+	for runs := 0; runs < b.o.maxRuns && (runs < 1 || b.now().Sub(start) < per); runs++ {
+		d, err := run()
 		if err != nil {
 			return 0, "", err
 		}
@@ -601,22 +711,12 @@ func sameSum(a, b float64) bool { return a == b || (a != a && b != b) }
 func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Record, sp *span, bytes int64, cold bool) (FileFigure, error) {
 	t := rec.Type
 	size := int64(t.Size())
-	per := max(format.StreamBytes/size, 1)
-	buf := make([]complex128, (per*size+15)/16) // aligned for any element
-	chunk := unsafeslice.Bytes(buf)[:per*size]
+	chunk := streamBuffer(t)
+	per := int64(len(chunk)) / size
 	n := bytes / size
 	var ref func() error
 	if sp != nil {
-		ref = func() error {
-			for off := int64(0); off < sp.size; off += int64(len(chunk)) {
-				c := chunk[:min(int64(len(chunk)), sp.size-off)]
-				if _, err := sp.file.ReadAt(c, sp.off+off); err != nil {
-					return err
-				}
-				typedSum(t, c)
-			}
-			return nil
-		}
+		ref = func() error { return sp.readAll(t, chunk) }
 	}
 	ceiling := "read(2)"
 	files := recordFiles(path, rec)
@@ -630,6 +730,9 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 		}
 		ref = func() error { return readFiles(files, chunk) }
 	}
+	// A ceiling that reads a whole file holding other records too (an
+	// HDF5 file of several datasets, an npz) reads more than the record.
+	wholeFile := len(files) == 1 && files[0] == path && format.NumRecords(f) > 1
 	fig, err := b.pair(path, WayCopy, ceiling, bytes, cold, func() error {
 		for first := int64(0); first < n; first += per {
 			c := chunk[:min(per, n-first)*size]
@@ -643,6 +746,9 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 	if err != nil || fig.Value <= 0 {
 		return fig, err
 	}
+	if sp == nil && wholeFile && fig.CeilingValue > 0 {
+		fig.Note = joinNotes(fig.Note, "its ceiling reads the whole file, which holds other records too")
+	}
 	if sp != nil && !cold {
 		// In memory, a copy costs at least a memmove of the same bytes.
 		d, _, err := b.measure(path, false, func() error {
@@ -651,13 +757,60 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 			}
 			return nil
 		})
+		if err == outOfTime {
+			return fig, nil
+		}
 		if err != nil {
 			return fig, err
 		}
 		fig.Memmove = gbps(bytes, d)
-		fig.Note = fmt.Sprintf("memmove of the same bytes: %.3g GB/s, %.2f of it", fig.Memmove, fig.Value/fig.Memmove)
+		fig.Note = joinNotes(fig.Note, fmt.Sprintf("memmove of the same bytes: %.3g GB/s, %.2f of it", fig.Memmove, fig.Value/fig.Memmove))
 	}
 	return fig, nil
+}
+
+// streamBuffer returns a buffer of whole elements of t, about
+// format.StreamBytes, aligned for any element.
+func streamBuffer(t layout.Type) []byte {
+	size := int64(t.Size())
+	n := max(format.StreamBytes/size, 1) * size
+	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
+}
+
+// readAll reads the span with pread(2) through buf, summing each part.
+func (sp *span) readAll(t layout.Type, buf []byte) error {
+	for off := int64(0); off < sp.size; off += int64(len(buf)) {
+		c := buf[:min(int64(len(buf)), sp.size-off)]
+		if _, err := sp.file.ReadAt(c, sp.off+off); err != nil {
+			return err
+		}
+		typedSum(t, c)
+	}
+	return nil
+}
+
+// advisedScan sums a mapping of the record's bytes advised sequential,
+// from disk, against read(2) of the same bytes: the advice a view read
+// cold can be given, measured.
+func (b *fileBench) advisedScan(path string, sp *span, t layout.Type) (FileFigure, error) {
+	chunk := streamBuffer(t)
+	if err := sp.reg.Advise(mmapfile.AdviceSequential); err != nil {
+		fig := FileFigure{Way: WayAdvised, Cold: true, Unit: GBps}
+		fig.Note = "not measured: " + err.Error()
+		return fig, nil
+	}
+	defer sp.reg.Advise(mmapfile.AdviceNormal)
+	return b.pair(path, WayAdvised, "read(2)", sp.size, true,
+		func() error { typedSum(t, sp.raw); return nil },
+		func() error { return sp.readAll(t, chunk) })
+}
+
+// joinNotes joins a figure's notes with "; ".
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // recordFiles lists the files that hold a record: the file at path, or

@@ -23,8 +23,11 @@ func (r *RecordResult) title() string {
 
 // wayName is how a figure's way reads in a sentence.
 func (f *FileFigure) wayName() string {
-	if f.Way == WayPeer {
+	switch f.Way {
+	case WayPeer:
 		return f.Ceiling
+	case WayAdvised:
+		return "a mapping advised sequential"
 	}
 	return "the " + f.Way
 }
@@ -44,13 +47,28 @@ func valueText(x float64, u Unit) string {
 	return fmtNum(&x) + " " + unitLabel(u)
 }
 
-// advice is the record's closing line: the fastest way to read it, warm,
-// and its lead over the next fastest.
+// advice is the record's closing line: the fastest way to read it warm
+// and its lead over the next fastest and over the user's own tool; then
+// the same from disk (cold), with what the cold figures say to do.
 func advice(r *RecordResult) string {
-	var best, next *FileFigure
+	head := filepath.Base(r.File) + ": " + r.title() + ": "
+	line := head + fastest(r, false)
+	best, next := bestTwo(r, false)
+	for i := range r.Figures {
+		// The user's own tool, when it is not already named.
+		if f := &r.Figures[i]; f.Way == WayPeer && !f.Cold && f.Value > 0 && f != best && f != next {
+			line += fmt.Sprintf(", %.1fx %s", best.Value/f.Value, f.wayName())
+		}
+	}
+	return line + "; cold, " + coldAdvice(r)
+}
+
+// bestTwo returns the fastest and the next fastest of the record's
+// measured GB/s figures, warm or cold.
+func bestTwo(r *RecordResult, cold bool) (best, next *FileFigure) {
 	for i := range r.Figures {
 		f := &r.Figures[i]
-		if f.Cold || f.Unit != GBps || f.Value <= 0 {
+		if f.Cold != cold || f.Unit != GBps || f.Value <= 0 {
 			continue
 		}
 		switch {
@@ -60,18 +78,75 @@ func advice(r *RecordResult) string {
 			next = f
 		}
 	}
-	head := filepath.Base(r.File) + ": " + r.title() + ": "
+	return best, next
+}
+
+// fastest names the fastest way, warm or cold, and its lead.
+func fastest(r *RecordResult, cold bool) string {
+	best, next := bestTwo(r, cold)
 	switch {
 	case best == nil:
-		return head + "no way to read it could be measured here"
+		why := ""
+		for _, f := range r.Figures {
+			if f.Cold == cold && strings.HasPrefix(f.Note, "not measured: ") {
+				why = " (" + strings.TrimPrefix(f.Note, "not measured: ") + ")"
+				break
+			}
+		}
+		return "no way to read it could be measured here" + why
 	case next == nil:
-		return fmt.Sprintf("%s%s is the only way measured, %s", head, best.wayName(), valueText(best.Value, GBps))
+		return fmt.Sprintf("%s is the only way measured, %s", best.wayName(), valueText(best.Value, GBps))
 	}
-	line := fmt.Sprintf("%s%s is fastest, %s, %.1fx %s", head, best.wayName(), valueText(best.Value, GBps), best.Value/next.Value, next.wayName())
-	for i := range r.Figures {
-		// The user's own tool, when it is not already named.
-		if f := &r.Figures[i]; f.Way == WayPeer && !f.Cold && f.Value > 0 && f != best && f != next {
-			line += fmt.Sprintf(", %.1fx %s", best.Value/f.Value, f.wayName())
+	return fmt.Sprintf("%s is fastest, %s, %.1fx %s", best.wayName(), valueText(best.Value, GBps), best.Value/next.Value, next.wayName())
+}
+
+// coldTooSlow is the share of read(2)'s rate under which a view scan
+// from disk is worth advice.
+const coldTooSlow = 0.8
+
+// coldAdvice is the cold half of the advice: the fastest way from disk,
+// then what to do where the measurements say a view loses to read(2):
+// a scan that the kernel's read-ahead does not keep fed (sequential
+// advice, where the advised scan shows it helps; else read(2) or a
+// pre-fault), or lookups that read a window around every element
+// (random advice).
+func coldAdvice(r *RecordResult) string {
+	find := func(way string) *FileFigure {
+		for i := range r.Figures {
+			if f := &r.Figures[i]; f.Cold && f.Way == way && f.Value > 0 {
+				return f
+			}
+		}
+		return nil
+	}
+	line := fastest(r, true)
+	view, adv, rnd := find(WayView), find(WayAdvised), find(WayRandom)
+	// read(2) of the same bytes from disk: the best of the copying read's
+	// ceiling and the advised scan's.
+	read := 0.0
+	for _, f := range r.Figures {
+		if f.Cold && f.Ceiling == "read(2)" && (f.Way == WayCopy || f.Way == WayAdvised) {
+			read = max(read, f.CeilingValue)
+		}
+	}
+	if view != nil && read > 0 {
+		share := view.Value / read
+		switch {
+		case share >= coldTooSlow:
+			line += fmt.Sprintf("; the view scan keeps up with read(2) from disk (%.2f of it)", share)
+		case adv != nil && adv.Value > 1.1*view.Value:
+			line += fmt.Sprintf("; the view scan gets %.2f of read(2)'s %s from disk, a mapping advised sequential %.2f: open it with mmapfile.AdviceSequential for scans", share, valueText(read, GBps), adv.Value/read)
+		default:
+			line += fmt.Sprintf("; the view scan gets %.2f of read(2)'s %s from disk, and sequential advice does not help: read it sequentially with the copying read, or pre-fault the view (Region.Populate) before scanning it", share, valueText(read, GBps))
+		}
+	}
+	if rnd != nil && rnd.Ratio > 0 && rnd.Ratio < 1 {
+		line += fmt.Sprintf("; a random element from disk costs %s through the view against %s with pread: open it with mmapfile.AdviceRandom for lookups, so that a fault reads one page and not a window around it", valueText(rnd.Value, Micros), valueText(rnd.CeilingValue, Micros))
+	}
+	for _, f := range r.Figures {
+		if f.Cold && strings.Contains(f.Note, "the kernel kept") {
+			line += " (the kernel kept some pages cached: the cold figures are partly warm)"
+			break
 		}
 	}
 	return line

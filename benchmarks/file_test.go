@@ -50,6 +50,12 @@ var benchFormats = []struct {
 	{file: "one.zarr", write: map[string]string{"zarr-version": "2"}, ways: []string{WayView, WayCopy, WayDecode, WayParallel, WayRandom, WayPeer}, peerTool: "zarr"},
 	{file: "z.zarr", write: map[string]string{"chunks": "1000", "compress": "zstd", "zarr-version": "2"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "zarr"},
 	{file: "a.csv", ways: []string{WayCopy}},
+	// HDF5: contiguous datasets map at aligned offsets; chunked ones,
+	// filtered or not, are decoded; h5py is the peer of either.
+	{file: "a.h5", ways: []string{WayView, WayCopy, WayParallel, WayRandom, WayPeer}, peerTool: "h5py"},
+	{file: "c.h5", write: map[string]string{"chunks": "1000"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "h5py"},
+	{file: "g.h5", write: map[string]string{"chunks": "1000", "compress": "gzip"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "h5py"},
+	{file: "a.nc", write: map[string]string{"compress": "gzip:1"}, ways: []string{WayCopy, WayDecode, WayPeer}, peerTool: "h5py"},
 }
 
 // writeBenchFile writes a 1-D float64 array of n elements as src.
@@ -77,7 +83,7 @@ func TestBenchFilesWays(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := snapshot(t, path)
-			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: 100 * time.Millisecond, Open: format.Options{Params: c.read}})
+			res, err := MeasureFiles(context.Background(), []string{path}, FileOptions{Time: time.Minute, Open: format.Options{Params: c.read}, maxRuns: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,8 +114,14 @@ func TestBenchFilesWays(t *testing.T) {
 						t.Errorf("%s warm: memmove %v GB/s", f.Way, f.Memmove)
 					}
 				}
-				if !slices.Equal(ways, c.ways) {
-					t.Errorf("cold=%v: ways %q, want %q", cold, ways, c.ways)
+				want := c.ways
+				if cold && slices.Contains(c.ways, WayView) {
+					// From disk, a mapping advised sequential too.
+					k := slices.Index(want, WayCopy) + 1
+					want = slices.Insert(slices.Clone(want), k, WayAdvised)
+				}
+				if !slices.Equal(ways, want) {
+					t.Errorf("cold=%v: ways %q, want %q", cold, ways, want)
 				}
 			}
 			if !strings.Contains(r.Advice, " is fastest, ") && !strings.Contains(r.Advice, "only way") {
@@ -217,7 +229,7 @@ func TestBenchFilesColdIsCold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &fileBench{ctx: context.Background()}
+	b := &fileBench{ctx: context.Background(), now: time.Now, recEnd: time.Now().Add(time.Hour), o: FileOptions{maxRuns: 1}}
 	rec := format.RecordAt(f, 0)
 	sp, preg := recordSpan(src, f, 0, rec, int64(len(view)))
 	if sp == nil || preg == nil {
@@ -250,5 +262,152 @@ func TestBenchFilesColdIsCold(t *testing.T) {
 	}
 	if note != "" {
 		t.Errorf("note %q on a run that started cold", note)
+	}
+}
+
+// --time bounds the whole run, record by record: on a clock that each
+// read advances by one tick, a budget of n ticks a record lets about n
+// reads run (one measurement that started finishes), and every
+// measurement after that, warm and cold, is noted as not measured. (ABF
+// files: a format without a peer, whose time TestBenchFilesPeerStopped
+// bounds.)
+func TestBenchFilesTimeBoundsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	src := writeBenchFile(t, dir, 4096)
+	a, b := filepath.Join(dir, "a.abf"), filepath.Join(dir, "b.abf")
+	for _, p := range []string{a, b} {
+		if err := format.Convert(src, p, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const tick = time.Millisecond
+	// Way by way, warm then cold: a warm figure and its ceiling take two
+	// reads each (one settles the cache), a cold one one each. Ten ticks
+	// are the view scan warm and cold and the copying read warm; four
+	// more the copy's memmove and the copying read cold. Figures are
+	// listed warm first.
+	ten := []string{WayView + ", warm", WayCopy + ", warm", WayView + ", cold"}
+	fourteen := []string{WayView + ", warm", WayCopy + ", warm", WayView + ", cold", WayCopy + ", cold"}
+	for _, c := range []struct {
+		paths    []string
+		perRec   int // ticks a record
+		measured []string
+	}{
+		// Nothing starts on a spent budget.
+		{paths: []string{a}, perRec: 0},
+		{paths: []string{a}, perRec: 10, measured: ten},
+		{paths: []string{a}, perRec: 14, measured: fourteen},
+		// Each record has its share: the first cannot take the second's.
+		{paths: []string{a, b}, perRec: 10, measured: ten},
+	} {
+		fb := newFileBench(context.Background(), FileOptions{Time: time.Duration(len(c.paths)*c.perRec)*tick + 1, tick: tick})
+		res, err := fb.measureFiles(c.paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if max := len(c.paths) * (c.perRec + 2); fb.runs > max || fb.runs < len(c.paths)*c.perRec {
+			t.Errorf("%d ticks a record: %d reads, want from %d to %d", c.perRec, fb.runs, len(c.paths)*c.perRec, max)
+		}
+		if len(res.Records) != len(c.paths) {
+			t.Fatalf("%d records, want %d", len(res.Records), len(c.paths))
+		}
+		for _, r := range res.Records {
+			var measured []string
+			for _, f := range r.Figures {
+				switch {
+				case f.Value > 0:
+					measured = append(measured, f.Way+", "+f.temp())
+				case f.Note != outOfTime.Error():
+					t.Errorf("%s: %s, %s: note %q, want %q", r.File, f.Way, f.temp(), f.Note, outOfTime.Error())
+				}
+			}
+			if !slices.Equal(measured, c.measured) {
+				t.Errorf("%s, %d ticks: measured %q, want %q", r.File, c.perRec, measured, c.measured)
+			}
+			if len(r.Figures) != 9 {
+				t.Errorf("%s: %d figures, want all 9, measured or not", r.File, len(r.Figures))
+			}
+		}
+	}
+}
+
+// The advice line: the fastest way warm, then from disk, and what the
+// cold figures call for.
+func TestFileAdvice(t *testing.T) {
+	warm := []FileFigure{
+		{Way: WayView, Unit: GBps, Value: 20, Ceiling: "raw mapping scan", CeilingValue: 20},
+		{Way: WayCopy, Unit: GBps, Value: 8, Ceiling: "read(2)", CeilingValue: 6},
+		{Way: WayPeer, Unit: GBps, Value: 2, Ceiling: "h5py ds[:].sum()"},
+	}
+	cold := func(view, advised, random float64, note string) []FileFigure {
+		return []FileFigure{
+			{Way: WayView, Cold: true, Unit: GBps, Value: view, Ceiling: "raw mapping scan", CeilingValue: view, Note: note},
+			{Way: WayCopy, Cold: true, Unit: GBps, Value: 0.9, Ceiling: "read(2)", CeilingValue: 1},
+			{Way: WayAdvised, Cold: true, Unit: GBps, Value: advised, Ceiling: "read(2)", CeilingValue: 1},
+			{Way: WayRandom, Cold: true, Unit: Micros, Value: random, Ceiling: "pread", CeilingValue: 100, Ratio: 100 / random},
+		}
+	}
+	const head = "x.h5: /x (f64[1000], 7.8 KiB): the view scan is fastest, 20.0 GB/s, 2.5x the copying read, 10.0x h5py ds[:].sum(); cold, "
+	for _, c := range []struct {
+		name string
+		figs []FileFigure
+		want string
+	}{
+		{"keeps up", cold(0.95, 1.2, 50, ""),
+			head + "a mapping advised sequential is fastest, 1.20 GB/s, 1.3x the view scan; the view scan keeps up with read(2) from disk (0.95 of it)"},
+		{"advice helps", cold(0.4, 1.5, 50, ""),
+			head + "a mapping advised sequential is fastest, 1.50 GB/s, 1.7x the copying read; the view scan gets 0.40 of read(2)'s 1.00 GB/s from disk, a mapping advised sequential 1.50: open it with mmapfile.AdviceSequential for scans"},
+		{"advice does not help", cold(0.4, 0.42, 50, ""),
+			head + "the copying read is fastest, 0.90 GB/s, 2.1x a mapping advised sequential; the view scan gets 0.40 of read(2)'s 1.00 GB/s from disk, and sequential advice does not help: read it sequentially with the copying read, or pre-fault the view (Region.Populate) before scanning it"},
+		{"read-around", cold(0.95, 1.2, 3600, ""),
+			head + "a mapping advised sequential is fastest, 1.20 GB/s, 1.3x the view scan; the view scan keeps up with read(2) from disk (0.95 of it); a random element from disk costs 3600 µs through the view against 100 µs with pread: open it with mmapfile.AdviceRandom for lookups, so that a fault reads one page and not a window around it"},
+		{"kept pages", cold(0.95, 1.2, 50, "the kernel kept 3 of 4 pages cached"),
+			head + "a mapping advised sequential is fastest, 1.20 GB/s, 1.3x the view scan; the view scan keeps up with read(2) from disk (0.95 of it) (the kernel kept some pages cached: the cold figures are partly warm)"},
+		{"no cold", []FileFigure{{Way: WayView, Cold: true, Unit: GBps, Note: "not measured: cannot drop the page cache here"}},
+			head + "no way to read it could be measured here (cannot drop the page cache here)"},
+	} {
+		r := &RecordResult{File: "/d/x.h5", Name: "/x", Type: "f64", Shape: []int64{1000}, Bytes: 8000, Figures: append(slices.Clone(warm), c.figs...)}
+		if got := advice(r); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
+// The peer is stopped when its record's share of the time is spent,
+// keeping the figure of the read it finished: here a "python" that
+// reads cold, then hangs in its warm reads.
+func TestBenchFilesPeerStopped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in interpreter is a shell script")
+	}
+	dir := t.TempDir()
+	src := writeBenchFile(t, dir, 4096)
+	py := filepath.Join(dir, "python")
+	script := "#!/bin/sh\necho '{\"cold\": 0.001, \"n\": 4096}'\nexec sleep 60\n"
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := MeasureFiles(context.Background(), []string{src}, FileOptions{Time: time.Second, python: py, maxRuns: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peers []FileFigure
+	for _, f := range res.Records[0].Figures {
+		if f.Way == WayPeer {
+			peers = append(peers, f)
+		}
+	}
+	want := []FileFigure{
+		{Way: WayPeer, Unit: GBps, Ceiling: "numpy.load(mmap_mode=\"r\").sum()", Note: "not measured: stopped when the time (--time) ran out"},
+		{Way: WayPeer, Cold: true, Unit: GBps, Ceiling: "numpy.load(mmap_mode=\"r\").sum()", Value: gbps(4096*8, time.Millisecond)},
+	}
+	if runtime.GOOS != "linux" {
+		want[1].Value, want[1].Note = 0, "not measured: cannot drop the page cache here"
+	}
+	if len(peers) == 2 && strings.HasPrefix(peers[1].Note, "the kernel kept") {
+		want[1].Note = peers[1].Note // a file system that keeps its pages (tmpfs)
+	}
+	if !slices.Equal(peers, want) {
+		t.Errorf("peer figures\n%+v\nwant\n%+v", peers, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -27,15 +28,21 @@ can do at best (RAM scan, raw mapping scan on one core and on all, read(2), cold
 gather, write(2) + fsync, cp + sync, pwrite + fdatasync), all in one run, and prints a table of
 GB/s (or µs), ceilings, ratios, goals and whether each goal is met. --json prints one JSON document
 instead; --report DIR also writes a Markdown report with a chart. --only runs the figures whose
-names start with the given prefixes. Progress goes to stderr (silenced by --quiet).
+names start with the given prefixes. Progress goes to stderr (silenced by --quiet); with FILE
+arguments, on a terminal, as one line redrawn in place.
 
 With FILE arguments (any format mmapkit reads), bench measures those files instead, never
 writing to them: for each record (--name, repeatable; else the 3 largest), each way to read it
 that applies — the view scan, the copying read, the parallel decode of a chunked record, the
 view scan on every core, random elements, and the tool a user of the format would use (NumPy,
-zarr-python) where installed — warm and cold (pages dropped first, checked with mincore), each
-beside its ceiling on the same bytes (a raw mapping, read(2), one core's decode, pread). The
-run takes about --time in all. It ends with one line per record naming the fastest way.`,
+h5py, zarr-python) where installed — warm and cold (pages dropped first, checked with mincore),
+each beside its ceiling on the same bytes (a raw mapping, read(2), one core's decode, pread).
+--time bounds the whole run: each record gets an equal share of the time left when it starts
+(a quarter of it kept for the peer), and no measurement of it (warm, cold, ceiling or peer)
+starts once its part of that share is spent; those left are noted "not measured". A read that has started finishes (a cold read of a large record
+can outlast its share), except the peer's, which is stopped when its record's share is spent.
+It ends with one line per record naming the fastest way, warm and cold, with advice for reading
+it from disk (cold) where the figures call for it.`,
 		Example: `  mmapkit bench --quick
   mmapkit bench --only convert_,edit_
   mmapkit bench --size 256MiB --json > bench.json
@@ -75,7 +82,7 @@ run takes about --time in all. It ends with one line per record naming the faste
 	f.StringVar(&o.Dir, "dir", "", "directory for the temporary files (default: the system's)")
 	f.StringSliceVar(&o.Only, "only", nil, "run only the figures whose names start with these comma-separated prefixes")
 	f.StringArrayVar(&fo.Names, "name", nil, "with FILE: a record to measure (repeatable; default the 3 largest of each file)")
-	f.DurationVar(&fo.Time, "time", 30*time.Second, "with FILE: how long the whole run takes, about")
+	f.DurationVar(&fo.Time, "time", 30*time.Second, "with FILE: the time the whole run may take (no measurement starts after it)")
 	rf.add(cmd)
 	return cmd
 }
@@ -96,8 +103,35 @@ func benchFiles(ctx context.Context, cmd *cobra.Command, rf *readFlags, fo bench
 	if o.Progress == io.Discard {
 		fo.Progress = nil
 	}
+	// On a terminal, one line that says what is measured and how much of
+	// the time is spent; elsewhere a line per step.
+	if bar := newProgress(e, int64(fo.Time), "bench"); bar != nil {
+		bar.line = benchLine
+		fo.Progress = nil
+		fo.OnProgress = func(p benchmarks.FileProgress) {
+			if p.Done {
+				bar.Done()
+				return
+			}
+			bar.Step(int64(p.Elapsed), fmt.Sprintf("bench %d/%d %s", p.Record, p.Records, p.Step))
+		}
+	}
 	if err := benchmarks.RunFiles(ctx, paths, fo, e.stdout); err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	return nil
+}
+
+// benchLineWidth is how much of a step's description bench's progress
+// line shows, so that the line fits a terminal's width.
+const benchLineWidth = 56
+
+// benchLine is bench FILE's progress line: the step, and the time spent
+// (done, in nanoseconds, on the run's own clock) of the --time budget.
+func benchLine(desc string, done, total int64, _ time.Duration) string {
+	if r := []rune(desc); len(r) > benchLineWidth {
+		desc = string(r[:benchLineWidth-1]) + "…"
+	}
+	return fmt.Sprintf("%-*s %s %s of %s", benchLineWidth, desc, progressBar(float64(done)/float64(total)),
+		time.Duration(done).Round(time.Second), time.Duration(total).Round(time.Second))
 }

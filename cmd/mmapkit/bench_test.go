@@ -55,7 +55,7 @@ func TestBenchFiles(t *testing.T) {
 	require.NoError(t, npy.AddArray(z, "small", []int64{16}, layout.RowMajor, xs[:16]))
 	require.NoError(t, z.Close())
 
-	r := mk(t, "bench", "--time", "100ms", "--name", "small", "--json", "--quiet", path)
+	r := mk(t, "bench", "--time", "20s", "--name", "small", "--json", "--quiet", path)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr, "--quiet silences progress")
 	var doc struct {
@@ -73,7 +73,7 @@ func TestBenchFiles(t *testing.T) {
 	assert.NotEmpty(t, doc.Records[0].Figures)
 
 	report := filepath.Join(dir, "report")
-	r = mk(t, "bench", "--time", "100ms", "--report", report, path)
+	r = mk(t, "bench", "--time", "20s", "--report", report, path)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "bench: x.npz: big: view scan, warm")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

@@ -37,6 +37,8 @@ type progress struct {
 	mu    sync.Mutex
 	drawn time.Time // when the line was last drawn; zero before the first
 	width int       // of the line last drawn
+	// line makes the text of the line; nil means progressLine.
+	line func(desc string, done, total int64, since time.Duration) string
 }
 
 // newProgress starts measuring work of total bytes (negative: unknown). It
@@ -71,6 +73,17 @@ func (p *progress) Set(done int64) {
 	p.draw(done, false)
 }
 
+// Step records that done is done in all and that the work is now desc.
+func (p *progress) Step(done int64, desc string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.desc = desc
+	p.mu.Unlock()
+	p.Set(done)
+}
+
 // draw redraws the line if it is due: after progressAfter, then every
 // tenth of a second.
 func (p *progress) draw(done int64, final bool) {
@@ -85,7 +98,11 @@ func (p *progress) draw(done int64, final bool) {
 		return
 	}
 	p.drawn = now
-	line := progressLine(p.desc, done, p.total, since)
+	text := progressLine
+	if p.line != nil {
+		text = p.line
+	}
+	line := text(p.desc, done, p.total, since)
 	pad := ""
 	if n := len([]rune(line)); n < p.width {
 		pad = strings.Repeat(" ", p.width-n)
@@ -101,10 +118,7 @@ func progressLine(desc string, done, total int64, since time.Duration) string {
 	var b strings.Builder
 	b.WriteString(desc)
 	if total > 0 {
-		frac := min(float64(done)/float64(total), 1)
-		const width = 24
-		full := int(frac * width)
-		fmt.Fprintf(&b, " %3.0f%% [%s%s] %s / %s", 100*frac, strings.Repeat("=", full), strings.Repeat(" ", width-full), benchmarks.HumanSize(done), benchmarks.HumanSize(total))
+		fmt.Fprintf(&b, " %s %s / %s", progressBar(float64(done)/float64(total)), benchmarks.HumanSize(done), benchmarks.HumanSize(total))
 	} else {
 		fmt.Fprintf(&b, " %s", benchmarks.HumanSize(done))
 	}
@@ -116,6 +130,15 @@ func progressLine(desc string, done, total int64, since time.Duration) string {
 		b.WriteString(" elapsed")
 	}
 	return b.String()
+}
+
+// progressBar draws the fraction frac (at most 1) of some work as a
+// percentage and a bar.
+func progressBar(frac float64) string {
+	frac = min(frac, 1)
+	const width = 24
+	full := int(frac * width)
+	return fmt.Sprintf("%3.0f%% [%s%s]", 100*frac, strings.Repeat("=", full), strings.Repeat(" ", width-full))
 }
 
 // Done removes the line.

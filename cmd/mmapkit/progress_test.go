@@ -48,3 +48,19 @@ func TestProgressLine(t *testing.T) {
 		assert.Equal(t, c.want, progressLine("convert x.zarr", c.done, c.total, c.since))
 	}
 }
+
+// bench's line: the step, cut to fit, and the time spent of the budget.
+func TestBenchLine(t *testing.T) {
+	for _, c := range []struct {
+		desc        string
+		done, total time.Duration
+		want        string
+	}{
+		{"bench 1/3 x.npy: 0: view scan, warm", 12 * time.Second, 30 * time.Second,
+			"bench 1/3 x.npy: 0: view scan, warm                       40% [=========               ] 12s of 30s"},
+		{"bench 2/2 a-file-with-a-very-long-name.h5: /group/dataset: parallel view scan, cold", 40 * time.Second, 30 * time.Second,
+			"bench 2/2 a-file-with-a-very-long-name.h5: /group/datas… 100% [========================] 40s of 30s"},
+	} {
+		assert.Equal(t, c.want, benchLine(c.desc, int64(c.done), int64(c.total), 0))
+	}
+}
