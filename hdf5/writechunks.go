@@ -7,11 +7,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
+	"github.com/mmapkit/mmapkit/internal/parallel"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
@@ -161,47 +160,38 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 		count := (min(g0+bandRows, grid[0]) - g0) * perRow
 		outs := make([][]byte, count)
 		offsets := make([][]int64, count)
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var firstErr error
-		var errOnce sync.Once
+		free := make(chan *worker, len(ws))
 		for k := range ws {
-			wg.Add(1)
-			go func(wk *worker) {
-				defer wg.Done()
-				for {
-					j := next.Add(1) - 1
-					if j >= count {
-						return
-					}
-					// The chunk's grid position, and where it starts in the band.
-					origin := make([]int64, rank)
-					rest := j % perRow
-					for i := rank - 1; i >= 1; i-- {
-						origin[i] = rest % grid[i] * n.chunks[i]
-						rest /= grid[i]
-					}
-					origin[0] = (j / perRow) * n.chunks[0]
-					clear(wk.buf)
-					gather(wk.buf, b, bandDims, n.chunks, origin, size)
-					off := append([]int64{origin[0] + r0}, origin[1:]...)
-					offsets[j] = off
-					if wk.enc == nil {
-						outs[j] = append([]byte(nil), wk.buf...)
-						continue
-					}
-					e, err := wk.enc.Encode(wk.buf)
-					if err != nil {
-						errOnce.Do(func() { firstErr = err })
-						return
-					}
-					outs[j] = append([]byte(nil), e...)
-				}
-			}(&ws[k])
+			free <- &ws[k]
 		}
-		wg.Wait()
-		if firstErr != nil {
-			return 0, fmt.Errorf("dataset %s: deflate: %w", n.fullPath, firstErr)
+		err := parallel.Do(int(count), len(ws), func() *worker { return <-free }, func(wk *worker) { free <- wk },
+			func(wk *worker, jj int) error {
+				j := int64(jj)
+				// The chunk's grid position, and where it starts in the band.
+				origin := make([]int64, rank)
+				rest := j % perRow
+				for i := rank - 1; i >= 1; i-- {
+					origin[i] = rest % grid[i] * n.chunks[i]
+					rest /= grid[i]
+				}
+				origin[0] = (j / perRow) * n.chunks[0]
+				clear(wk.buf)
+				gather(wk.buf, b, bandDims, n.chunks, origin, size)
+				off := append([]int64{origin[0] + r0}, origin[1:]...)
+				offsets[j] = off
+				if wk.enc == nil {
+					outs[j] = append([]byte(nil), wk.buf...)
+					return nil
+				}
+				e, err := wk.enc.Encode(wk.buf)
+				if err != nil {
+					return err
+				}
+				outs[j] = append([]byte(nil), e...)
+				return nil
+			})
+		if err != nil {
+			return 0, fmt.Errorf("dataset %s: deflate: %w", n.fullPath, err)
 		}
 		for j, out := range outs {
 			if n.level < 0 {

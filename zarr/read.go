@@ -85,7 +85,7 @@ func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) er
 	if len(dst) < 1<<20 {
 		workers = 1
 	}
-	err := parallel(total, workers, &a.s.states, one)
+	err := withWorkers(total, workers, &a.s.states, one)
 	if err == nil && missing.Load() || errors.Is(err, fs.ErrNotExist) {
 		// Checked once, after the read: a store that is in place now
 		// was in place when each of its chunks was found missing.

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/mmapkit/mmapkit/internal/parallel"
 )
 
 // maxExpansion and maxExpansionSlack bound what a stored chunk can decode to: deflate
@@ -144,43 +145,8 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 		return &chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
 			chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(tasks))
-	if workers == 1 { // one chunk or one core: no goroutine to start
-		cr := newReader()
-		defer cr.release()
-		for _, task := range tasks {
-			if err := cr.read(task); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	next := atomic.Int64{}
-	var failed atomic.Bool
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cr := newReader()
-			defer cr.release()
-			for !failed.Load() {
-				i := next.Add(1) - 1
-				if i >= int64(len(tasks)) {
-					return
-				}
-				if err := cr.read(tasks[i]); err != nil {
-					failed.Store(true)
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+	return parallel.Do(len(tasks), runtime.GOMAXPROCS(0), newReader, (*chunkReader).release,
+		func(cr *chunkReader, i int) error { return cr.read(tasks[i]) })
 }
 
 // buffers keeps the chunk buffers of finished reads for the next ones.
