@@ -602,8 +602,7 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 	t := rec.Type
 	size := int64(t.Size())
 	per := max(format.StreamBytes/size, 1)
-	buf := make([]complex128, (per*size+15)/16) // aligned for any element
-	chunk := unsafeslice.Bytes(buf)[:per*size]
+	chunk := unsafeslice.AlignedBytes(per * size)
 	n := bytes / size
 	var ref func() error
 	if sp != nil {

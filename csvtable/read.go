@@ -855,7 +855,7 @@ func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []for
 			if !asText(j) {
 				need := k * int64(t.Size())
 				if int64(cap(bufs[j])) < need {
-					bufs[j] = unsafeslice.Bytes(make([]uint64, (need+7)/8))
+					bufs[j] = unsafeslice.AlignedBytes(need)
 				}
 				bufs[j] = bufs[j][:need]
 			} else {

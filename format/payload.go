@@ -236,7 +236,7 @@ func (p *Payload) readOther(dst []byte, first, n int64, order layout.Order) erro
 			b := min(q0-r, max(1, bandBytes/rowBytes))
 			need := b * rowBytes
 			if int64(cap(p.band)) < need {
-				p.band = alignedBytes(need)
+				p.band = unsafeslice.AlignedBytes(need)
 			}
 			p.band = p.band[:need]
 			if err := p.transposeRows(p.band, q, r, b); err != nil {
@@ -295,7 +295,7 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 	p.runsMu.Lock()
 	defer p.runsMu.Unlock()
 	if int64(cap(p.runs)) < need {
-		p.runs = alignedBytes(need)
+		p.runs = unsafeslice.AlignedBytes(need)
 	}
 	runs := p.runs[:need]
 	if b == q0 {
@@ -399,9 +399,4 @@ func (p *Payload) wrapAt(off int64, err error) error {
 		off = me.Offset
 	}
 	return p.wrap(off, err)
-}
-
-// alignedBytes allocates n bytes aligned for any element type.
-func alignedBytes(n int64) []byte {
-	return unsafeslice.Bytes(make([]uint64, (n+7)/8))[:n]
 }

@@ -569,7 +569,7 @@ func (s *source) ScanColumns(recs []int, batch int, fn func(first int64, cols []
 			}
 			size := int64(t.size)
 			if int64(cap(bufs[j])) < k*size {
-				bufs[j] = alignedBytes(k * size)
+				bufs[j] = unsafeslice.AlignedBytes(k * size)
 			}
 			b := bufs[j][:k*size]
 			if err := s.raw(i, b, first, k); err != nil {
@@ -588,11 +588,6 @@ func (s *source) ScanColumns(recs []int, batch int, fn func(first int64, cols []
 		}
 	}
 	return nil
-}
-
-// alignedBytes allocates n bytes aligned for any element type.
-func alignedBytes(n int64) []byte {
-	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
 }
 
 // SetText changes element idx of record i in place: numbers and bools

@@ -564,7 +564,7 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 		return vals, buf, nil
 	}
 	if int64(cap(buf)) < k*size {
-		buf = alignedBytes(k * size)
+		buf = unsafeslice.AlignedBytes(k * size)
 	}
 	b := buf[:k*size]
 	for row := int64(0); row < k; row++ {
@@ -576,11 +576,6 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 		return nil, buf, f.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
 	}
 	return layout.SliceOf(rec.Type, b), buf, nil
-}
-
-// alignedBytes allocates n bytes aligned for any element type.
-func alignedBytes(n int64) []byte {
-	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
 }
 
 // ReadText calls fn with the elements of record i, an array or field of

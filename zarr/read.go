@@ -265,7 +265,7 @@ func grow(b []byte, n int64) []byte {
 	if int64(cap(b)) >= n {
 		return b[:n]
 	}
-	return unsafeslice.Bytes(make([]uint64, (n+7)/8))[:n]
+	return unsafeslice.AlignedBytes(n)
 }
 
 func (a *Array) sizeErr(loc where, ub int64) error {
