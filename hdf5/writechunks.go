@@ -135,8 +135,9 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 	band := make([]byte, min(bandRows*n.chunks[0], n.shape[0])*rowElems*size)
 	workers := runtime.GOMAXPROCS(0)
 	type worker struct {
-		buf []byte
-		enc *h5.ChunkEncoder
+		buf    []byte
+		enc    *h5.ChunkEncoder
+		copier layout.StridedCopy
 	}
 	ws := make([]worker, workers)
 	for k := range ws {
@@ -176,7 +177,7 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 				}
 				origin[0] = (j / perRow) * n.chunks[0]
 				clear(wk.buf)
-				gather(wk.buf, b, bandDims, n.chunks, origin, size)
+				gather(&wk.copier, wk.buf, b, bandDims, n.chunks, origin, size)
 				off := append([]int64{origin[0] + r0}, origin[1:]...)
 				offsets[j] = off
 				if wk.enc == nil {
@@ -213,30 +214,14 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 // gather copies into dst, a chunk of dims (row-major), the part of src, an
 // array of srcDims, that the chunk placed at origin covers; what lies
 // beyond src is left as it is.
-func gather(dst, src []byte, srcDims, dims, origin []int64, size int64) {
-	rank := len(dims)
-	if rank == 0 {
-		return
+func gather(c *layout.StridedCopy, dst, src []byte, srcDims, dims, origin []int64, size int64) {
+	count := make([]int64, len(dims))
+	srcStrides := layout.Strides(srcDims, layout.RowMajor)
+	var s0 int64
+	for i := range dims {
+		count[i] = min(dims[i], srcDims[i]-origin[i])
+		s0 += origin[i] * srcStrides[i]
 	}
-	// Strides in bytes of both arrays.
-	srcStride := make([]int64, rank)
-	dstStride := make([]int64, rank)
-	srcStride[rank-1], dstStride[rank-1] = size, size
-	for i := rank - 2; i >= 0; i-- {
-		srcStride[i] = srcStride[i+1] * srcDims[i+1]
-		dstStride[i] = dstStride[i+1] * dims[i+1]
-	}
-	var rec func(axis int, s, d int64)
-	rec = func(axis int, s, d int64) {
-		k := min(dims[axis], srcDims[axis]-origin[axis])
-		s += origin[axis] * srcStride[axis]
-		if axis == rank-1 {
-			copy(dst[d:d+k*size], src[s:s+k*size])
-			return
-		}
-		for i := int64(0); i < k; i++ {
-			rec(axis+1, s+i*srcStride[axis], d+i*dstStride[axis])
-		}
-	}
-	rec(0, 0, 0)
+	c.Plan(count, srcStrides, layout.Strides(dims, layout.RowMajor), int(size))
+	c.Copy(dst, 0, src, s0)
 }

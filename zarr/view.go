@@ -373,13 +373,13 @@ func (a *Array) rewriteUnit(u []int64, b []byte, pos int64) error {
 		return s.errf(m.metaKey, -1, ErrUnsupported, "array %q: a chunk of %d bytes is too large to rewrite here", m.name, ub)
 	}
 	buf := grow(nil, ub)
-	full := makePlan(m.unit, rowStrides(m.unit), rowStrides(m.unit), m.dt.typ.Size())
+	full := layout.NewStridedCopy(m.unit, layout.Strides(m.unit, layout.RowMajor), layout.Strides(m.unit, layout.RowMajor), m.dt.typ.Size())
 	loc, err := a.locateUnit(u)
 	if err != nil {
 		return err
 	}
 	if loc.missing {
-		full.fill(buf, 0, m.fill)
+		full.Fill(buf, 0, m.fill)
 	} else {
 		w := &worker{}
 		if err := a.readUnitRaw(loc, buf, w); err != nil {
@@ -471,8 +471,8 @@ func (a *Array) rewriteShard(key string, u []int64, inner int64, enc []byte) err
 			if in && chunks[i] == nil {
 				if fill == nil {
 					fill = grow(nil, m.unitBytes())
-					full := makePlan(m.unit, rowStrides(m.unit), rowStrides(m.unit), m.dt.typ.Size())
-					full.fill(fill, 0, m.fill)
+					full := layout.NewStridedCopy(m.unit, layout.Strides(m.unit, layout.RowMajor), layout.Strides(m.unit, layout.RowMajor), m.dt.typ.Size())
+					full.Fill(fill, 0, m.fill)
 				}
 				chunks[i] = fill
 			}

@@ -615,7 +615,7 @@ func (w *writer) writeBoxes(m *meta, src format.Source, i int, order layout.Orde
 	}
 	// Each worker holds a chunk (shard) and its encoding.
 	workers := min(int64(runtime.GOMAXPROCS(0)), max(1, writeBudget/(2*ub)))
-	qstr := rowStrides(q)
+	qstr := layout.Strides(q, layout.RowMajor)
 	org, cnt := make([]int64, k), make([]int64, k)
 	for {
 		for x := range k {
@@ -741,8 +741,8 @@ func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []in
 		G[j] = ceilDiv(cnt[j], qg[j])
 		total *= G[j]
 	}
-	sstr := rowStrides(cnt)
-	ustr := rowStrides(qu)
+	sstr := layout.Strides(cnt, layout.RowMajor)
+	ustr := layout.Strides(qu, layout.RowMajor)
 	// unit copies the unit of storage-space start us into buf, padded
 	// with the fill value.
 	unit := func(us []int64, buf []byte) {
@@ -755,11 +755,11 @@ func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []in
 			soff += (us[j] - org[j]) * sstr[j]
 		}
 		if edge {
-			p := makePlan(qu, ustr, ustr, size)
-			p.fill(buf, 0, m.fill)
+			p := layout.NewStridedCopy(qu, ustr, ustr, size)
+			p.Fill(buf, 0, m.fill)
 		}
-		p := makePlan(c, sstr, ustr, size)
-		p.copy(buf, 0, slab, soff)
+		p := layout.NewStridedCopy(c, sstr, ustr, size)
+		p.Copy(buf, 0, slab, soff)
 	}
 	logical := func(sg []int64) []int64 {
 		lg := make([]int64, k)
