@@ -632,7 +632,7 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 	fig, err := b.pair(path, WayCopy, ceiling, bytes, cold, func() error {
 		for first := int64(0); first < n; first += per {
 			c := chunk[:min(per, n-first)*size]
-			if err := f.ReadArray(i, c, first, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+			if err := f.ReadArray(i, c, first, layout.RowMajor, layout.HostOrder()); err != nil {
 				return err
 			}
 			typedSum(t, c)
@@ -711,7 +711,7 @@ func (b *fileBench) decode(path string, f format.File, i int, bytes int64, cold 
 	}
 	buf := make([]float64, (bytes+7)/8)
 	dst := unsafeslice.Bytes(buf)[:bytes]
-	read := func() error { return f.ReadArray(i, dst, 0, layout.RowMajor, mmapfile.HostOrder()) }
+	read := func() error { return f.ReadArray(i, dst, 0, layout.RowMajor, layout.HostOrder()) }
 	fig, err := b.pair(path, WayDecode, fmt.Sprintf("one core's decode × %d", b.cpus), bytes, cold, read, func() error {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		return read()

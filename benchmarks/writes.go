@@ -168,7 +168,7 @@ func fillView(f *mmapfile.File, src []float64) error {
 	if err := r.PopulateWrite(); err != nil {
 		return err
 	}
-	xs, err := mmapfile.View[float64](r, 0, len(src), mmapfile.HostOrder())
+	xs, err := mmapfile.View[float64](r, 0, len(src), layout.HostOrder())
 	if err != nil {
 		return err
 	}

@@ -711,7 +711,7 @@ func (f *File) value(dst []byte, t layout.Type, fl field, row int64, col int) er
 		return nil
 	}
 	b := f.data[fl.start:fl.end]
-	host := mmapfile.HostOrder()
+	host := layout.HostOrder()
 	switch t {
 	case layout.I64:
 		v, ok := parseInt(b)
@@ -766,7 +766,7 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, t, mmapfile.HostOrder(), bo)
+	layout.SwapOrder(dst, t, layout.HostOrder(), bo)
 	return nil
 }
 

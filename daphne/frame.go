@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -57,7 +58,7 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 			if err := f.readColumnBlocks(c, dsts[c], int64(r0)); err != nil {
 				return nil, err
 			}
-			mmapfile.SwapOrder(dsts[c], vt.Layout(), binary.LittleEndian, mmapfile.HostOrder())
+			layout.SwapOrder(dsts[c], vt.Layout(), binary.LittleEndian, layout.HostOrder())
 		}
 		return fr, nil
 	}

@@ -148,9 +148,9 @@ func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo bina
 	} else if err := p.readOther(dst, first, n, order); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
+	layout.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
 	if a.Type == layout.Bool {
-		if bad := mmapfile.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
+		if bad := layout.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
 			return p.wrap(-1, fmt.Errorf("element %d (%s order): byte 0x%02x: %w", first+int64(bad), order, dst[bad], mmapfile.ErrInvalidBool))
 		}
 	}

@@ -339,7 +339,7 @@ func scanRecords(src Source, batch int, fn func(first int64, cols []Column) erro
 	}
 	buf := unsafeslice.AlignedBytes(total)
 	out := make([]Column, len(cols))
-	host := mmapfile.HostOrder()
+	host := layout.HostOrder()
 	for first := int64(0); first < rows || (first == 0 && rows <= 0); first += int64(batch) {
 		k := max(0, min(int64(batch), rows-first))
 		at := int64(0)

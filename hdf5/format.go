@@ -337,8 +337,8 @@ func (s *source) ReadArray(i int, dst []byte, first int64, order layout.Order, b
 // bools.
 func (s *source) finish(i int, dst []byte, first int64, from, to binary.ByteOrder) error {
 	t := s.recs[i].Type
-	mmapfile.SwapOrder(dst, t, from, to)
-	if bad := mmapfile.CheckBools(dst, t, s.f.opts.Lenient); bad >= 0 {
+	layout.SwapOrder(dst, t, from, to)
+	if bad := layout.CheckBools(dst, t, s.f.opts.Lenient); bad >= 0 {
 		return s.bad(i, mmapfile.ErrInvalidBool, "element %d: byte 0x%02x", first+int64(bad), dst[bad])
 	}
 	return nil
@@ -575,7 +575,7 @@ func (s *source) ScanColumns(recs []int, batch int, fn func(first int64, cols []
 			if err := s.raw(i, b, first, k); err != nil {
 				return err
 			}
-			if err := s.finish(i, b, first, s.recs[i].ByteOrder(), mmapfile.HostOrder()); err != nil {
+			if err := s.finish(i, b, first, s.recs[i].ByteOrder(), layout.HostOrder()); err != nil {
 				return err
 			}
 			out[j] = format.Column{Values: layout.SliceOf(s.recs[i].Type, b)}

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
-	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // The gather kernels copy n little-endian values of one size from src,
@@ -19,7 +19,7 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 	}
 	// One check for the whole run; the loops below re-slice within it.
 	src = src[off : off+(n-1)*stride+size]
-	if stride == size && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride == size && layout.IsHostOrder(binary.LittleEndian) {
 		copy(dst[:n*size], src) // contiguous values: one memmove
 		return
 	}
@@ -68,7 +68,7 @@ func gather1(d []byte, src []byte, stride int) {
 
 func gather2(d []uint16, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+2]
-	if stride%2 == 0 && unsafeslice.Aligned[uint16](src) && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride%2 == 0 && unsafeslice.Aligned[uint16](src) && layout.IsHostOrder(binary.LittleEndian) {
 		gatherWords(d, unsafeslice.Cast[uint16](src), stride/2)
 		return
 	}
@@ -81,7 +81,7 @@ func gather2(d []uint16, src []byte, stride int) {
 
 func gather4(d []uint32, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+4]
-	if stride%4 == 0 && unsafeslice.Aligned[uint32](src) && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride%4 == 0 && unsafeslice.Aligned[uint32](src) && layout.IsHostOrder(binary.LittleEndian) {
 		gatherWords(d, unsafeslice.Cast[uint32](src), stride/4)
 		return
 	}
@@ -94,7 +94,7 @@ func gather4(d []uint32, src []byte, stride int) {
 
 func gather8(d []uint64, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+8]
-	if stride%8 == 0 && unsafeslice.Aligned[uint64](src) && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride%8 == 0 && unsafeslice.Aligned[uint64](src) && layout.IsHostOrder(binary.LittleEndian) {
 		gatherWords(d, unsafeslice.Cast[uint64](src), stride/8)
 		return
 	}
@@ -123,7 +123,7 @@ func scatter(dst []byte, off, stride int, src []byte, size, n int) {
 		return
 	}
 	dst = dst[off : off+(n-1)*stride+size]
-	if stride == size && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride == size && layout.IsHostOrder(binary.LittleEndian) {
 		copy(dst, src[:n*size])
 		return
 	}

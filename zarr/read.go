@@ -477,7 +477,7 @@ func ReadRegion[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
 		return nil, err
 	}
 	out := make([]T, n)
-	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, a.Order(), mmapfile.HostOrder()); err != nil {
+	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, a.Order(), layout.HostOrder()); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -509,9 +509,9 @@ func (a *Array) ReadRegion(dst []byte, start, count []int64, order layout.Order,
 // finish turns bytes in the stored byte order into bo and checks bools.
 func (a *Array) finish(dst []byte, bo binary.ByteOrder) error {
 	t := a.m.dt.typ
-	mmapfile.SwapOrder(dst, t, a.m.byteOrder(), bo)
+	layout.SwapOrder(dst, t, a.m.byteOrder(), bo)
 	if t == layout.Bool {
-		if bad := mmapfile.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
+		if bad := layout.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
 			return a.s.errf(a.m.metaKey, -1, mmapfile.ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
 		}
 	}

@@ -141,7 +141,7 @@ func (a *Array) viewable(idx []int64) (*mapping, where, error) {
 	if !m.rowMajor() && !m.colMajor() {
 		return nil, where{}, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
 	}
-	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
+	if m.dt.typ.Size() > 1 && !layout.IsHostOrder(m.byteOrder()) {
 		return nil, where{}, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
 	loc, err := a.locateView(idx)
@@ -262,7 +262,7 @@ func Set[T layout.Elem](a *Array, idx []int64, v T) error {
 		return err
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	mmapfile.SwapOrder(b, a.m.dt.typ, mmapfile.HostOrder(), a.m.byteOrder())
+	layout.SwapOrder(b, a.m.dt.typ, layout.HostOrder(), a.m.byteOrder())
 	return a.setBytes(idx, b)
 }
 
