@@ -49,3 +49,16 @@ func TestSwapOrderAndCheckBools(t *testing.T) {
 		t.Errorf("CheckBools of u8 found %d", i)
 	}
 }
+
+func TestMakeSlice(t *testing.T) {
+	for _, typ := range []Type{I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool, I128, U128, JuliaChar, C64, C128} {
+		s, b := MakeSlice(typ, 5)
+		got, mem, ok := BytesOf(s)
+		if !ok || got != typ || len(b) != 5*typ.Size() || len(mem) != len(b) || (len(b) > 0 && &mem[0] != &b[0]) {
+			t.Errorf("MakeSlice(%v, 5) = %T of %d bytes; BytesOf gives %v, %d bytes, %v", typ, s, len(b), got, len(mem), ok)
+		}
+	}
+	if s, b := MakeSlice(Invalid, 3); s != nil || b != nil {
+		t.Errorf("MakeSlice(Invalid) = %v, %v", s, b)
+	}
+}

@@ -163,45 +163,15 @@ func scatter(dst []byte, off, stride int, src []byte, size, n int) {
 // handled here.
 func newData(t Type, n int) (any, []byte) {
 	switch t {
-	case TypeBool:
-		s := make([]bool, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeChar, TypeUint8:
-		s := make([]uint8, n)
-		return s, s
-	case TypeInt8:
-		s := make([]int8, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeInt16:
-		s := make([]int16, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeUint16:
-		s := make([]uint16, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeInt32:
-		s := make([]int32, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeUint32:
-		s := make([]uint32, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeInt64:
-		s := make([]int64, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeUint64:
-		s := make([]uint64, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeFloat:
-		s := make([]float32, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeDouble:
-		s := make([]float64, n)
-		return s, unsafeslice.Bytes(s)
 	case TypeDatetime:
 		s := make([]Datetime, n)
 		return s, unsafeslice.Bytes(s)
 	case TypeDatetimeTZ:
 		s := make([]DatetimeTZ, n)
 		return s, unsafeslice.Bytes(s)
+	}
+	if lt, ok := LayoutType(t); ok {
+		return layout.MakeSlice(lt, n)
 	}
 	return nil, nil
 }
@@ -210,50 +180,6 @@ func newData(t Type, n int) (any, []byte) {
 // the Go slice type of entry c.
 func dataLen(c Column, data any) int {
 	switch d := data.(type) {
-	case []bool:
-		if c.Type == TypeBool {
-			return len(d)
-		}
-	case []uint8:
-		if c.Type == TypeChar || c.Type == TypeUint8 {
-			return len(d)
-		}
-	case []int8:
-		if c.Type == TypeInt8 {
-			return len(d)
-		}
-	case []int16:
-		if c.Type == TypeInt16 {
-			return len(d)
-		}
-	case []uint16:
-		if c.Type == TypeUint16 {
-			return len(d)
-		}
-	case []int32:
-		if c.Type == TypeInt32 {
-			return len(d)
-		}
-	case []uint32:
-		if c.Type == TypeUint32 {
-			return len(d)
-		}
-	case []int64:
-		if c.Type == TypeInt64 {
-			return len(d)
-		}
-	case []uint64:
-		if c.Type == TypeUint64 {
-			return len(d)
-		}
-	case []float32:
-		if c.Type == TypeFloat {
-			return len(d)
-		}
-	case []float64:
-		if c.Type == TypeDouble {
-			return len(d)
-		}
 	case []Datetime:
 		if c.Type == TypeDatetime {
 			return len(d)
@@ -269,6 +195,11 @@ func dataLen(c Column, data any) int {
 	case [][]byte:
 		if c.Type == TypeBinary {
 			return len(d)
+		}
+	default:
+		lt, ok := LayoutType(c.Type)
+		if t, b, isElem := layout.BytesOf(data); ok && c.Type != TypeDatetime && isElem && t == lt {
+			return len(b) / t.Size()
 		}
 	}
 	return -1
