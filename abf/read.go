@@ -134,8 +134,8 @@ func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
 	if err := f.readRaw(e, raw, e.data+start*size); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(raw, t, byteOrder(e), mmapfile.HostOrder())
-	if bad := mmapfile.CheckBools(raw, t, f.lenient); bad >= 0 {
+	layout.SwapOrder(raw, t, byteOrder(e), layout.HostOrder())
+	if bad := layout.CheckBools(raw, t, f.lenient); bad >= 0 {
 		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x", keyOf(e), raw[bad])
 	}
 	return nil
@@ -172,7 +172,7 @@ func (f *File) readWords(e *entry, w0 int64, words []uint64) error {
 	if err := f.readRaw(e, raw, e.data+8*w0); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(raw, layout.U64, byteOrder(e), mmapfile.HostOrder())
+	layout.SwapOrder(raw, layout.U64, byteOrder(e), layout.HostOrder())
 	return nil
 }
 

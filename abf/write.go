@@ -21,9 +21,9 @@ import (
 func Write[T Elem](f *File, key string, dims []int64, data []T) error {
 	t := layout.TypeOf[T]()
 	payload := unsafeslice.Bytes(data)
-	if t.Size() > 1 && mmapfile.HostOrder() != binary.LittleEndian {
+	if t.Size() > 1 && layout.HostOrder() != binary.LittleEndian {
 		payload = slices.Clone(payload)
-		mmapfile.SwapOrder(payload, t, mmapfile.HostOrder(), binary.LittleEndian)
+		layout.SwapOrder(payload, t, layout.HostOrder(), binary.LittleEndian)
 	}
 	return f.write(record{key: key, kind: KindArray, elem: t, dims: dims, n: int64(len(data)), fill: writeAll(payload)})
 }
@@ -45,7 +45,7 @@ func (f *File) WriteStream(key string, t layout.Type, dims []int64, fn func(w io
 // Upstream AlignedBinaryFormat.jl cannot read empty BitArrays.
 func (f *File) WriteBits(key string, b BitArray) error {
 	payload := unsafeslice.Bytes(b.Chunks)
-	if mmapfile.HostOrder() != binary.LittleEndian {
+	if layout.HostOrder() != binary.LittleEndian {
 		payload = slices.Clone(payload)
 		layout.SwapBytes(payload, 8)
 	}
@@ -336,7 +336,7 @@ func (f *File) write(rec record) error {
 		return f.errf(-1, errors.ErrUnsupported, "record %q: AlignedBinaryFormat.jl has no element type %v", rec.key, rec.elem)
 	case rec.view && (!f.readable || f.mf == nil):
 		return f.errf(-1, ErrNotReadable, "record %q: mode %q cannot view what it creates; open with \"r+\" or \"w+\"", rec.key, f.mode)
-	case rec.view && rec.elem.Size() > 1 && mmapfile.HostOrder() != binary.LittleEndian:
+	case rec.view && rec.elem.Size() > 1 && layout.HostOrder() != binary.LittleEndian:
 		return f.errf(-1, mmapfile.ErrByteOrder, "record %q: ABF payloads are little-endian and this host is not; use WriteStream", rec.key)
 	}
 	var align, nbytes int64 = 1, int64(len(rec.value))
@@ -501,7 +501,7 @@ func (f *File) SetElement(key string, linear int64, le []byte) error {
 func Set[T Elem](f *File, key string, idx []int64, v T) error {
 	t := layout.TypeOf[T]()
 	le := slices.Clone(unsafeslice.Bytes([]T{v}))
-	mmapfile.SwapOrder(le, t, mmapfile.HostOrder(), binary.LittleEndian)
+	layout.SwapOrder(le, t, layout.HostOrder(), binary.LittleEndian)
 	if idx == nil {
 		idx = []int64{}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -233,7 +234,7 @@ func BenchmarkMmapfileCopyUnaligned(b *testing.B) {
 	dst := make([]float64, r.Len()/8-1)
 	b.SetBytes(int64(len(dst)) * 8)
 	for b.Loop() {
-		if err := mmapfile.Copy(dst, r, 4, mmapfile.HostOrder()); err != nil {
+		if err := mmapfile.Copy(dst, r, 4, layout.HostOrder()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -736,7 +736,7 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 	fig, err := b.pair(path, WayCopy, ceiling, bytes, cold, func() error {
 		for first := int64(0); first < n; first += per {
 			c := chunk[:min(per, n-first)*size]
-			if err := f.ReadArray(i, c, first, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+			if err := f.ReadArray(i, c, first, layout.RowMajor, layout.HostOrder()); err != nil {
 				return err
 			}
 			typedSum(t, c)
@@ -774,7 +774,7 @@ func (b *fileBench) copyRead(path string, f format.File, i int, rec format.Recor
 func streamBuffer(t layout.Type) []byte {
 	size := int64(t.Size())
 	n := max(format.StreamBytes/size, 1) * size
-	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
+	return unsafeslice.AlignedBytes(n)
 }
 
 // readAll reads the span with pread(2) through buf, summing each part.
@@ -865,7 +865,7 @@ func (b *fileBench) decode(path string, f format.File, i int, bytes int64, cold 
 	}
 	buf := make([]float64, (bytes+7)/8)
 	dst := unsafeslice.Bytes(buf)[:bytes]
-	read := func() error { return f.ReadArray(i, dst, 0, layout.RowMajor, mmapfile.HostOrder()) }
+	read := func() error { return f.ReadArray(i, dst, 0, layout.RowMajor, layout.HostOrder()) }
 	fig, err := b.pair(path, WayDecode, fmt.Sprintf("one core's decode × %d", b.cpus), bytes, cold, read, func() error {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		return read()

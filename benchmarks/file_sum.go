@@ -3,9 +3,9 @@ package benchmarks
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/parallel"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 )
@@ -161,17 +161,11 @@ func typedSumParallel(t layout.Type, b []byte, workers int) float64 {
 	unit := 4096 * size // whole pages, whole elements
 	part := (len(b)/workers + unit - 1) / unit * unit
 	sums := make([]float64, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
+	_ = parallel.For(workers, workers, func(w int) error {
 		lo := min(w*part, len(b))
-		hi := min(lo+part, len(b))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sums[w] = typedSum(t, b[lo:hi])
-		}()
-	}
-	wg.Wait()
+		sums[w] = typedSum(t, b[lo:min(lo+part, len(b))])
+		return nil
+	})
 	s := 0.0
 	for _, x := range sums {
 		s += x

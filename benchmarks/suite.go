@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -474,11 +475,11 @@ func (s *suite) copyUnaligned() (float64, int64, error) {
 		return 0, 0, err
 	}
 	dst := make([]float64, r.Len()/8-1)
-	if err := mmapfile.Copy(dst, r, 4, mmapfile.HostOrder()); err != nil { // warm both sides
+	if err := mmapfile.Copy(dst, r, 4, layout.HostOrder()); err != nil { // warm both sides
 		return 0, 0, err
 	}
 	d, err := s.best(func() (time.Duration, error) {
-		return timed(func() error { return mmapfile.Copy(dst, r, 4, mmapfile.HostOrder()) })
+		return timed(func() error { return mmapfile.Copy(dst, r, 4, layout.HostOrder()) })
 	})
 	if err != nil {
 		return 0, 0, err

@@ -168,7 +168,7 @@ func fillView(f *mmapfile.File, src []float64) error {
 	if err := r.PopulateWrite(); err != nil {
 		return err
 	}
-	xs, err := mmapfile.View[float64](r, 0, len(src), mmapfile.HostOrder())
+	xs, err := mmapfile.View[float64](r, 0, len(src), layout.HostOrder())
 	if err != nil {
 		return err
 	}
@@ -328,26 +328,9 @@ func (s *suite) pwriteSync() (float64, int64, error) {
 
 // memSource is a format.Source of one f64 array held in memory, in the
 // given storage order: the source the suite writes its format files from.
-type memSource struct {
-	rec format.Record
-	p   *format.Payload
-}
-
-func newMemSource(name string, b []byte, shape []int64, order layout.Order) *memSource {
+func newMemSource(name string, b []byte, shape []int64, order layout.Order) format.Source {
 	a := layout.Array{Name: name, Type: layout.F64, Shape: shape, Order: order, Offset: -1, Size: int64(len(b))}
-	return &memSource{
-		rec: format.Record{Array: a, Kind: format.KindArray},
-		p:   &format.Payload{Array: a, Data: bytes.NewReader(b)},
-	}
-}
-
-func (m *memSource) Records() []format.Record { return []format.Record{m.rec} }
-
-func (m *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	if i != 0 {
-		return fmt.Errorf("memSource: no record %d", i)
-	}
-	return m.p.ReadArray(dst, first, order, bo)
+	return format.Memory([]format.Record{{Array: a, Kind: format.KindArray}}, [][]byte{b})
 }
 
 // matrixShape is a near-square 2-D shape of n elements (n a multiple of

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/mmapkit/mmapkit/internal/parallel"
 )
 
 // Decode decodes a whole frame into a new buffer. limit bounds the decoded
@@ -53,44 +54,12 @@ func decodeFrame(h Header, dst, frame []byte) error {
 		copy(dst, frame[HeaderSize:])
 		return nil
 	}
-	nblocks := h.Blocks()
-	workers := min(runtime.GOMAXPROCS(0), nblocks)
-	if h.Size < parallelMin || workers < 2 {
-		d := blockDecoder{h: h, frame: frame}
-		defer d.release()
-		for j := range nblocks {
-			if err := d.block(dst, j); err != nil {
-				return err
-			}
-		}
-		return nil
+	workers := runtime.GOMAXPROCS(0)
+	if h.Size < parallelMin {
+		workers = 1
 	}
-	var (
-		next    atomic.Int64
-		wg      sync.WaitGroup
-		errOnce sync.Once
-		first   error
-		failed  atomic.Bool
-	)
-	for range workers {
-		wg.Go(func() {
-			d := blockDecoder{h: h, frame: frame}
-			defer d.release()
-			for !failed.Load() {
-				j := int(next.Add(1) - 1)
-				if j >= nblocks {
-					return
-				}
-				if err := d.block(dst, j); err != nil {
-					errOnce.Do(func() { first = err })
-					failed.Store(true)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
+	return parallel.Do(h.Blocks(), workers, func() *blockDecoder { return &blockDecoder{h: h, frame: frame} },
+		(*blockDecoder).release, func(d *blockDecoder, j int) error { return d.block(dst, j) })
 }
 
 // blockDecoder decodes blocks of one frame; each goroutine has its own,

@@ -2,11 +2,17 @@ package blosc
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
+
+	"github.com/mmapkit/mmapkit/internal/parallel"
 )
+
+// errDoesNotPay stops the compression of a frame once its blocks have
+// grown past the bytes they compress: the frame is then stored as it is.
+var errDoesNotPay = errors.New("blosc: compression does not pay")
 
 // Options are the parameters of numcodecs' Blosc codec.
 type Options struct {
@@ -144,46 +150,32 @@ func encodeBlocks(dst, src []byte, h Header, o Options) (_ []byte, ok bool, _ er
 	nblocks := h.Blocks()
 	parts := make([][]byte, nblocks)
 	budget := int64(len(src)) // the streams of a frame that pays fit in this
-	var (
-		next, used atomic.Int64
-		failed     atomic.Bool
-		wg         sync.WaitGroup
-		errOnce    sync.Once
-		first      error
-	)
-	workers := min(runtime.GOMAXPROCS(0), nblocks)
+	var used atomic.Int64
+	workers := runtime.GOMAXPROCS(0)
 	if len(src) < parallelMin {
 		workers = 1
 	}
-	for range workers {
-		wg.Go(func() {
-			e := newEncoder(o.Codec, o.Level)
-			for !failed.Load() {
-				j := int(next.Add(1) - 1)
-				if j >= nblocks {
-					return
-				}
-				start := j * h.BlockSize
-				b, err := e.block(h, src[start:min(start+h.BlockSize, len(src))])
-				if err != nil {
-					errOnce.Do(func() { first = err })
-					failed.Store(true)
-					return
-				}
-				if used.Add(int64(len(b))) > budget {
-					failed.Store(true)
-					return
-				}
-				parts[j] = b
+	err := parallel.Do(nblocks, workers, func() *encoder { return newEncoder(o.Codec, o.Level) }, nil,
+		func(e *encoder, j int) error {
+			start := j * h.BlockSize
+			b, err := e.block(h, src[start:min(start+h.BlockSize, len(src))])
+			if err != nil {
+				return err
 			}
+			if used.Add(int64(len(b))) > budget {
+				return errDoesNotPay
+			}
+			parts[j] = b
+			return nil
 		})
+	if errors.Is(err, errDoesNotPay) {
+		return dst, false, nil
 	}
-	wg.Wait()
-	if first != nil {
-		return nil, false, first
+	if err != nil {
+		return nil, false, err
 	}
 	total := int64(HeaderSize) + 4*int64(nblocks) + used.Load()
-	if failed.Load() || total > int64(len(src))+HeaderSize {
+	if total > int64(len(src))+HeaderSize {
 		return dst, false, nil
 	}
 	h.FrameSize = int(total)

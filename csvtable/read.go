@@ -711,7 +711,7 @@ func (f *File) value(dst []byte, t layout.Type, fl field, row int64, col int) er
 		return nil
 	}
 	b := f.data[fl.start:fl.end]
-	host := mmapfile.HostOrder()
+	host := layout.HostOrder()
 	switch t {
 	case layout.I64:
 		v, ok := parseInt(b)
@@ -766,7 +766,7 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, t, mmapfile.HostOrder(), bo)
+	layout.SwapOrder(dst, t, layout.HostOrder(), bo)
 	return nil
 }
 
@@ -855,7 +855,7 @@ func (f *File) scanTable(batch int, text []bool, fn func(first int64, cols []for
 			if !asText(j) {
 				need := k * int64(t.Size())
 				if int64(cap(bufs[j])) < need {
-					bufs[j] = unsafeslice.Bytes(make([]uint64, (need+7)/8))
+					bufs[j] = unsafeslice.AlignedBytes(need)
 				}
 				bufs[j] = bufs[j][:need]
 			} else {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // benchSize is the payload size of the benchmarks: 1 GiB, or
@@ -253,7 +252,7 @@ func BenchmarkFrameColumns(b *testing.B) {
 			b.SetBytes(int64(bc.rows * bc.cols * size))
 			for b.Loop() {
 				for c := range bc.cols {
-					if err := f.ReadArray(c, dst, 0, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+					if err := f.ReadArray(c, dst, 0, layout.RowMajor, layout.HostOrder()); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -227,7 +227,7 @@ func readCurrent[T layout.Elem](f *File, b Block, alias bool) (*CSR[T], bool, er
 		if err := f.copyBytes(a.dst, a.off); err != nil {
 			return nil, false, err
 		}
-		mmapfile.SwapOrder(a.dst, a.typ, binary.LittleEndian, mmapfile.HostOrder())
+		layout.SwapOrder(a.dst, a.typ, binary.LittleEndian, layout.HostOrder())
 	}
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
@@ -264,7 +264,7 @@ func assembleCSR[T layout.Elem](f *File) (*CSR[T], error) {
 	for i := uint64(0); i < h.Rows; i++ {
 		m.RowOffsets[i+1] += m.RowOffsets[i]
 	}
-	mmapfile.SwapOrder(vb, h.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
+	layout.SwapOrder(vb, h.ValueType.Layout(), binary.LittleEndian, layout.HostOrder())
 	if !f.opts.Lenient {
 		if err := m.check(true); err != nil {
 			return nil, errAt(f.name, -1, nil, "a cell is stored twice: "+err.Error())
@@ -378,7 +378,7 @@ func Nonzeros[T layout.Elem](f *File) iter.Seq2[Nonzero[T], error] {
 		}
 		var v [1]T
 		b := unsafeslice.Bytes(v[:])
-		err := f.Nonzeros(0, mmapfile.HostOrder(), func(row, col int64, value []byte) error {
+		err := f.Nonzeros(0, layout.HostOrder(), func(row, col int64, value []byte) error {
 			copy(b, value)
 			if !yield(Nonzero[T]{Row: uint64(row), Col: uint64(col), Value: v[0]}, nil) {
 				return errStop

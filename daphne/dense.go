@@ -147,7 +147,7 @@ func copyDenseRange[T layout.Elem](f *File, v []T, r0, r1, c0, c1 uint64, reused
 	if err := f.denseWindow(dst, r0, r1, c0, c1); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, f.hdr.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
+	layout.SwapOrder(dst, f.hdr.ValueType.Layout(), binary.LittleEndian, layout.HostOrder())
 	return nil
 }
 

@@ -159,7 +159,7 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
+	layout.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
 	return nil
 }
 
@@ -308,9 +308,9 @@ func (f *File) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, valu
 	s := t.Size()
 	var buf [8]byte
 	emit := func(row, col uint64, v []byte) error {
-		if !mmapfile.IsHostOrder(bo) || !mmapfile.IsHostOrder(binary.LittleEndian) {
+		if !layout.IsHostOrder(bo) || !layout.IsHostOrder(binary.LittleEndian) {
 			v = append(buf[:0], v...)
-			mmapfile.SwapOrder(v, t, binary.LittleEndian, bo)
+			layout.SwapOrder(v, t, binary.LittleEndian, bo)
 		}
 		return fn(int64(row), int64(col), v)
 	}

@@ -65,7 +65,7 @@ func (m *memSource) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64,
 func arrayOf[T layout.Elem](name string, v []T, shape ...int64) (format.Record, []byte) {
 	t := layout.TypeOf[T]()
 	b := append([]byte(nil), unsafeslice.Bytes(v)...)
-	mmapfile.SwapOrder(b, t, mmapfile.HostOrder(), binary.LittleEndian)
+	layout.SwapOrder(b, t, layout.HostOrder(), binary.LittleEndian)
 	return format.Record{Array: layout.Array{Name: name, Type: t, Shape: shape, Order: layout.RowMajor, Offset: -1, Size: int64(len(b))}}, b
 }
 
@@ -355,7 +355,7 @@ func TestFormatWrite(t *testing.T) {
 	rec, data := arrayOf("x", []float64{1, 4, 2, 5, 3, 6}, 2, 3)
 	rec.Order = layout.ColMajor
 	rec.BigEndian = true
-	mmapfile.SwapOrder(data, layout.F64, binary.LittleEndian, binary.BigEndian)
+	layout.SwapOrder(data, layout.F64, binary.LittleEndian, binary.BigEndian)
 	p := filepath.Join(dir, "d.dbdf")
 	require.NoError(t, Write(p, source(rec, data), nil))
 	assert.Equal(t, goldenBytes(t, "dense_2x3_f64.dbdf"), mustRead(t, p))

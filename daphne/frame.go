@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -57,7 +58,7 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 			if err := f.readColumnBlocks(c, dsts[c], int64(r0)); err != nil {
 				return nil, err
 			}
-			mmapfile.SwapOrder(dsts[c], vt.Layout(), binary.LittleEndian, mmapfile.HostOrder())
+			layout.SwapOrder(dsts[c], vt.Layout(), binary.LittleEndian, layout.HostOrder())
 		}
 		return fr, nil
 	}
@@ -78,38 +79,14 @@ func ReadFrameRange(f *File, r0, r1 uint64) (*Frame, error) {
 	return fr, nil
 }
 
+// makeColumn allocates a frame column of n values of vt (f64 for a type
+// without values) and its memory.
 func makeColumn(vt ValueType, n int) (any, []byte) {
-	switch vt {
-	case SI16:
-		s, b := alloc[int16](n)
-		return s, b
-	case UI16:
-		s, b := alloc[uint16](n)
-		return s, b
-	case SI8:
-		s, b := alloc[int8](n)
-		return s, b
-	case SI32:
-		s, b := alloc[int32](n)
-		return s, b
-	case SI64:
-		s, b := alloc[int64](n)
-		return s, b
-	case UI8:
-		s, b := alloc[uint8](n)
-		return s, b
-	case UI32:
-		s, b := alloc[uint32](n)
-		return s, b
-	case UI64:
-		s, b := alloc[uint64](n)
-		return s, b
-	case F32:
-		s, b := alloc[float32](n)
-		return s, b
+	t := vt.Layout()
+	if !t.Valid() {
+		t = layout.F64
 	}
-	s, b := alloc[float64](n)
-	return s, b
+	return layout.MakeSlice(t, n)
 }
 
 // gather de-interleaves one column: element i of src's rows (rowSize bytes
@@ -134,30 +111,16 @@ func gather(dst []byte, at int, src []byte, rows, rowSize, off, size int) {
 	}
 }
 
-// columnBytes returns a frame column's type and memory, or an error for a
-// slice of the wrong type.
+// columnBytes returns a frame column's type, length and memory, or false
+// for a slice that is not of a DAPHNE value type.
 func columnBytes(col any) (ValueType, int, []byte, bool) {
-	switch c := col.(type) {
-	case []int8:
-		return SI8, len(c), unsafeslice.Bytes(c), true
-	case []int16:
-		return SI16, len(c), unsafeslice.Bytes(c), true
-	case []uint16:
-		return UI16, len(c), unsafeslice.Bytes(c), true
-	case []int32:
-		return SI32, len(c), unsafeslice.Bytes(c), true
-	case []int64:
-		return SI64, len(c), unsafeslice.Bytes(c), true
-	case []uint8:
-		return UI8, len(c), unsafeslice.Bytes(c), true
-	case []uint32:
-		return UI32, len(c), unsafeslice.Bytes(c), true
-	case []uint64:
-		return UI64, len(c), unsafeslice.Bytes(c), true
-	case []float32:
-		return F32, len(c), unsafeslice.Bytes(c), true
-	case []float64:
-		return F64, len(c), unsafeslice.Bytes(c), true
+	t, b, ok := layout.BytesOf(col)
+	if !ok {
+		return INVALID, 0, nil, false
 	}
-	return INVALID, 0, nil, false
+	vt := anyValueTypeFor(t)
+	if vt == INVALID {
+		return INVALID, 0, nil, false
+	}
+	return vt, len(b) / t.Size(), b, true
 }

@@ -41,7 +41,7 @@ func ReadRowsDense[T layout.Elem](f *File, r0, r1 uint64) ([]T, error) {
 	if err := f.denseWindow(dst, r0, r1, 0, h.Cols); err != nil {
 		return nil, err
 	}
-	mmapfile.SwapOrder(dst, h.ValueType.Layout(), binary.LittleEndian, mmapfile.HostOrder())
+	layout.SwapOrder(dst, h.ValueType.Layout(), binary.LittleEndian, layout.HostOrder())
 	return out, nil
 }
 
@@ -65,7 +65,7 @@ func (f *File) currentRows(b Block, r0, r1 uint64, fn entryFunc) error {
 	if err := f.copyBytes(unsafeslice.Bytes(ro), rowAt+8*int64(r0)); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(unsafeslice.Bytes(ro), layout.U64, binary.LittleEndian, mmapfile.HostOrder())
+	layout.SwapOrder(unsafeslice.Bytes(ro), layout.U64, binary.LittleEndian, layout.HostOrder())
 	if strict {
 		first := ro[0]
 		if r0 > 0 {

@@ -83,7 +83,7 @@ func Read[T layout.Elem](f *File, name string) ([]T, error) {
 		return nil, f.errf(2, mmapfile.ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d; read it sparse with ReadCSR or Nonzeros", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc())
 	}
 	dst := make([]T, n)
-	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, layout.RowMajor, mmapfile.HostOrder()); err != nil {
+	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, layout.RowMajor, layout.HostOrder()); err != nil {
 		return nil, err
 	}
 	return dst, nil
@@ -125,6 +125,6 @@ func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
 		return err
 	}
 	b := unsafeslice.Bytes([]T{v})
-	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), binary.LittleEndian)
+	layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), binary.LittleEndian)
 	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
 }

@@ -203,7 +203,7 @@ func encodeCSRDocument[T layout.Elem](w io.Writer, m *CSR[T]) error {
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(m.ColIdxs[k]))
 			at := len(buf)
 			buf = append(buf, vals[k*uint64(s):(k+1)*uint64(s)]...)
-			mmapfile.SwapOrder(buf[at:], vt.Layout(), mmapfile.HostOrder(), binary.LittleEndian)
+			layout.SwapOrder(buf[at:], vt.Layout(), layout.HostOrder(), binary.LittleEndian)
 		}
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -309,7 +309,7 @@ func frameColumnBlocks(w io.Writer, first uint64, k int, types []ValueType, cols
 // writeHostAsLE writes host-order values of type t as little endian.
 func writeHostAsLE(w io.Writer, b []byte, t layout.Type) error {
 	size := t.Size()
-	if size == 1 || mmapfile.IsHostOrder(binary.LittleEndian) {
+	if size == 1 || layout.IsHostOrder(binary.LittleEndian) {
 		_, err := w.Write(b)
 		return err
 	}
@@ -317,7 +317,7 @@ func writeHostAsLE(w io.Writer, b []byte, t layout.Type) error {
 	for len(b) > 0 {
 		n := min(len(b), cap(buf)/size*size)
 		buf = append(buf[:0], b[:n]...)
-		mmapfile.SwapOrder(buf, t, mmapfile.HostOrder(), binary.LittleEndian)
+		layout.SwapOrder(buf, t, layout.HostOrder(), binary.LittleEndian)
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/npy" // each import registers a format
 	_ "github.com/mmapkit/mmapkit/zarr"
 )
@@ -44,7 +43,7 @@ func Example() {
 
 	// Read: a copy in logical row-major order, in the host's byte order,
 	// aligned so that it can be used as the element type's Go slice.
-	b, err := format.ReadAll(f, 0, layout.RowMajor, mmapfile.HostOrder())
+	b, err := format.ReadAll(f, 0, layout.RowMajor, layout.HostOrder())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func Example() {
 	}
 	defer g.Close()
 	r := g.Records()[0]
-	b, err = format.ReadAll(g, 0, layout.RowMajor, mmapfile.HostOrder())
+	b, err = format.ReadAll(g, 0, layout.RowMajor, layout.HostOrder())
 	if err != nil {
 		log.Fatal(err)
 	}

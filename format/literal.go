@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // ParseLiteral parses one element of type t written as a Futhark literal
@@ -18,6 +17,6 @@ func ParseLiteral(t layout.Type, s string, bo binary.ByteOrder) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	mmapfile.SwapOrder(b, t, mmapfile.HostOrder(), bo)
+	layout.SwapOrder(b, t, layout.HostOrder(), bo)
 	return b, nil
 }

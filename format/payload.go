@@ -148,9 +148,9 @@ func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo bina
 	} else if err := p.readOther(dst, first, n, order); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
+	layout.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
 	if a.Type == layout.Bool {
-		if bad := mmapfile.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
+		if bad := layout.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
 			return p.wrap(-1, fmt.Errorf("element %d (%s order): byte 0x%02x: %w", first+int64(bad), order, dst[bad], mmapfile.ErrInvalidBool))
 		}
 	}
@@ -236,7 +236,7 @@ func (p *Payload) readOther(dst []byte, first, n int64, order layout.Order) erro
 			b := min(q0-r, max(1, bandBytes/rowBytes))
 			need := b * rowBytes
 			if int64(cap(p.band)) < need {
-				p.band = alignedBytes(need)
+				p.band = unsafeslice.AlignedBytes(need)
 			}
 			p.band = p.band[:need]
 			if err := p.transposeRows(p.band, q, r, b); err != nil {
@@ -295,7 +295,7 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 	p.runsMu.Lock()
 	defer p.runsMu.Unlock()
 	if int64(cap(p.runs)) < need {
-		p.runs = alignedBytes(need)
+		p.runs = unsafeslice.AlignedBytes(need)
 	}
 	runs := p.runs[:need]
 	if b == q0 {
@@ -313,18 +313,17 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 	return nil
 }
 
-// gather copies target elements [first, first+n) one by one, following an
-// odometer over the target index. Used when one target row exceeds a band.
+// gather copies target elements [first, first+n) when one target row
+// exceeds a band: from a mapping by strided copies, from any other
+// ReaderAt one by one, following an odometer over the target index.
 func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Order) error {
 	size := int64(p.Array.Type.Size())
 	k := len(q)
 	// Storage is row-major over reverse(q): the storage stride of target
 	// axis i is the product of q[0..i-1].
-	stride := make([]int64, k)
-	s := int64(1)
-	for i := 0; i < k; i++ {
-		stride[i] = s
-		s *= q[i]
+	stride := layout.Strides(q, layout.ColMajor)
+	if reg, ok := p.Data.(*mmapfile.Region); ok {
+		return p.gatherMapped(reg, dst, first, n, q, stride)
 	}
 	idx := make([]int64, k)
 	rem := first
@@ -345,30 +344,6 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 			idx[i] = 0
 		}
 	}
-	if reg, ok := p.Data.(*mmapfile.Region); ok {
-		data := reg.Bytes()
-		var bad int64 = -1
-		lo, hi := int64(len(data)), int64(0)
-		err := reg.Guard(func() {
-			for j := int64(0); j < n; j++ {
-				o := p.Off + pos*size
-				if o < 0 || o+size > int64(len(data)) {
-					bad = pos
-					return
-				}
-				copy(dst[j*size:(j+1)*size], data[o:o+size])
-				lo, hi = min(lo, o), max(hi, o+size)
-				step()
-			}
-		})
-		if err != nil {
-			return err
-		}
-		if bad >= 0 {
-			return p.wrap(p.Array.Offset+bad*size, fmt.Errorf("payload outside the mapping: %w", mmapfile.ErrTruncated))
-		}
-		return p.inFile(reg, lo, hi)
-	}
 	for j := int64(0); j < n; j++ {
 		if err := p.readRun(dst[j*size:(j+1)*size], pos*size); err != nil {
 			return err
@@ -376,6 +351,47 @@ func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Ord
 		step()
 	}
 	return nil
+}
+
+// gatherMapped is gather from a mapping: the target range cut into boxes,
+// each one strided copy from the storage (stride) into the row-major
+// target.
+func (p *Payload) gatherMapped(reg *mmapfile.Region, dst []byte, first, n int64, q, stride []int64) error {
+	size := int64(p.Array.Type.Size())
+	data := reg.Bytes()
+	if p.Off < 0 || p.Off > int64(len(data)) {
+		return p.wrap(p.Array.Offset, fmt.Errorf("payload outside the mapping: %w", mmapfile.ErrTruncated))
+	}
+	src := data[p.Off:]
+	target := layout.Strides(q, layout.RowMajor)
+	var c layout.StridedCopy
+	bad := int64(-1)
+	lo, hi := int64(len(src)), int64(0)
+	err := reg.Guard(func() {
+		_ = layout.LinearBoxes(q, first, first+n, func(start, count []int64) error {
+			var s0, d0, last int64
+			for i := range start {
+				s0 += start[i] * stride[i]
+				d0 += start[i] * target[i]
+				last += (count[i] - 1) * stride[i]
+			}
+			if (s0+last+1)*size > int64(len(src)) {
+				bad = s0
+				return mmapfile.ErrTruncated
+			}
+			c.Plan(count, stride, target, int(size))
+			c.Copy(dst, d0-first, src, s0)
+			lo, hi = min(lo, s0*size), max(hi, (s0+last+1)*size)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if bad >= 0 {
+		return p.wrap(p.Array.Offset+bad*size, fmt.Errorf("payload outside the mapping: %w", mmapfile.ErrTruncated))
+	}
+	return p.inFile(reg, p.Off+lo, p.Off+hi)
 }
 
 // inFile checks, after a read straight from the mapping, that region
@@ -399,9 +415,4 @@ func (p *Payload) wrapAt(off int64, err error) error {
 		off = me.Offset
 	}
 	return p.wrap(off, err)
-}
-
-// alignedBytes allocates n bytes aligned for any element type.
-func alignedBytes(n int64) []byte {
-	return unsafeslice.Bytes(make([]uint64, (n+7)/8))[:n]
 }

@@ -309,3 +309,40 @@ func BenchmarkSelect(b *testing.B) {
 		})
 	}
 }
+
+// A target row larger than a band (a huge array with a short first axis)
+// is gathered straight from the mapping, or element by element from any
+// other ReaderAt: every range reads as the reordered array.
+func TestPayloadGathersRowsLargerThanABand(t *testing.T) {
+	for _, tc := range []struct {
+		shape   []int64
+		storage layout.Order
+		order   layout.Order
+	}{
+		{[]int64{3, bandBytes/8 + 5}, layout.ColMajor, layout.RowMajor},
+		{[]int64{bandBytes/8 + 3, 2}, layout.RowMajor, layout.ColMajor},
+		{[]int64{2, 3, bandBytes/24 + 1}, layout.ColMajor, layout.RowMajor},
+	} {
+		stored, want := testPayload(t, 8, tc.shape, tc.storage)
+		path := filepath.Join(t.TempDir(), "p.bin")
+		file := append([]byte("prefix!"), stored...)
+		require.NoError(t, os.WriteFile(path, file, 0o644))
+		mf, err := mmapfile.Open(path)
+		require.NoError(t, err)
+		reg, err := mf.MapAll()
+		require.NoError(t, err)
+		a := layout.Array{Name: "x", Type: layout.U64, Shape: tc.shape, Order: tc.storage, Offset: 7, Size: int64(len(stored))}
+		n := int64(len(stored) / 8)
+		for _, data := range []interface {
+			ReadAt([]byte, int64) (int, error)
+		}{bytes.NewReader(file), reg} {
+			p := &Payload{Array: a, Data: data, Off: 7}
+			for _, r := range [][2]int64{{0, n}, {1, 2}, {5, n - 3}, {n/2 - 7, n/2 + 11}, {n - 1, n}} {
+				dst := make([]byte, (r[1]-r[0])*8)
+				require.NoError(t, p.ReadArray(dst, r[0], tc.order, binary.LittleEndian))
+				require.True(t, bytes.Equal(want[r[0]*8:r[1]*8], dst), "shape %v %v from %v [%d,%d) %T", tc.shape, tc.order, tc.storage, r[0], r[1], data)
+			}
+		}
+		require.NoError(t, mf.Close())
+	}
+}

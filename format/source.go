@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -48,9 +49,9 @@ func Stream(src Source, i int, order layout.Order, bo binary.ByteOrder, fn func(
 		b   []byte
 		err error
 	}
-	bufs := [2][]byte{alignedBytes(per * size), nil}
+	bufs := [2][]byte{unsafeslice.AlignedBytes(per * size), nil}
 	if n > per {
-		bufs[1] = alignedBytes(per * size)
+		bufs[1] = unsafeslice.AlignedBytes(per * size)
 	}
 	read := func(buf []byte, first int64) chunk {
 		k := min(per, n-first)
@@ -88,7 +89,7 @@ func ReadAll(src Source, i int, order layout.Order, bo binary.ByteOrder) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("record %q: %w", rec.Name, err)
 	}
-	buf := alignedBytes(nb)
+	buf := unsafeslice.AlignedBytes(nb)
 	if nb == 0 {
 		return buf, nil
 	}
@@ -336,9 +337,9 @@ func scanRecords(src Source, batch int, fn func(first int64, cols []Column) erro
 			total += part(int64(batch))
 		}
 	}
-	buf := alignedBytes(total)
+	buf := unsafeslice.AlignedBytes(total)
 	out := make([]Column, len(cols))
-	host := mmapfile.HostOrder()
+	host := layout.HostOrder()
 	for first := int64(0); first < rows || (first == 0 && rows <= 0); first += int64(batch) {
 		k := max(0, min(int64(batch), rows-first))
 		at := int64(0)

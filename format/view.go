@@ -159,7 +159,7 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 	}
 	bo := p.Array.ByteOrder()
 	if layout.TypeOf[T]() == layout.U8 {
-		bo = mmapfile.HostOrder() // a bool array's raw bytes: no order, no check
+		bo = layout.HostOrder() // a bool array's raw bytes: no order, no check
 	}
 	v, err := mmapfile.View[T](reg, p.Off, n, bo)
 	if err != nil {
@@ -206,7 +206,7 @@ func Read[T layout.Elem](f File, i int) ([]T, error) {
 		k := int(min(n-int64(len(dst)), part))
 		at := len(dst)
 		dst = slices.Grow(dst, k)[:at+k]
-		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), rec.Order, mmapfile.HostOrder()); err != nil {
+		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), rec.Order, layout.HostOrder()); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +238,7 @@ func ReadAt[T layout.Elem](f File, i int, start int64, dst []T) error {
 	if err != nil {
 		return err
 	}
-	return f.ReadArray(i, unsafeslice.Bytes(dst), start, rec.Order, mmapfile.HostOrder())
+	return f.ReadArray(i, unsafeslice.Bytes(dst), start, rec.Order, layout.HostOrder())
 }
 
 // typedRecord returns record i of f and its element count after checking
@@ -284,11 +284,10 @@ func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
 	if err != nil {
 		return p.wrap(a.Offset, fmt.Errorf("record %q: %w: %w", a.Name, mmapfile.ErrOutOfRange, err))
 	}
-	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
+	b := layout.ElemBytes(v, a.ByteOrder())
 	if a.Type == layout.Bool && b[0] > 1 {
 		return p.wrap(a.Offset, fmt.Errorf("record %q: bool byte 0x%02x: %w", a.Name, b[0], mmapfile.ErrInvalidBool))
 	}
-	mmapfile.SwapOrder(b, a.Type, mmapfile.HostOrder(), a.ByteOrder())
 	if p.Writing != nil {
 		if err := p.Writing(); err != nil {
 			return err

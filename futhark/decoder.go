@@ -352,7 +352,7 @@ func (d *Decoder) Value() (Value, error) {
 	}
 	d.inValue = false
 	if h.Type == layout.Bool {
-		mmapfile.CheckBools(data, layout.Bool, true)
+		layout.CheckBools(data, layout.Bool, true)
 	}
 	return Value{Type: h.Type, Shape: h.Shape, Data: data}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // Alignment values for Options.Align.
@@ -269,7 +268,7 @@ func (e *Encoder) elems(le []byte) error {
 			for len(le) > 0 {
 				var tmp [4096]byte
 				k := copy(tmp[:], le)
-				mmapfile.CheckBools(tmp[:k], layout.Bool, true)
+				layout.CheckBools(tmp[:k], layout.Bool, true)
 				e.write(tmp[:k])
 				le = le[k:]
 			}
@@ -297,13 +296,13 @@ func (e *Encoder) elems(le []byte) error {
 // it grows.
 func (e *Encoder) printText(le []byte) {
 	size := e.typ.Size()
-	swap := size > 1 && !mmapfile.IsHostOrder(binary.LittleEndian)
+	swap := size > 1 && !layout.IsHostOrder(binary.LittleEndian)
 	for len(le) > 0 {
 		k := min(len(le), 4096*size)
 		elems := le[:k]
 		if swap {
 			e.host = append(e.host[:0], elems...)
-			mmapfile.SwapOrder(e.host, e.typ, binary.LittleEndian, mmapfile.HostOrder())
+			layout.SwapOrder(e.host, e.typ, binary.LittleEndian, layout.HostOrder())
 			elems = e.host
 		}
 		e.appendBuf(func(b []byte) []byte { return e.text.Append(b, elems) })

@@ -395,7 +395,7 @@ func (f *File) Value(i int) (Value, error) {
 		return Value{}, err
 	}
 	if e.typ == layout.Bool {
-		mmapfile.CheckBools(v.Data, layout.Bool, true)
+		layout.CheckBools(v.Data, layout.Bool, true)
 	}
 	return v, nil
 }

@@ -48,7 +48,7 @@ func (s *memSource) add(t *testing.T, name string, typ layout.Type, shape []int6
 	if order == layout.RowMajor {
 		copy(stored, b)
 	}
-	mmapfile.SwapOrder(stored, typ, mmapfile.HostOrder(), bo)
+	layout.SwapOrder(stored, typ, layout.HostOrder(), bo)
 	a := layout.Array{Name: name, Type: typ, Shape: shape, Order: order, BigEndian: bo == binary.BigEndian, Offset: -1, Size: int64(len(b))}
 	s.recs = append(s.recs, format.Record{Array: a, Kind: format.KindArray})
 	s.data = append(s.data, stored)
@@ -117,7 +117,7 @@ func TestFormatReadArray(t *testing.T) {
 			require.NoError(t, err)
 			want := make([]byte, len(v.Data))
 			require.NoError(t, layout.ReorderBytes(want, v.Data, size, v.Shape, layout.RowMajor))
-			mmapfile.SwapOrder(want, v.Type, binary.LittleEndian, binary.BigEndian)
+			layout.SwapOrder(want, v.Type, binary.LittleEndian, binary.BigEndian)
 			assert.Equal(t, want, be, "%s value %d, column-major big-endian", p, i)
 			if n := len(v.Data) / size; n > 2 {
 				part := make([]byte, size)

@@ -112,7 +112,7 @@ func NewValue[T layout.Elem](shape []int64, elems []T) (Value, error) {
 		return Value{}, fmt.Errorf("futhark: shape %v does not hold %d elements: %w", shape, len(elems), ErrDims)
 	}
 	data := append([]byte(nil), unsafeslice.Bytes(elems)...)
-	mmapfile.SwapOrder(data, t, mmapfile.HostOrder(), binary.LittleEndian)
+	layout.SwapOrder(data, t, layout.HostOrder(), binary.LittleEndian)
 	return Value{Type: t, Shape: append([]int64{}, shape...), Data: data}, nil
 }
 
@@ -126,8 +126,8 @@ func Elems[T layout.Elem](v Value) ([]T, error) {
 	out := make([]T, len(v.Data)/t.Size())
 	b := unsafeslice.Bytes(out)
 	copy(b, v.Data)
-	mmapfile.SwapOrder(b, t, binary.LittleEndian, mmapfile.HostOrder())
-	mmapfile.CheckBools(b, t, true)
+	layout.SwapOrder(b, t, binary.LittleEndian, layout.HostOrder())
+	layout.CheckBools(b, t, true)
 	return out, nil
 }
 

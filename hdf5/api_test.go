@@ -32,7 +32,7 @@ func copyRef(t *testing.T, name string) string {
 // View aliases contiguous host-order data at h5py's get_offset(); what it
 // cannot alias is refused naming Read, which copies.
 func TestView(t *testing.T) {
-	if mmapfile.HostOrder() != binary.LittleEndian {
+	if layout.HostOrder() != binary.LittleEndian {
 		t.Skip("big-endian host: the reference files are little-endian")
 	}
 	f, err := Open(filepath.Join(testdata, "surface.h5"), nil)

@@ -338,8 +338,8 @@ func (s *source) ReadArray(i int, dst []byte, first int64, order layout.Order, b
 // bools.
 func (s *source) finish(i int, dst []byte, first int64, from, to binary.ByteOrder) error {
 	t := s.recs[i].Type
-	mmapfile.SwapOrder(dst, t, from, to)
-	if bad := mmapfile.CheckBools(dst, t, s.f.opts.Lenient); bad >= 0 {
+	layout.SwapOrder(dst, t, from, to)
+	if bad := layout.CheckBools(dst, t, s.f.opts.Lenient); bad >= 0 {
 		return s.bad(i, mmapfile.ErrInvalidBool, "element %d: byte 0x%02x", first+int64(bad), dst[bad])
 	}
 	return nil
@@ -570,13 +570,13 @@ func (s *source) ScanColumns(recs []int, batch int, fn func(first int64, cols []
 			}
 			size := int64(t.size)
 			if int64(cap(bufs[j])) < k*size {
-				bufs[j] = alignedBytes(k * size)
+				bufs[j] = unsafeslice.AlignedBytes(k * size)
 			}
 			b := bufs[j][:k*size]
 			if err := s.raw(i, b, first, k); err != nil {
 				return err
 			}
-			if err := s.finish(i, b, first, s.recs[i].ByteOrder(), mmapfile.HostOrder()); err != nil {
+			if err := s.finish(i, b, first, s.recs[i].ByteOrder(), layout.HostOrder()); err != nil {
 				return err
 			}
 			out[j] = format.Column{Values: layout.SliceOf(s.recs[i].Type, b)}
@@ -589,11 +589,6 @@ func (s *source) ScanColumns(recs []int, batch int, fn func(first int64, cols []
 		}
 	}
 	return nil
-}
-
-// alignedBytes allocates n bytes aligned for any element type.
-func alignedBytes(n int64) []byte {
-	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
 }
 
 // SetText changes element idx of record i in place: numbers and bools

@@ -328,8 +328,8 @@ func (f *File) readTyped(d *dataset, start int64, dst []byte) error {
 	if err := f.readBytes(d, dst, start*size); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, t.elem, t.order(), mmapfile.HostOrder())
-	if bad := mmapfile.CheckBools(dst, t.elem, f.opts.Lenient); bad >= 0 {
+	layout.SwapOrder(dst, t.elem, t.order(), layout.HostOrder())
+	if bad := layout.CheckBools(dst, t.elem, f.opts.Lenient); bad >= 0 {
 		return errAt(f.name, d.at, mmapfile.ErrInvalidBool, "dataset %s, element %d: byte 0x%02x (Options.Lenient reads it as true)", d.path, start+int64(bad), dst[bad])
 	}
 	return nil
@@ -351,10 +351,7 @@ func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
 	if err != nil {
 		return err
 	}
-	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	t := d.typ.innermost()
-	mmapfile.SwapOrder(b, t.elem, mmapfile.HostOrder(), t.order())
-	return f.setRaw(d, idx, b)
+	return f.setRaw(d, idx, layout.ElemBytes(v, d.typ.innermost().order()))
 }
 
 // setRaw writes one logical element's bytes (file byte order) at idx.

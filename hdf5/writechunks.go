@@ -7,11 +7,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
+	"github.com/mmapkit/mmapkit/internal/parallel"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
@@ -154,8 +153,9 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 	band := make([]byte, min(bandRows*n.chunks[0], n.shape[0])*rowElems*size)
 	workers := runtime.GOMAXPROCS(0)
 	type worker struct {
-		buf []byte
-		enc *h5.ChunkEncoder
+		buf    []byte
+		enc    *h5.ChunkEncoder
+		copier layout.StridedCopy
 	}
 	ws := make([]worker, workers)
 	for k := range ws {
@@ -179,47 +179,38 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 		count := (min(g0+bandRows, grid[0]) - g0) * perRow
 		outs := make([][]byte, count)
 		offsets := make([][]int64, count)
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var firstErr error
-		var errOnce sync.Once
+		free := make(chan *worker, len(ws))
 		for k := range ws {
-			wg.Add(1)
-			go func(wk *worker) {
-				defer wg.Done()
-				for {
-					j := next.Add(1) - 1
-					if j >= count {
-						return
-					}
-					// The chunk's grid position, and where it starts in the band.
-					origin := make([]int64, rank)
-					rest := j % perRow
-					for i := rank - 1; i >= 1; i-- {
-						origin[i] = rest % grid[i] * n.chunks[i]
-						rest /= grid[i]
-					}
-					origin[0] = (j / perRow) * n.chunks[0]
-					clear(wk.buf)
-					gather(wk.buf, b, bandDims, n.chunks, origin, size)
-					off := append([]int64{origin[0] + r0}, origin[1:]...)
-					offsets[j] = off
-					if wk.enc == nil {
-						outs[j] = append([]byte(nil), wk.buf...)
-						continue
-					}
-					e, err := wk.enc.Encode(wk.buf)
-					if err != nil {
-						errOnce.Do(func() { firstErr = err })
-						return
-					}
-					outs[j] = append([]byte(nil), e...)
-				}
-			}(&ws[k])
+			free <- &ws[k]
 		}
-		wg.Wait()
-		if firstErr != nil {
-			return 0, fmt.Errorf("dataset %s: deflate: %w", n.fullPath, firstErr)
+		err := parallel.Do(int(count), len(ws), func() *worker { return <-free }, func(wk *worker) { free <- wk },
+			func(wk *worker, jj int) error {
+				j := int64(jj)
+				// The chunk's grid position, and where it starts in the band.
+				origin := make([]int64, rank)
+				rest := j % perRow
+				for i := rank - 1; i >= 1; i-- {
+					origin[i] = rest % grid[i] * n.chunks[i]
+					rest /= grid[i]
+				}
+				origin[0] = (j / perRow) * n.chunks[0]
+				clear(wk.buf)
+				gather(&wk.copier, wk.buf, b, bandDims, n.chunks, origin, size)
+				off := append([]int64{origin[0] + r0}, origin[1:]...)
+				offsets[j] = off
+				if wk.enc == nil {
+					outs[j] = append([]byte(nil), wk.buf...)
+					return nil
+				}
+				e, err := wk.enc.Encode(wk.buf)
+				if err != nil {
+					return err
+				}
+				outs[j] = append([]byte(nil), e...)
+				return nil
+			})
+		if err != nil {
+			return 0, fmt.Errorf("dataset %s: deflate: %w", n.fullPath, err)
 		}
 		for j, out := range outs {
 			if n.level < 0 {
@@ -241,30 +232,14 @@ func (n *wnode) writeChunks(w io.WriterAt, src format.Source, bo binary.ByteOrde
 // gather copies into dst, a chunk of dims (row-major), the part of src, an
 // array of srcDims, that the chunk placed at origin covers; what lies
 // beyond src is left as it is.
-func gather(dst, src []byte, srcDims, dims, origin []int64, size int64) {
-	rank := len(dims)
-	if rank == 0 {
-		return
+func gather(c *layout.StridedCopy, dst, src []byte, srcDims, dims, origin []int64, size int64) {
+	count := make([]int64, len(dims))
+	srcStrides := layout.Strides(srcDims, layout.RowMajor)
+	var s0 int64
+	for i := range dims {
+		count[i] = min(dims[i], srcDims[i]-origin[i])
+		s0 += origin[i] * srcStrides[i]
 	}
-	// Strides in bytes of both arrays.
-	srcStride := make([]int64, rank)
-	dstStride := make([]int64, rank)
-	srcStride[rank-1], dstStride[rank-1] = size, size
-	for i := rank - 2; i >= 0; i-- {
-		srcStride[i] = srcStride[i+1] * srcDims[i+1]
-		dstStride[i] = dstStride[i+1] * dims[i+1]
-	}
-	var rec func(axis int, s, d int64)
-	rec = func(axis int, s, d int64) {
-		k := min(dims[axis], srcDims[axis]-origin[axis])
-		s += origin[axis] * srcStride[axis]
-		if axis == rank-1 {
-			copy(dst[d:d+k*size], src[s:s+k*size])
-			return
-		}
-		for i := int64(0); i < k; i++ {
-			rec(axis+1, s+i*srcStride[axis], d+i*dstStride[axis])
-		}
-	}
-	rec(0, 0, 0)
+	c.Plan(count, srcStrides, layout.Strides(dims, layout.RowMajor), int(size))
+	c.Copy(dst, 0, src, s0)
 }

@@ -1,7 +1,12 @@
 // Package layout describes array data independently of any file format:
 // element types and their sizes, array descriptors (name, type, shape,
-// order, payload offset and size), overflow-checked size arithmetic, and a
-// planner that places a sequence of records at aligned file offsets.
+// order, payload offset and size), overflow-checked size arithmetic, a
+// planner that places a sequence of records at aligned file offsets, and
+// the primitives every format's reads share: the host's byte order, byte
+// swapping and bool checks ([SwapOrder], [CheckBools]), the Go slice of an
+// element type ([SliceOf], [BytesOf], [MakeSlice]), and the strided N-d
+// copy ([StridedCopy]) and cache-blocked transpose that move chunks and
+// reorder arrays.
 //
 // The element types that Go lacks live here so that every format package
 // shares one definition: [Float16] (IEEE binary16 bits), [Int128] and

@@ -99,6 +99,17 @@ func SliceOf(t Type, b []byte) any {
 	return nil
 }
 
+// MakeSlice allocates n zeroed elements of type t and returns them as
+// the Go slice that stands for them (as SliceOf) and as its bytes; nil,
+// nil for Invalid.
+func MakeSlice(t Type, n int) (any, []byte) {
+	if !t.Valid() {
+		return nil, nil
+	}
+	b := unsafeslice.AlignedBytes(int64(n) * int64(t.Size()))
+	return SliceOf(t, b), b
+}
+
 // BytesOf is the inverse of SliceOf: the element type of a slice of one of
 // the Elem types and its memory, aliased. ok is false for any other value.
 func BytesOf(v any) (t Type, b []byte, ok bool) {

@@ -10,10 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// hostLittle reports whether this machine is little-endian: the byte order
-// of the elements AppendText and ParseText take and give.
-var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
 // AppendText appends the canonical text of one element of type t, given
 // as its bytes in the host's byte order, as a Futhark literal with its
 // type suffix: what Futhark's tools print (futhark-data's valueText).

@@ -3,8 +3,8 @@ package layout
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
+	"github.com/mmapkit/mmapkit/internal/parallel"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 )
 
@@ -165,23 +165,11 @@ func Split(rows, unit, bytes int64, fn func(r0, r1 int64) error) error {
 		return fn(0, rows)
 	}
 	per := (rows/workers + unit - 1) / unit * unit
-	errs := make(chan error, workers+1)
-	var wg sync.WaitGroup
-	for r0 := int64(0); r0 < rows; r0 += per {
-		wg.Add(1)
-		go func(r0, r1 int64) {
-			defer wg.Done()
-			errs <- fn(r0, r1)
-		}(r0, min(r0+per, rows))
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	parts := int((rows + per - 1) / per)
+	return parallel.For(parts, parts, func(j int) error {
+		r0 := int64(j) * per
+		return fn(r0, min(r0+per, rows))
+	})
 }
 
 // parallelBytes is the amount of work from which Split uses more than one

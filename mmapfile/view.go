@@ -8,36 +8,6 @@ import (
 	"github.com/mmapkit/mmapkit/layout"
 )
 
-// hostOrder is the byte order of this machine.
-var hostOrder binary.ByteOrder = binary.LittleEndian
-
-func init() {
-	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
-		hostOrder = binary.BigEndian
-	}
-}
-
-// HostOrder returns the byte order of this machine (LittleEndian or
-// BigEndian).
-func HostOrder() binary.ByteOrder { return hostOrder }
-
-// IsHostOrder reports whether order is this machine's byte order.
-func IsHostOrder(order binary.ByteOrder) bool {
-	// Comparing with the known orders keeps the view path free of
-	// allocations; the probe handles any other implementation.
-	switch order {
-	case binary.LittleEndian:
-		return hostOrder == binary.ByteOrder(binary.LittleEndian)
-	case binary.BigEndian:
-		return hostOrder == binary.ByteOrder(binary.BigEndian)
-	case binary.NativeEndian:
-		return true
-	}
-	var b [2]byte
-	b[0] = 1
-	return order.Uint16(b[:]) == hostOrder.Uint16(b[:])
-}
-
 // View returns n elements of type T starting at region offset off, as a
 // slice that aliases the mapping: no copy is made, and writes to the slice
 // (in a writable region) change the file. order is the byte order of the
@@ -64,7 +34,7 @@ func View[T layout.Elem](r *Region, off int64, n int, order binary.ByteOrder) ([
 		return nil, err
 	}
 	t := layout.TypeOf[T]()
-	if size > 1 && !IsHostOrder(order) {
+	if size > 1 && !layout.IsHostOrder(order) {
 		return nil, r.errf(r.off+off, "view", fmt.Errorf("%v data in %v order: %w", t, order, ErrByteOrder))
 	}
 	b := r.data[lo:hi:hi]
@@ -100,43 +70,7 @@ func Copy[T layout.Elem](dst []T, r *Region, off int64, order binary.ByteOrder) 
 		return err
 	}
 	t := layout.TypeOf[T]()
-	SwapOrder(out, t, order, hostOrder)
-	CheckBools(out, t, true)
+	layout.SwapOrder(out, t, order, layout.HostOrder())
+	layout.CheckBools(out, t, true)
 	return nil
-}
-
-// SwapOrder converts b, elements of type t in byte order from, to byte
-// order to, in place: nothing when the orders agree, else each element
-// (each part of a complex number) reversed. 128-bit integers are reversed
-// whole, which turns big-endian bytes into the little-endian {Lo, Hi}
-// layout and back. len(b) must be a multiple of t's size.
-func SwapOrder(b []byte, t layout.Type, from, to binary.ByteOrder) {
-	if t.SwapSize() <= 1 || sameOrder(from, to) {
-		return
-	}
-	layout.SwapBytes(b, t.SwapSize())
-}
-
-func sameOrder(a, b binary.ByteOrder) bool {
-	return IsHostOrder(a) == IsHostOrder(b)
-}
-
-// CheckBools checks that every byte of b, the bytes of a bool array, is 0
-// or 1, as Go requires of bool memory. It returns the index of the first
-// other byte, or -1. With fix set it makes every other byte 1 (true, as
-// NumPy and Julia read it) and returns -1. For other types it does
-// nothing and returns -1.
-func CheckBools(b []byte, t layout.Type, fix bool) int {
-	if t != layout.Bool {
-		return -1
-	}
-	for i, c := range b {
-		if c > 1 {
-			if !fix {
-				return i
-			}
-			b[i] = 1
-		}
-	}
-	return -1
 }

@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // DType is a NumPy data type as a .npy header describes it: a simple type
@@ -394,7 +393,7 @@ func parseDTypeString(s string) (DType, error) {
 	if kind == 'a' {
 		kind = 'S'
 	}
-	d := DType{Kind: kind, ItemSize: n, Unit: unit, BigEndian: order == '>' || (order != '<' && mmapfile.HostOrder() == binary.BigEndian)}
+	d := DType{Kind: kind, ItemSize: n, Unit: unit, BigEndian: order == '>' || (order != '<' && layout.HostOrder() == binary.BigEndian)}
 	switch {
 	case kind == 'O':
 		return DType{}, fmt.Errorf("descr %s: %w", pyRepr(s), ErrObject)

@@ -144,7 +144,7 @@ func Example_format() {
 	}
 	defer f.Close()
 	r := f.Records()[0]
-	b, err := format.ReadAll(f, 0, layout.RowMajor, mmapfile.HostOrder())
+	b, err := format.ReadAll(f, 0, layout.RowMajor, layout.HostOrder())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -384,8 +384,8 @@ func (f *File) readField(i int, dst []byte, first int64, order layout.Order, bo 
 	} else if err := f.gather(t, dst, first, order); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, rec.Type, rec.ByteOrder(), bo)
-	if bad := mmapfile.CheckBools(dst, rec.Type, f.opts.Lenient); bad >= 0 {
+	layout.SwapOrder(dst, rec.Type, rec.ByteOrder(), bo)
+	if bad := layout.CheckBools(dst, rec.Type, f.opts.Lenient); bad >= 0 {
 		return f.bad(i, mmapfile.ErrInvalidBool, "element %d (%s order): byte 0x%02x", first+int64(bad), order, dst[bad])
 	}
 	return nil
@@ -564,23 +564,18 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 		return vals, buf, nil
 	}
 	if int64(cap(buf)) < k*size {
-		buf = alignedBytes(k * size)
+		buf = unsafeslice.AlignedBytes(k * size)
 	}
 	b := buf[:k*size]
 	for row := int64(0); row < k; row++ {
 		p := row*item + off
 		copy(b[row*size:], chunk[p:p+size])
 	}
-	mmapfile.SwapOrder(b, rec.Type, dt.byteOrder(), mmapfile.HostOrder())
-	if bad := mmapfile.CheckBools(b, rec.Type, f.opts.Lenient); bad >= 0 {
+	layout.SwapOrder(b, rec.Type, dt.byteOrder(), layout.HostOrder())
+	if bad := layout.CheckBools(b, rec.Type, f.opts.Lenient); bad >= 0 {
 		return nil, buf, f.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
 	}
 	return layout.SliceOf(rec.Type, b), buf, nil
-}
-
-// alignedBytes allocates n bytes aligned for any element type.
-func alignedBytes(n int64) []byte {
-	return unsafeslice.Bytes(make([]complex128, (n+15)/16))[:n]
 }
 
 // ReadText calls fn with the elements of record i, an array or field of
@@ -901,13 +896,13 @@ var errBadBool = errors.New("a bool byte that is neither 0 nor 1")
 
 func (b *boolWriter) Write(p []byte) (int, error) {
 	q := p
-	if i := mmapfile.CheckBools(p, layout.Bool, false); i >= 0 {
+	if i := layout.CheckBools(p, layout.Bool, false); i >= 0 {
 		if !b.fix {
 			b.bad, b.badByte = b.n+int64(i), p[i]
 			return 0, errBadBool
 		}
 		b.buf = append(b.buf[:0], p...)
-		mmapfile.CheckBools(b.buf, layout.Bool, true)
+		layout.CheckBools(b.buf, layout.Bool, true)
 		q = b.buf
 	}
 	n, err := b.w.Write(q)
@@ -1149,9 +1144,9 @@ func writeRows(src format.Source, fields []tableField, itemsize int, out io.Writ
 					return fmt.Errorf("column %d: %s values expected, got %T", tf.col, tf.dt.Type(), c.Values)
 				}
 				tmp := vb
-				if !mmapfile.IsHostOrder(tf.dt.byteOrder()) && lt.SwapSize() > 1 {
+				if !layout.IsHostOrder(tf.dt.byteOrder()) && lt.SwapSize() > 1 {
 					tmp = append([]byte(nil), vb...)
-					mmapfile.SwapOrder(tmp, lt, mmapfile.HostOrder(), tf.dt.byteOrder())
+					layout.SwapOrder(tmp, lt, layout.HostOrder(), tf.dt.byteOrder())
 				}
 				for r := 0; r < rows; r++ {
 					copy(b[r*itemsize+off:], tmp[r*size:(r+1)*size])

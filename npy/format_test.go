@@ -202,7 +202,7 @@ func (m memTable) ScanTable(batch int, fn func(first int64, cols []format.Column
 		if t, ok := m.text[i]; ok {
 			cols[i].Values = t
 		} else {
-			b, err := format.ReadAll(m, i, layout.RowMajor, mmapfile.HostOrder())
+			b, err := format.ReadAll(m, i, layout.RowMajor, layout.HostOrder())
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // goldenArray is what testdata/make_golden.py records NumPy reading from
@@ -210,7 +209,7 @@ func checkRecordValues(t *testing.T, f *File, src format.Source, name string, ra
 		require.Equal(t, raw, textValues(tg.dtype(), vals), msg)
 		return
 	}
-	b, err := format.ReadAll(src, i, layout.RowMajor, mmapfile.HostOrder())
+	b, err := format.ReadAll(src, i, layout.RowMajor, layout.HostOrder())
 	require.NoError(t, err, msg)
 	sameValues(t, goldenValues(raw, rec.Type), decodeValues(rec.Type, b), msg)
 }

@@ -228,8 +228,8 @@ func (f *File) read(t *target, start int64, dst []byte) error {
 	}
 	dt := t.dtype()
 	if lt := dt.Type(); lt.Valid() {
-		mmapfile.SwapOrder(dst, lt, dt.byteOrder(), mmapfile.HostOrder())
-		if bad := mmapfile.CheckBools(dst, lt, f.opts.Lenient); bad >= 0 {
+		layout.SwapOrder(dst, lt, dt.byteOrder(), layout.HostOrder())
+		if bad := layout.CheckBools(dst, lt, f.opts.Lenient); bad >= 0 {
 			return f.errf(f.elemOffset(t, start+int64(bad)), mmapfile.ErrInvalidBool, "%q, element %d: byte 0x%02x (Options.Lenient reads it as true, as NumPy does)", t.name, start+int64(bad), dst[bad])
 		}
 	}
@@ -466,7 +466,7 @@ func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
 	}
 	vals := []T{v}
 	b := append([]byte(nil), unsafeslice.Bytes(vals)...)
-	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), t.dtype().byteOrder())
+	layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), t.dtype().byteOrder())
 	return f.setRaw(&t, idx, b)
 }
 

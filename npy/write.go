@@ -151,7 +151,7 @@ func (f *File) append(lt layout.Type, b []byte) error {
 	}
 	if lt != layout.Invalid && h.DType.BigEndian {
 		b = append([]byte(nil), b...)
-		mmapfile.SwapOrder(b, lt, mmapfile.HostOrder(), h.DType.byteOrder())
+		layout.SwapOrder(b, lt, layout.HostOrder(), h.DType.byteOrder())
 	}
 	w := writerAt(f.mf)
 	if f.wr != nil {
@@ -216,9 +216,9 @@ func Save[T layout.Elem](path string, shape []int64, order layout.Order, values 
 		return errAt(path, -1, mmapfile.ErrOutOfRange, "save: %d values for shape %s (%d elements)", len(values), shapeRepr(shape), n)
 	}
 	b := unsafeslice.Bytes(values)
-	if !mmapfile.IsHostOrder(dt.byteOrder()) {
+	if !layout.IsHostOrder(dt.byteOrder()) {
 		b = append([]byte(nil), b...)
-		mmapfile.SwapOrder(b, dt.Type(), mmapfile.HostOrder(), dt.byteOrder())
+		layout.SwapOrder(b, dt.Type(), layout.HostOrder(), dt.byteOrder())
 	}
 	return WriteFile(path, h, bytes.NewReader(b), nil)
 }

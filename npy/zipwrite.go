@@ -91,9 +91,9 @@ func AddArray[T layout.Elem](z *ZipWriter, key string, shape []int64, order layo
 	}
 	return z.addNPY(key, h, func(w io.Writer) error {
 		b := unsafeslice.Bytes(values)
-		if !mmapfile.IsHostOrder(dt.byteOrder()) {
+		if !layout.IsHostOrder(dt.byteOrder()) {
 			b = append([]byte(nil), b...)
-			mmapfile.SwapOrder(b, dt.Type(), mmapfile.HostOrder(), dt.byteOrder())
+			layout.SwapOrder(b, dt.Type(), layout.HostOrder(), dt.byteOrder())
 		}
 		_, err := w.Write(b)
 		return err

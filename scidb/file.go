@@ -677,7 +677,7 @@ func (s *Strided[T]) copyFrom(dst []T, start int64) int {
 	base := int(start) * s.m.stride
 	gather(mem, s.size, s.m.data, base+s.off, s.m.stride, n)
 	if s.c.Type == TypeBool {
-		mmapfile.CheckBools(mem, layout.Bool, true)
+		layout.CheckBools(mem, layout.Bool, true)
 	}
 	if s.prefix >= 0 && n > 0 {
 		data := s.m.data

@@ -179,7 +179,7 @@ func (m *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 	if err := m.copyValues(m.f.Attrs[i], first, dst); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
+	layout.SwapOrder(dst, rec.Type, binary.LittleEndian, bo)
 	return nil
 }
 
@@ -519,10 +519,10 @@ func converterFor(c *format.Record, e Column) (converter, error) {
 		return func(values any, k int) (Value, error) {
 			_, b, _ := layout.BytesOf(values)
 			v := b[k*size : (k+1)*size]
-			if !mmapfile.IsHostOrder(binary.LittleEndian) {
+			if !layout.IsHostOrder(binary.LittleEndian) {
 				var le [16]byte
 				copy(le[:], v)
-				mmapfile.SwapOrder(le[:size], c.Type, mmapfile.HostOrder(), binary.LittleEndian)
+				layout.SwapOrder(le[:size], c.Type, layout.HostOrder(), binary.LittleEndian)
 				v = le[:size]
 			}
 			return copiedValue(v), nil

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
-	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // The gather kernels copy n little-endian values of one size from src,
@@ -19,7 +19,7 @@ func gather(dst []byte, size int, src []byte, off, stride, n int) {
 	}
 	// One check for the whole run; the loops below re-slice within it.
 	src = src[off : off+(n-1)*stride+size]
-	if stride == size && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride == size && layout.IsHostOrder(binary.LittleEndian) {
 		copy(dst[:n*size], src) // contiguous values: one memmove
 		return
 	}
@@ -68,7 +68,7 @@ func gather1(d []byte, src []byte, stride int) {
 
 func gather2(d []uint16, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+2]
-	if stride%2 == 0 && unsafeslice.Aligned[uint16](src) && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride%2 == 0 && unsafeslice.Aligned[uint16](src) && layout.IsHostOrder(binary.LittleEndian) {
 		gatherWords(d, unsafeslice.Cast[uint16](src), stride/2)
 		return
 	}
@@ -81,7 +81,7 @@ func gather2(d []uint16, src []byte, stride int) {
 
 func gather4(d []uint32, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+4]
-	if stride%4 == 0 && unsafeslice.Aligned[uint32](src) && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride%4 == 0 && unsafeslice.Aligned[uint32](src) && layout.IsHostOrder(binary.LittleEndian) {
 		gatherWords(d, unsafeslice.Cast[uint32](src), stride/4)
 		return
 	}
@@ -94,7 +94,7 @@ func gather4(d []uint32, src []byte, stride int) {
 
 func gather8(d []uint64, src []byte, stride int) {
 	src = src[:(len(d)-1)*stride+8]
-	if stride%8 == 0 && unsafeslice.Aligned[uint64](src) && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride%8 == 0 && unsafeslice.Aligned[uint64](src) && layout.IsHostOrder(binary.LittleEndian) {
 		gatherWords(d, unsafeslice.Cast[uint64](src), stride/8)
 		return
 	}
@@ -123,7 +123,7 @@ func scatter(dst []byte, off, stride int, src []byte, size, n int) {
 		return
 	}
 	dst = dst[off : off+(n-1)*stride+size]
-	if stride == size && mmapfile.IsHostOrder(binary.LittleEndian) {
+	if stride == size && layout.IsHostOrder(binary.LittleEndian) {
 		copy(dst, src[:n*size])
 		return
 	}
@@ -163,45 +163,15 @@ func scatter(dst []byte, off, stride int, src []byte, size, n int) {
 // handled here.
 func newData(t Type, n int) (any, []byte) {
 	switch t {
-	case TypeBool:
-		s := make([]bool, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeChar, TypeUint8:
-		s := make([]uint8, n)
-		return s, s
-	case TypeInt8:
-		s := make([]int8, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeInt16:
-		s := make([]int16, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeUint16:
-		s := make([]uint16, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeInt32:
-		s := make([]int32, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeUint32:
-		s := make([]uint32, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeInt64:
-		s := make([]int64, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeUint64:
-		s := make([]uint64, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeFloat:
-		s := make([]float32, n)
-		return s, unsafeslice.Bytes(s)
-	case TypeDouble:
-		s := make([]float64, n)
-		return s, unsafeslice.Bytes(s)
 	case TypeDatetime:
 		s := make([]Datetime, n)
 		return s, unsafeslice.Bytes(s)
 	case TypeDatetimeTZ:
 		s := make([]DatetimeTZ, n)
 		return s, unsafeslice.Bytes(s)
+	}
+	if lt, ok := LayoutType(t); ok {
+		return layout.MakeSlice(lt, n)
 	}
 	return nil, nil
 }
@@ -210,50 +180,6 @@ func newData(t Type, n int) (any, []byte) {
 // the Go slice type of entry c.
 func dataLen(c Column, data any) int {
 	switch d := data.(type) {
-	case []bool:
-		if c.Type == TypeBool {
-			return len(d)
-		}
-	case []uint8:
-		if c.Type == TypeChar || c.Type == TypeUint8 {
-			return len(d)
-		}
-	case []int8:
-		if c.Type == TypeInt8 {
-			return len(d)
-		}
-	case []int16:
-		if c.Type == TypeInt16 {
-			return len(d)
-		}
-	case []uint16:
-		if c.Type == TypeUint16 {
-			return len(d)
-		}
-	case []int32:
-		if c.Type == TypeInt32 {
-			return len(d)
-		}
-	case []uint32:
-		if c.Type == TypeUint32 {
-			return len(d)
-		}
-	case []int64:
-		if c.Type == TypeInt64 {
-			return len(d)
-		}
-	case []uint64:
-		if c.Type == TypeUint64 {
-			return len(d)
-		}
-	case []float32:
-		if c.Type == TypeFloat {
-			return len(d)
-		}
-	case []float64:
-		if c.Type == TypeDouble {
-			return len(d)
-		}
 	case []Datetime:
 		if c.Type == TypeDatetime {
 			return len(d)
@@ -269,6 +195,11 @@ func dataLen(c Column, data any) int {
 	case [][]byte:
 		if c.Type == TypeBinary {
 			return len(d)
+		}
+	default:
+		lt, ok := LayoutType(c.Type)
+		if t, b, isElem := layout.BytesOf(data); ok && c.Type != TypeDatetime && isElem && t == lt {
+			return len(b) / t.Size()
 		}
 	}
 	return -1

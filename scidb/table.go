@@ -317,7 +317,7 @@ func fillFixed(t *Table, data []byte, stride, n int) {
 				mem := mems[a][start*size : (start+nb)*size]
 				gather(mem, size, data, voff, stride, nb)
 				if c.Type == TypeBool {
-					mmapfile.CheckBools(mem, layout.Bool, true)
+					layout.CheckBools(mem, layout.Bool, true)
 				}
 			}
 		}
@@ -530,7 +530,7 @@ func decodeVar(data []byte, f *Schema, strict bool, first int64) (*Table, error)
 			size := b.c.Type.Size()
 			gather(mem, size, b.fixed, 0, size, n)
 			if b.c.Type == TypeBool {
-				mmapfile.CheckBools(mem, layout.Bool, true)
+				layout.CheckBools(mem, layout.Bool, true)
 			}
 			col.Data = d
 		}

@@ -84,7 +84,7 @@ func (m *File) readTyped(ci int, first int64, dst []byte, t layout.Type) error {
 	if err := m.copyValues(ci, first, dst); err != nil {
 		return err
 	}
-	mmapfile.SwapOrder(dst, t, binary.LittleEndian, mmapfile.HostOrder())
+	layout.SwapOrder(dst, t, binary.LittleEndian, layout.HostOrder())
 	return nil
 }
 
@@ -129,7 +129,7 @@ func (m *File) copyValues(ci int, first int64, dst []byte) error {
 		return err
 	}
 	if c.Type == TypeBool {
-		mmapfile.CheckBools(dst, layout.Bool, true)
+		layout.CheckBools(dst, layout.Bool, true)
 	}
 	return nil
 }
@@ -148,6 +148,6 @@ func Set[T layout.Elem](m *File, attr int, idx []int64, v T) error {
 		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d (%s): index %v: an attribute is 1-D, the index is [cell]", attr, m.f.name(attr), idx)
 	}
 	b := unsafeslice.Bytes([]T{v})
-	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), binary.LittleEndian)
+	layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), binary.LittleEndian)
 	return m.SetValue(idx[0], attr, copiedValue(b))
 }

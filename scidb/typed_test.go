@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
@@ -101,7 +102,7 @@ func TestTypedCalls(t *testing.T) {
 	one, err := Open(writeTemp(t, hx("000000000000f83f 0000000000000440")), &Options{Format: mustFormat(t, "(double)")})
 	require.NoError(t, err)
 	defer one.Close()
-	if mmapfile.HostOrder() == binary.LittleEndian {
+	if layout.HostOrder() == binary.LittleEndian {
 		view, err := View[float64](one, 0)
 		require.NoError(t, err)
 		assert.Equal(t, []float64{1.5, 2.5}, view)
@@ -190,7 +191,7 @@ func TestCreate(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("old"), 0o600))
 	m, err := Create(p, 3, &Options{Format: mustFormat(t, "(double)")})
 	require.NoError(t, err)
-	if mmapfile.HostOrder() == binary.LittleEndian {
+	if layout.HostOrder() == binary.LittleEndian {
 		v, err := View[float64](m, 0)
 		require.NoError(t, err)
 		copy(v, []float64{1.5, 2.5, 3.5})

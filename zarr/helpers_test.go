@@ -11,7 +11,6 @@ import (
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // memSource is an in-memory format.Source: arrays given as their stored
@@ -81,7 +80,7 @@ func toOrder(t *testing.T, typ layout.Type, shape []int64, data []byte, order la
 		}
 	}
 	if big {
-		mmapfile.SwapOrder(out, typ, binary.LittleEndian, binary.BigEndian)
+		layout.SwapOrder(out, typ, binary.LittleEndian, binary.BigEndian)
 	}
 	return out
 }

@@ -71,7 +71,7 @@ func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) er
 		span[i] = (start[i]+count[i]-1)/m.unit[i] - lo[i] + 1
 		total *= span[i]
 	}
-	dstr := orderStrides(count, order)
+	dstr := layout.Strides(count, order)
 	var missing atomic.Bool
 	one := func(j int64, w *worker) error {
 		u := make([]int64, k)
@@ -85,7 +85,7 @@ func (a *Array) readBox(dst []byte, start, count []int64, order layout.Order) er
 	if len(dst) < 1<<20 {
 		workers = 1
 	}
-	err := parallel(total, workers, &a.s.states, one)
+	err := withWorkers(total, workers, &a.s.states, one)
 	if err == nil && missing.Load() || errors.Is(err, fs.ErrNotExist) {
 		// Checked once, after the read: a store that is in place now
 		// was in place when each of its chunks was found missing.
@@ -129,11 +129,11 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 		soff += (lo - us) * sstr[i]
 		doff += (lo - start[i]) * dstr[i]
 	}
-	p := makePlan(cnt, sstr, dstr, int(size))
+	p := layout.NewStridedCopy(cnt, sstr, dstr, int(size))
 	ub := m.unitBytes()
-	whole := p.contiguous() && p.elems()*size == ub // dst holds the unit as stored
+	whole := p.Contiguous() && p.Elems()*size == ub // dst holds the unit as stored
 	if a.isDamaged(u) {
-		p.fill(dst, doff, m.fill) // Options.Salvage; Damage reports it
+		p.Fill(dst, doff, m.fill) // Options.Salvage; Damage reports it
 		return nil
 	}
 	loc, err := a.locateUnit(u)
@@ -142,7 +142,7 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 	}
 	if loc.missing {
 		missing.Store(true)
-		p.fill(dst, doff, m.fill)
+		p.Fill(dst, doff, m.fill)
 		return nil
 	}
 	if len(m.chain) == 0 {
@@ -152,7 +152,7 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 		if whole {
 			return a.s.readAt(loc.key, dst[doff*size:doff*size+ub], loc.off)
 		}
-		return a.s.withBytes(loc.key, loc.off, ub, w, func(b []byte) { p.copy(dst, doff, b, soff) })
+		return a.s.withBytes(loc.key, loc.off, ub, w, func(b []byte) { p.Copy(dst, doff, b, soff) })
 	}
 	if loc.n > ub+ub/64+1<<20 {
 		return a.s.errf(loc.key, loc.off, ErrCorrupt, "array %q: an encoded chunk of %d bytes is larger than any encoding of its %d bytes", m.name, loc.n, ub)
@@ -174,7 +174,7 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 	// linear reads (a conversion's) cut across the same chunks.
 	ck := cacheKey{loc.key, loc.off}
 	if b := a.s.cache.get(ck); b != nil {
-		p.copy(dst, doff, b, soff)
+		p.Copy(dst, doff, b, soff)
 		return nil
 	}
 	b := grow(nil, ub)
@@ -182,7 +182,7 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 		return a.decodeErr(loc, err)
 	}
 	a.s.cache.put(ck, b)
-	p.copy(dst, doff, b, soff)
+	p.Copy(dst, doff, b, soff)
 	return nil
 }
 
@@ -265,7 +265,7 @@ func grow(b []byte, n int64) []byte {
 	if int64(cap(b)) >= n {
 		return b[:n]
 	}
-	return unsafeslice.Bytes(make([]uint64, (n+7)/8))[:n]
+	return unsafeslice.AlignedBytes(n)
 }
 
 func (a *Array) sizeErr(loc where, ub int64) error {
@@ -477,7 +477,7 @@ func ReadRegion[T layout.Elem](a *Array, start, count []int64) ([]T, error) {
 		return nil, err
 	}
 	out := make([]T, n)
-	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, a.Order(), mmapfile.HostOrder()); err != nil {
+	if err := a.ReadRegion(unsafeslice.Bytes(out), start, count, a.Order(), layout.HostOrder()); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -509,9 +509,9 @@ func (a *Array) ReadRegion(dst []byte, start, count []int64, order layout.Order,
 // finish turns bytes in the stored byte order into bo and checks bools.
 func (a *Array) finish(dst []byte, bo binary.ByteOrder) error {
 	t := a.m.dt.typ
-	mmapfile.SwapOrder(dst, t, a.m.byteOrder(), bo)
+	layout.SwapOrder(dst, t, a.m.byteOrder(), bo)
 	if t == layout.Bool {
-		if bad := mmapfile.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
+		if bad := layout.CheckBools(dst, t, a.s.opts.Lenient); bad >= 0 {
 			return a.s.errf(a.m.metaKey, -1, mmapfile.ErrInvalidBool, "array %q: byte 0x%02x at element %d of the read", a.m.name, dst[bad], bad)
 		}
 	}
@@ -553,7 +553,7 @@ func (a *Array) readLinear(dst []byte, first int64, order layout.Order, bo binar
 		reverseInts(q)
 	}
 	var at int64
-	err = linearBoxes(q, first, first+n, func(start, count []int64) error {
+	err = layout.LinearBoxes(q, first, first+n, func(start, count []int64) error {
 		if order == layout.ColMajor {
 			reverseInts(start)
 			reverseInts(count)

@@ -39,7 +39,7 @@ func (s *Store) salvage() {
 		}
 		var mu sync.Mutex
 		var found []bad
-		parallel(total, int64(runtime.GOMAXPROCS(0)), &s.states, func(j int64, w *worker) error {
+		withWorkers(total, int64(runtime.GOMAXPROCS(0)), &s.states, func(j int64, w *worker) error {
 			u := make([]int64, len(g))
 			for i, k := len(g)-1, j; i >= 0; i-- {
 				u[i] = k % g[i]

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // dtype is an element type as a store describes it.
@@ -55,7 +54,7 @@ func parseDtypeV2(raw json.RawMessage) (dtype, error) {
 		d.big = true
 		rest = s[1:]
 	case '=':
-		d.big = mmapfile.IsHostOrder(binary.BigEndian)
+		d.big = layout.IsHostOrder(binary.BigEndian)
 		rest = s[1:]
 	}
 	if rest == "" {

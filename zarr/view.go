@@ -141,7 +141,7 @@ func (a *Array) viewable(idx []int64) (*mapping, where, error) {
 	if !m.rowMajor() && !m.colMajor() {
 		return nil, where{}, s.errf(key, -1, ErrUnsupported, "array %q: chunks are stored transposed by %v: use Read or ReadRegion", m.name, m.perm)
 	}
-	if m.dt.typ.Size() > 1 && !mmapfile.IsHostOrder(m.byteOrder()) {
+	if m.dt.typ.Size() > 1 && !layout.IsHostOrder(m.byteOrder()) {
 		return nil, where{}, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
 	loc, err := a.locateView(idx)
@@ -262,7 +262,7 @@ func Set[T layout.Elem](a *Array, idx []int64, v T) error {
 		return err
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	mmapfile.SwapOrder(b, a.m.dt.typ, mmapfile.HostOrder(), a.m.byteOrder())
+	layout.SwapOrder(b, a.m.dt.typ, layout.HostOrder(), a.m.byteOrder())
 	return a.setBytes(idx, b)
 }
 
@@ -373,13 +373,13 @@ func (a *Array) rewriteUnit(u []int64, b []byte, pos int64) error {
 		return s.errf(m.metaKey, -1, ErrUnsupported, "array %q: a chunk of %d bytes is too large to rewrite here", m.name, ub)
 	}
 	buf := grow(nil, ub)
-	full := makePlan(m.unit, rowStrides(m.unit), rowStrides(m.unit), m.dt.typ.Size())
+	full := layout.NewStridedCopy(m.unit, layout.Strides(m.unit, layout.RowMajor), layout.Strides(m.unit, layout.RowMajor), m.dt.typ.Size())
 	loc, err := a.locateUnit(u)
 	if err != nil {
 		return err
 	}
 	if loc.missing {
-		full.fill(buf, 0, m.fill)
+		full.Fill(buf, 0, m.fill)
 	} else {
 		w := &worker{}
 		if err := a.readUnitRaw(loc, buf, w); err != nil {
@@ -471,8 +471,8 @@ func (a *Array) rewriteShard(key string, u []int64, inner int64, enc []byte) err
 			if in && chunks[i] == nil {
 				if fill == nil {
 					fill = grow(nil, m.unitBytes())
-					full := makePlan(m.unit, rowStrides(m.unit), rowStrides(m.unit), m.dt.typ.Size())
-					full.fill(fill, 0, m.fill)
+					full := layout.NewStridedCopy(m.unit, layout.Strides(m.unit, layout.RowMajor), layout.Strides(m.unit, layout.RowMajor), m.dt.typ.Size())
+					full.Fill(fill, 0, m.fill)
 				}
 				chunks[i] = fill
 			}

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/parallel"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -615,7 +615,7 @@ func (w *writer) writeBoxes(m *meta, src format.Source, i int, order layout.Orde
 	}
 	// Each worker holds a chunk (shard) and its encoding.
 	workers := min(int64(runtime.GOMAXPROCS(0)), max(1, writeBudget/(2*ub)))
-	qstr := rowStrides(q)
+	qstr := layout.Strides(q, layout.RowMajor)
 	org, cnt := make([]int64, k), make([]int64, k)
 	for {
 		for x := range k {
@@ -741,8 +741,8 @@ func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []in
 		G[j] = ceilDiv(cnt[j], qg[j])
 		total *= G[j]
 	}
-	sstr := rowStrides(cnt)
-	ustr := rowStrides(qu)
+	sstr := layout.Strides(cnt, layout.RowMajor)
+	ustr := layout.Strides(qu, layout.RowMajor)
 	// unit copies the unit of storage-space start us into buf, padded
 	// with the fill value.
 	unit := func(us []int64, buf []byte) {
@@ -755,11 +755,11 @@ func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []in
 			soff += (us[j] - org[j]) * sstr[j]
 		}
 		if edge {
-			p := makePlan(qu, ustr, ustr, size)
-			p.fill(buf, 0, m.fill)
+			p := layout.NewStridedCopy(qu, ustr, ustr, size)
+			p.Fill(buf, 0, m.fill)
 		}
-		p := makePlan(c, sstr, ustr, size)
-		p.copy(buf, 0, slab, soff)
+		p := layout.NewStridedCopy(c, sstr, ustr, size)
+		p.Copy(buf, 0, slab, soff)
 	}
 	logical := func(sg []int64) []int64 {
 		lg := make([]int64, k)
@@ -768,7 +768,7 @@ func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []in
 		}
 		return lg
 	}
-	return parallel(total, workers, &w.bufs, func(jj int64, wk *worker) error {
+	return withWorkers(total, workers, &w.bufs, func(jj int64, wk *worker) error {
 		sg := make([]int64, k)
 		for j := k - 1; j >= 0; j-- {
 			sg[j] = org[j]/qg[j] + jj%G[j]
@@ -826,10 +826,10 @@ func (w *writer) flushBox(m *meta, q, qg, qu []int64, slab []byte, org, cnt []in
 	})
 }
 
-// parallel calls fn for j in [0, total) on up to workers goroutines, each
+// withWorkers calls fn for j in [0, total) on up to workers goroutines, each
 // with its own buffers (from pool, if not nil), and returns the first
 // error.
-func parallel(total, workers int64, pool *sync.Pool, fn func(j int64, w *worker) error) error {
+func withWorkers(total, workers int64, pool *sync.Pool, fn func(j int64, w *worker) error) error {
 	get := func() *worker {
 		if pool != nil {
 			if w, ok := pool.Get().(*worker); ok {
@@ -843,42 +843,7 @@ func parallel(total, workers int64, pool *sync.Pool, fn func(j int64, w *worker)
 			pool.Put(w)
 		}
 	}
-	workers = min(workers, total)
-	if workers <= 1 {
-		w := get()
-		defer put(w)
-		for j := range total {
-			if err := fn(j, w); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := get()
-			defer put(w)
-			for {
-				j := next.Add(1) - 1
-				if j >= total {
-					return
-				}
-				if err := fn(j, w); err != nil {
-					once.Do(func() { first = err })
-					next.Store(total)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
+	return parallel.Do(int(total), int(workers), get, put, func(w *worker, j int) error { return fn(int64(j), w) })
 }
 
 // writeMeta writes the metadata documents: each array's, then the groups',

@@ -192,7 +192,7 @@ func catTable(w io.Writer, f format.File, names []string, head int64) error {
 func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record, head int64) error {
 	switch r.Kind {
 	case format.KindString:
-		b, err := format.ReadAll(f, i, layout.RowMajor, mmapfile.HostOrder())
+		b, err := format.ReadAll(f, i, layout.RowMajor, layout.HostOrder())
 		if err != nil {
 			return err
 		}
@@ -254,7 +254,7 @@ func printArray(e *env, w *bufio.Writer, f format.File, i int, r *format.Record,
 		size := t.Size()
 		bar := newProgress(e, text.Len()*int64(size), "cat "+r.Name)
 		defer bar.Done()
-		err = format.Stream(f, i, layout.RowMajor, mmapfile.HostOrder(), func(chunk []byte) error {
+		err = format.Stream(f, i, layout.RowMajor, layout.HostOrder(), func(chunk []byte) error {
 			if text.Left() == 0 {
 				return errEnough
 			}

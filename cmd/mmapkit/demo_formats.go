@@ -19,20 +19,6 @@ import (
 
 func init() { demoSteps = append(demoSteps, demoFormats) }
 
-// memArray is one array in memory as a format.Source, for writing it with
-// any registered format.
-type memArray struct {
-	rec  format.Record
-	data []byte
-}
-
-func (m *memArray) Records() []format.Record { return []format.Record{m.rec} }
-
-func (m *memArray) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	p := &format.Payload{Array: m.rec.Array, Data: bytes.NewReader(m.data)}
-	return p.ReadArray(dst, first, order, bo)
-}
-
 // demoFormats tells the story through the formats: write an ABF file, map
 // and scan its array, edit it in place, convert it to every other array
 // format and back, and check that the values survived.
@@ -61,7 +47,7 @@ func demoFormats(d *demo) error {
 		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(v))
 	}
 	data = nil
-	src := &memArray{rec: format.Record{Array: layout.Array{Name: "x", Type: layout.F64, Shape: dims, Order: layout.ColMajor, Offset: -1, Size: 8 * n}}, data: raw}
+	src := format.Memory([]format.Record{{Array: layout.Array{Name: "x", Type: layout.F64, Shape: dims, Order: layout.ColMajor, Offset: -1, Size: 8 * n}}}, [][]byte{raw})
 	if err := format.Write(path, src, &format.Options{Format: "abf"}); err != nil {
 		return err
 	}

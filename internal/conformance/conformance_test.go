@@ -855,7 +855,7 @@ func creators() map[string]func(t *testing.T, dir string) string {
 // (numpy's open_memmap(mode="w+")) works in every format whose payloads
 // can be aligned, and what was written through the view is in the file.
 func TestCreateAndFill(t *testing.T) {
-	if mmapfile.HostOrder() != binary.LittleEndian {
+	if layout.HostOrder() != binary.LittleEndian {
 		t.Skip("big-endian host: the files written here are little-endian, which views cannot alias")
 	}
 	makers := creators()

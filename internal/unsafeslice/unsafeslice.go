@@ -52,6 +52,13 @@ func Cast[T any](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
 }
 
+// AlignedBytes allocates n zeroed bytes whose first byte is aligned for
+// every element type Go has, so that Cast works on any prefix of a whole
+// number of elements.
+func AlignedBytes(n int64) []byte {
+	return Bytes(make([]uint64, (n+7)/8))[:n]
+}
+
 // Bytes returns the memory of s as a []byte, aliasing s.
 func Bytes[T any](s []T) []byte {
 	if len(s) == 0 {

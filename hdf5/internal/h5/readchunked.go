@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/mmapkit/mmapkit/internal/parallel"
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // maxExpansion and maxExpansionSlack bound what a stored chunk can decode to: deflate
@@ -155,46 +157,11 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 	dims, strides, chunkBytes := t.dims, t.strides, t.chunkBytes
 
 	newReader := func() *chunkReader {
-		return &chunkReader{r: r, l: l, p: p, dims: dims, strides: strides, elemSize: elemSize,
+		return &chunkReader{r: r, l: l, p: p, dims64: dims, strides: strides, elemSize: elemSize,
 			chunkBytes: int(chunkBytes), dst: dst, first: uint64(first), last: last}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(tasks))
-	if workers == 1 { // one chunk or one core: no goroutine to start
-		cr := newReader()
-		defer cr.release()
-		for _, task := range tasks {
-			if err := cr.read(task); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	next := atomic.Int64{}
-	var failed atomic.Bool
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cr := newReader()
-			defer cr.release()
-			for !failed.Load() {
-				i := next.Add(1) - 1
-				if i >= int64(len(tasks)) {
-					return
-				}
-				if err := cr.read(tasks[i]); err != nil {
-					failed.Store(true)
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+	return parallel.Do(len(tasks), runtime.GOMAXPROCS(0), newReader, (*chunkReader).release,
+		func(cr *chunkReader, i int) error { return cr.read(tasks[i]) })
 }
 
 // buffers keeps the chunk buffers of finished reads for the next ones.
@@ -246,7 +213,7 @@ type chunkReader struct {
 	r          *Reader
 	l          *Layout
 	p          *Pipeline
-	dims       []uint64
+	dims64     []uint64
 	strides    []uint64
 	elemSize   int
 	chunkBytes int
@@ -255,7 +222,15 @@ type chunkReader struct {
 	last       uint64
 	stored     []byte
 	decoded    []byte
-	idx        []uint64
+	// The geometry of the strided copies, made at the first chunk copied
+	// in part: the dataset's dims and strides, a chunk's strides, the
+	// range read as boxes of the dataset (at the first chunk it cuts).
+	dims         []int64
+	dstStrides   []int64
+	chunkStrides []int64
+	count        []int64
+	boxes        [][2][]int64
+	copier       layout.StridedCopy
 }
 
 // CheckStored checks a stored chunk's size and filter mask before anything is read or
@@ -313,7 +288,7 @@ func (cr *chunkReader) read(t chunkTask) error {
 	if err := cr.p.Decode(cr.decoded, stored, mask, cr.elemSize); err != nil {
 		return wrapf(c.Addr, err, "chunk %v", c.Offset)
 	}
-	cr.copyRows(c)
+	cr.copyRows(t)
 	return nil
 }
 
@@ -330,7 +305,7 @@ func (cr *chunkReader) contiguousTarget(c Chunk, partial bool) ([]byte, bool) {
 		j++
 	}
 	for i := j + 1; i < len(cd); i++ {
-		if cd[i] != cr.dims[i] {
+		if cd[i] != cr.dims64[i] {
 			return nil, false
 		}
 	}
@@ -346,48 +321,55 @@ func (cr *chunkReader) contiguousTarget(c Chunk, partial bool) ([]byte, bool) {
 	return cr.dst[start : start+uint64(cr.chunkBytes)], true
 }
 
-// copyRows copies the rows (runs along the last dim) of the decoded chunk that lie in
-// the dataset and in the range read.
-func (cr *chunkReader) copyRows(c Chunk) {
+// copyRows copies the part of the decoded chunk that lies in the dataset
+// and in the range read into its place in dst, as strided copies: one for
+// a chunk inside the range, else one for its overlap with each box of the
+// range (cut into boxes once per worker).
+func (cr *chunkReader) copyRows(t chunkTask) {
+	c := t.c
 	cd := cr.l.ChunkDims
 	rank := len(cd)
-	if len(cr.idx) != rank {
-		cr.idx = make([]uint64, rank)
-	}
-	idx := cr.idx
-	clear(idx)
-	extent := make([]uint64, rank) // the chunk clipped to the dataset
-	for i := range cd {
-		extent[i] = min(cd[i], cr.dims[i]-c.Offset[i])
-	}
-	es := uint64(cr.elemSize)
-	rowLen := extent[rank-1]
-	for {
-		// Start of this row in the dataset and in the chunk.
-		var lin, local uint64
-		cstride := uint64(1)
-		for i := rank - 1; i >= 0; i-- {
-			lin += (c.Offset[i] + idx[i]) * cr.strides[i]
-			local += idx[i] * cstride
-			cstride *= cd[i]
+	if len(cr.count) != rank {
+		geometry := make([]int64, 4*rank)
+		cr.dims, cr.count, cr.dstStrides = geometry[:rank], geometry[rank:2*rank], geometry[2*rank:3*rank]
+		for i := range rank {
+			cr.dims[i], cr.dstStrides[i], geometry[3*rank+i] = int64(cr.dims64[i]), int64(cr.strides[i]), int64(cd[i])
 		}
-		lo, hi := lin, lin+rowLen-1
-		if hi >= cr.first && lo <= cr.last {
-			from, to := max(lo, cr.first), min(hi, cr.last)
-			src := cr.decoded[(local+from-lin)*es : (local+to-lin+1)*es]
-			copy(cr.dst[(from-cr.first)*es:], src)
+		cr.chunkStrides = layout.Strides(geometry[3*rank:], layout.RowMajor)
+	}
+	if t.lo >= cr.first && t.hi <= cr.last {
+		for i := range rank {
+			cr.count[i] = min(int64(cd[i]), cr.dims[i]-int64(c.Offset[i]))
 		}
-		// Next row: an odometer over all dims but the last.
-		d := rank - 2
-		for ; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < extent[d] {
+		cr.copier.Plan(cr.count, cr.chunkStrides, cr.dstStrides, cr.elemSize)
+		cr.copier.Copy(cr.dst, int64(t.lo-cr.first), cr.decoded, 0)
+		return
+	}
+	if cr.boxes == nil {
+		_ = layout.LinearBoxes(cr.dims, int64(cr.first), int64(cr.last)+1, func(start, count []int64) error {
+			cr.boxes = append(cr.boxes, [2][]int64{start, count})
+			return nil
+		})
+	}
+	for _, b := range cr.boxes {
+		start, n := b[0], b[1]
+		var s0, d0 int64
+		inside := true
+		for i := range rank {
+			o := int64(c.Offset[i])
+			lo := max(o, start[i])
+			hi := min(o+int64(cd[i]), cr.dims[i], start[i]+n[i])
+			if hi <= lo {
+				inside = false
 				break
 			}
-			idx[d] = 0
+			cr.count[i] = hi - lo
+			s0 += (lo - o) * cr.chunkStrides[i]
+			d0 += lo * cr.dstStrides[i]
 		}
-		if d < 0 {
-			return
+		if inside {
+			cr.copier.Plan(cr.count, cr.chunkStrides, cr.dstStrides, cr.elemSize)
+			cr.copier.Copy(cr.dst, d0-int64(cr.first), cr.decoded, s0)
 		}
 	}
 }
