@@ -618,7 +618,9 @@ func (s *source) SetText(i int, idx []int64, value string) error {
 	}
 	b, err := format.ParseLiteral(rec.Type, value, rec.ByteOrder())
 	if err != nil {
-		return s.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+		e := errAt(s.f.name, -1, err, "")
+		e.Record = rec.Name
+		return e
 	}
 	return s.f.setRaw(ref.d, idx, b)
 }

@@ -32,6 +32,6 @@ func Example() {
 	// [1.0f64, 2.0f64]
 	// [true, false, true]
 	// [true, true, true]
-	// mmapkit: tv1.abf: no such record "nope"
+	// mmapkit: tv1.abf: no such record "nope"; the file has "x" and "b"
 	// exit status 1
 }

@@ -101,7 +101,7 @@ func TestABFLsCatSet(t *testing.T) {
 	assert.Contains(t, r.stderr, "mmapkit: "+path+": ")
 	r = mk(t, "set", path, "nope", "[0]", "1")
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "mmapkit: "+path+": no such record \"nope\"\n", r.stderr)
+	assert.Equal(t, "mmapkit: "+path+": no such record \"nope\"; the file has \"x\" and \"b\"\n", r.stderr)
 	got2, _ := os.ReadFile(path)
 	assert.Equal(t, want, got2, "failed sets change nothing")
 }

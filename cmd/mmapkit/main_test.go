@@ -210,7 +210,7 @@ func TestCSVInputLsCat(t *testing.T) {
 	assert.Equal(t, "label\n\"a,b\"\n\n\"say \"\"hi\"\"\"\n", mustMk(t, "cat", "--name", "label", csv))
 	r := mk(t, "cat", "--name", "nope", csv)
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "mmapkit: "+csv+": no such record \"nope\"\n", r.stderr)
+	assert.Equal(t, "mmapkit: "+csv+": no such record \"nope\"; the file has \"id\", \"x\", \"label\" and \"ok\"\n", r.stderr)
 
 	table := mustMk(t, "ls", csv)
 	assert.Equal(t, csv+": csv, 4 record(s)\n"+
