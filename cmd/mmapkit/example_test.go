@@ -29,7 +29,9 @@ func Example() {
 	fmt.Print(strings.ReplaceAll(stderr.String(), path, "tv1.abf"))
 	fmt.Println("exit status", code)
 	// Output:
+	// -- x
 	// [1.0f64, 2.0f64]
+	// -- b
 	// [true, false, true]
 	// [true, true, true]
 	// mmapkit: tv1.abf: no such record "nope"; the file has "x" and "b"

@@ -226,7 +226,7 @@ func TestCSVWithoutRows(t *testing.T) {
 	dir := t.TempDir()
 	csv := writeFile(t, filepath.Join(dir, "h.csv"), "x,y\n")
 	mustMk(t, "convert", csv, filepath.Join(dir, "h.abf"))
-	assert.Equal(t, "empty([0]f64)\nempty([0]f64)\n", mustMk(t, "cat", filepath.Join(dir, "h.abf")))
+	assert.Equal(t, "-- x\nempty([0]f64)\n-- y\nempty([0]f64)\n", mustMk(t, "cat", filepath.Join(dir, "h.abf")))
 	mustMk(t, "convert", filepath.Join(dir, "h.abf"), filepath.Join(dir, "back.csv"))
 	b, err := os.ReadFile(filepath.Join(dir, "back.csv"))
 	require.NoError(t, err)
