@@ -98,6 +98,9 @@ func newSource(f *File) *source {
 			continue
 		}
 		r := format.Record{Array: layout.Array{Name: d.path, Shape: d.shape, Offset: d.data, Size: d.nbytes}, Extra: f.extra(d)}
+		attrs, _ := r.Extra["attributes"].(map[string]any)
+		dims, _ := r.Extra["dims"].([]string)
+		r.Facts = factsOf(attrs, dims)
 		describeType(&r, t)
 		s.add(r, recRef{d: d})
 	}
