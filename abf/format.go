@@ -275,7 +275,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	}
 	le, err := format.ParseLiteral(t, value, binary.LittleEndian)
 	if err != nil {
-		return f.errf(e.start, err, "record %q: %q is not a %s", key, value, t)
+		return f.errf(e.start, err, "record %q", key)
 	}
 	if idx == nil {
 		idx = []int64{}

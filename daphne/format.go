@@ -342,7 +342,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	}
 	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
 	if err != nil {
-		return f.errf(-1, err, "record %q: %v", rec.Name, err)
+		return f.errf(-1, err, "record %q", rec.Name)
 	}
 	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"io/fs"
 	"strconv"
 	"strings"
 )
@@ -100,9 +101,13 @@ func (e *FileError) Detail() string {
 }
 
 // cause is err's text, where an error about file that err is or wraps (an
-// mmapfile.Error, another format error of the file) says what it says
-// without its package and file, which the message has named already.
+// mmapfile.Error, another format error of the file, an *fs.PathError of
+// the file) says what it says without its package and file, which the
+// message has named already.
 func cause(err error, file string) string {
+	if pe, ok := err.(*fs.PathError); ok && file != "" && pe.Path == file {
+		return pe.Err.Error()
+	}
 	var l Located
 	if file == "" || !errors.As(err, &l) {
 		return err.Error()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -429,11 +430,45 @@ func Find(src Source, name string) (int, error) {
 	}
 	if found < 0 {
 		if r, ok := src.(Resolver); ok {
-			return r.Resolve(name)
+			i, err := r.Resolve(name)
+			if err != nil && errors.Is(err, ErrNoRecord) {
+				err = fmt.Errorf("%w (%s)", err, recordNames(src, maxNamesListed))
+			}
+			return i, err
 		}
 		return -1, noRecord(src, name)
 	}
 	return found, nil
+}
+
+// maxNamesListed is how many names an error about a missing record lists.
+const maxNamesListed = 10
+
+// recordNames says which records src has, for an error about a name it
+// does not have: "the file has "a", "b" and 3 more" with at most max names
+// quoted, "the file has no records" for none.
+func recordNames(src Source, max int) string {
+	n := NumRecords(src)
+	if n == 0 {
+		return "the file has no records"
+	}
+	var b strings.Builder
+	b.WriteString("the file has ")
+	shown := min(n, max)
+	for i := 0; i < shown; i++ {
+		switch {
+		case i == 0:
+		case i == n-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(RecordAt(src, i).Name))
+	}
+	if shown < n {
+		fmt.Fprintf(&b, " and %d more", n-shown)
+	}
+	return b.String()
 }
 
 // NoRecord is ErrNoRecord naming the record: "no such record "x"". Format
@@ -443,7 +478,7 @@ func NoRecord(name string) error { return fmt.Errorf("%w %q", ErrNoRecord, name)
 
 // noRecord is NoRecord about src's file, where src names one.
 func noRecord(src Source, name string) error {
-	err := &FileError{Offset: -1, Err: NoRecord(name)}
+	err := &FileError{Offset: -1, Err: fmt.Errorf("%w; %s", NoRecord(name), recordNames(src, maxNamesListed))}
 	if n, ok := src.(interface{ Name() string }); ok {
 		err.File = n.Name()
 	}

@@ -99,6 +99,9 @@ func newSource(f *File) *source {
 			continue
 		}
 		r := format.Record{Array: layout.Array{Name: d.path, Shape: d.shape, Offset: d.data, Size: d.nbytes}, Extra: f.extra(d)}
+		attrs, _ := r.Extra["attributes"].(map[string]any)
+		dims, _ := r.Extra["dims"].([]string)
+		r.Facts = factsOf(attrs, dims)
 		describeType(&r, t)
 		s.add(r, recRef{d: d})
 	}
@@ -614,7 +617,9 @@ func (s *source) SetText(i int, idx []int64, value string) error {
 	}
 	b, err := format.ParseLiteral(rec.Type, value, rec.ByteOrder())
 	if err != nil {
-		return s.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+		e := errAt(s.f.name, -1, err, "")
+		e.Record = rec.Name
+		return e
 	}
 	return s.f.setRaw(ref.d, idx, b)
 }

@@ -101,6 +101,7 @@ type wnode struct {
 	dims      []*dimension
 	heapIndex []int
 	srcDims   []string // the source's dimension names
+	attrs     [][]byte // the source's attributes, as attribute messages
 }
 
 func (n *wnode) isGroup() bool { return n.rec == -1 }
@@ -185,6 +186,12 @@ func planTree(src format.Source, nc bool, table string) (*wnode, error) {
 					c.text, c.vlen = true, tt.Kind != 'S' || nc
 				}
 				c.srcDims, _ = r.Extra["dims"].([]string)
+				if fa := r.Facts; fa != nil {
+					if c.srcDims == nil {
+						c.srcDims = fa.DimensionNames
+					}
+					c.attrs = userAttributes(fa.Attributes)
+				}
 			} else {
 				c.byName = map[string]*wnode{}
 			}
@@ -399,9 +406,12 @@ func (n *wnode) encodeHeader(st *ncState) []byte {
 	return n.withAttributes(&h, st)
 }
 
-// withAttributes adds the netCDF attributes of the dataset, if any, and
-// returns the header.
+// withAttributes adds the source's attributes and the netCDF attributes
+// of the dataset, if any, and returns the header.
 func (n *wnode) withAttributes(h *headerWriter, st *ncState) []byte {
+	for _, a := range n.attrs {
+		h.add(msgAttribute, a)
+	}
 	if st != nil {
 		for _, a := range n.ncAttributes(st) {
 			h.add(msgAttribute, a)

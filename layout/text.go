@@ -192,14 +192,31 @@ func ParseText(t Type, s string) ([]byte, error) {
 // textErr describes a scanner error in terms of the input v.
 func textErr(v string, err error) error {
 	te, ok := err.(*TextError)
-	if !ok || te.Msg != "" {
+	if !ok {
 		return err
+	}
+	if te.Msg != "" {
+		// One literal: where it starts goes without saying.
+		if te.Off == 0 {
+			return &rangeError{msg: te.Msg, err: te.Err}
+		}
+		return &rangeError{msg: fmt.Sprintf("%s at byte %d", te.Msg, te.Off), err: te.Err}
 	}
 	if te.Off >= len(v) {
 		return fmt.Errorf("it ends where %s should follow: %w", te.Want, te.Err)
 	}
 	return fmt.Errorf("unexpected %q at byte %d, expected %s: %w", v[te.Off], te.Off, te.Want, te.Err)
 }
+
+// rangeError is a literal its type cannot hold: it says why, and wraps
+// ErrRange without repeating its text.
+type rangeError struct {
+	msg string
+	err error
+}
+
+func (e *rangeError) Error() string { return e.msg }
+func (e *rangeError) Unwrap() error { return e.err }
 
 // trailing reports text left after a literal.
 func trailing(v string, n int) error {

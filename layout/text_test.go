@@ -243,8 +243,8 @@ func ExampleParseText() {
 	fmt.Println(err)
 	// Output:
 	// 10 <nil>
-	// layout: "300" is not a u8 literal: offset 0: integer literal out of range for u8
-	// layout: "1e-8" is not a f16 literal: offset 0: float literal rounds to zero in f16
+	// layout: "300" is not a u8 literal: integer literal out of range for u8
+	// layout: "1e-8" is not a f16 literal: float literal rounds to zero in f16
 }
 
 // Floats print as Haskell's show does, which is not always Go's shortest

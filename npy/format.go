@@ -693,7 +693,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 		}
 		b, err := parseValue(ref.t.dtype(), value)
 		if err != nil {
-			return f.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+			return f.recordErr(rec.Name, -1, err, "")
 		}
 		if err := f.setRaw(&ref.t, idx, b); err != nil {
 			return err
@@ -702,7 +702,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	}
 	b, err := parseValue(ref.t.dtype(), value)
 	if err != nil {
-		return f.bad(i, mmapfile.ErrOutOfRange, "%v", err)
+		return f.recordErr(rec.Name, -1, err, "")
 	}
 	return f.setRaw(&ref.t, idx, b)
 }
@@ -827,7 +827,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		return writeTable(path, src, o)
 	}
 	if len(recs) != 1 {
-		return errAt(path, -1, format.ErrNotRepresentable, "a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one", len(recs))
+		return errAt(path, -1, format.ErrNotRepresentable, "a .npy file holds one array, and the %d records are not the columns of a table; write an .npz, or choose one record (mmapkit convert --name NAME; format.Select)", len(recs))
 	}
 	h, err := arrayHeader(&recs[0])
 	if err != nil {

@@ -271,7 +271,7 @@ func (m *File) SetText(i int, idx []int64, value string) error {
 	c := m.f.Attr(i)
 	v, err := parseCell(c, value)
 	if err != nil {
-		return fileError(m.path, -1, err, "attribute %q: %v", m.f.name(i), err)
+		return fileError(m.path, -1, err, "attribute %q", m.f.name(i))
 	}
 	return m.SetValue(idx[0], i, v)
 }

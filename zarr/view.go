@@ -276,7 +276,7 @@ func (s *Store) SetText(i int, idx []int64, value string) error {
 	a := s.arrays[i]
 	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
 	if err != nil {
-		return s.errf(a.m.metaKey, -1, ErrInvalid, "array %q: %v", a.m.name, err)
+		return s.errf("", -1, err, "array %q", a.m.name)
 	}
 	return a.setBytes(idx, b)
 }

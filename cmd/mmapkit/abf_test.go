@@ -36,7 +36,7 @@ func TestABFManyRecords(t *testing.T) {
 		v := int32(i*7 - 1000)
 		in = append(in, 'b', 2, 0, ' ', 'i', '3', '2')
 		in = binary.LittleEndian.AppendUint32(in, uint32(v))
-		fmt.Fprintf(&want, "%di32\n", v)
+		fmt.Fprintf(&want, "-- %d\n%di32\n", i, v) // each record named: there are several
 	}
 	m := filepath.Join(dir, "m.in")
 	require.NoError(t, os.WriteFile(m, in, 0o644))

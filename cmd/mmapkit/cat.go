@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -34,7 +35,9 @@ arrays of two or more dimensions as arrays of them, void bytes in 0x… hex; a 1
 table column, and prints as CSV) and serialized records as a
 "-- name: serialized, N bytes" comment line. A sparse matrix prints as one dense array. Tables
 (frames, SciDB files, structured arrays, CSV) print as RFC 4180 CSV with a header line; null is an
-empty field. Rows of more than 1024 values break their line after every
+empty field. A file of several records prints a "-- NAME" comment line before each (and before
+a table that has a name of its own, as an HDF5 compound dataset has); one record, or --name, prints
+without it. Rows of more than 1024 values break their line after every
 1024 values (Futhark's syntax allows line breaks between values), so that head and less can cut
 them. --head N prints the first N values of each array (as a 1-D array, after a comment line that
 gives the array's shape) and the first N rows of each table. Output is streamed: memory stays
@@ -98,14 +101,19 @@ bounded whatever the file's size.`,
 // one at a time (format.RecordAt), never listed all at once. head, when
 // not negative, is how many values of an array or rows of a table print.
 func catRecords(e *env, w *bufio.Writer, f format.File, first, end int, head int64) error {
+	// Where more than one record (or table) prints, a comment line names
+	// each before its values; one record prints as it always has.
+	named := tableEnd(f, first, end) < end
 	for k := first; k < end; {
 		r := format.RecordAt(f, k)
+		if named && r.Kind != format.KindOpaque {
+			if _, err := w.WriteString(nameLine(&r)); err != nil {
+				return err
+			}
+		}
 		if r.Kind == format.KindColumn {
 			k0 := k
-			k++
-			for k < end && format.RecordAt(f, k).Kind == format.KindColumn && sameTable(&r, format.RecordAt(f, k)) {
-				k++
-			}
+			k = tableEnd(f, k, end)
 			var names []string // nil for the whole file: no selection to build
 			if k0 > 0 || k < format.NumRecords(f) {
 				for i := k0; i < k; i++ {
@@ -117,7 +125,7 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int, head int
 			}
 			continue
 		}
-		if err := catRecord(e, w, f, k, &r, head); err != nil {
+		if err := catRecord(e, w, f, k, &r, head, named); err != nil {
 			if loc := format.Located(nil); errors.As(err, &loc) {
 				return err // names its file and where in it
 			}
@@ -126,6 +134,43 @@ func catRecords(e *env, w *bufio.Writer, f format.File, first, end int, head int
 		k++
 	}
 	return nil
+}
+
+// tableEnd returns where the record k prints to: past the columns of its
+// table for a column, k+1 for any other record.
+func tableEnd(f format.File, k, end int) int {
+	if k >= end {
+		return end
+	}
+	r := format.RecordAt(f, k)
+	k++
+	if r.Kind != format.KindColumn {
+		return k
+	}
+	for k < end && format.RecordAt(f, k).Kind == format.KindColumn && sameTable(&r, format.RecordAt(f, k)) {
+		k++
+	}
+	return k
+}
+
+// nameLine is the Futhark comment line that names record r, or the table
+// of r where r is a column: "-- name\n". A table without a name of its own
+// (one per file) gets none (""): its header line names its columns. A name
+// that would not read back from the line (empty, or with control
+// characters) prints as a Go string literal.
+func nameLine(r *format.Record) string {
+	name := r.Name
+	if r.Kind == format.KindColumn {
+		table, _ := r.Extra["table"].(string)
+		if table == "" {
+			return ""
+		}
+		name = table
+	}
+	if name == "" || strings.ContainsFunc(name, func(c rune) bool { return c < 0x20 || c == 0x7f || c == utf8.RuneError }) {
+		name = strconv.Quote(name)
+	}
+	return "-- " + name + "\n"
 }
 
 // sameTable reports whether two columns are of one table: a file of
@@ -188,8 +233,10 @@ func catTable(w io.Writer, f format.File, names []string, head int64) error {
 	return nil
 }
 
-// catRecord prints one record that is not a table column.
-func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record, head int64) error {
+// catRecord prints one record that is not a table column. named says
+// that a serialized record that prints as text starts with its name line
+// (one that does not names itself in its own comment line).
+func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record, head int64, named bool) error {
 	switch r.Kind {
 	case format.KindString:
 		b, err := format.ReadAll(f, i, layout.RowMajor, layout.HostOrder())
@@ -200,7 +247,11 @@ func catRecord(e *env, w *bufio.Writer, f format.File, i int, r *format.Record, 
 		return err
 	case format.KindOpaque:
 		if tr, ok := f.(format.TextReader); ok {
-			err := printText(w, tr, i, *r)
+			first := ""
+			if named {
+				first = nameLine(r)
+			}
+			err := printText(w, tr, i, *r, first)
 			if !errors.Is(err, errors.ErrUnsupported) {
 				return err
 			}
@@ -287,13 +338,14 @@ func spill(w io.Writer, out []byte) ([]byte, error) {
 }
 
 // printText prints an array of text elements in Futhark's array form,
-// each element a string literal.
-func printText(w *bufio.Writer, tr format.TextReader, i int, r format.Record) error {
+// each element a string literal, after the line first. Where the reader
+// has no text for the record (errors.ErrUnsupported), nothing is written.
+func printText(w *bufio.Writer, tr format.TextReader, i int, r format.Record, first string) error {
 	text, err := layout.NewArrayText(layout.U8, r.Shape)
 	if err != nil {
 		return err
 	}
-	var out []byte
+	out := []byte(first)
 	err = tr.ReadText(i, func(batch []string) error {
 		for _, s := range batch {
 			if out, err = spill(w, appendFutharkString(text.Next(out), s)); err != nil {

@@ -126,7 +126,7 @@ The formats and their options:
 				return err
 			}
 			if chose != nil {
-				fmt.Fprintln(e.stderr, wroteLine(out, target.Name, chose))
+				fmt.Fprintln(e.stderr, wroteLine(out, target.Name, chose)+droppedFacts(in, inOpts, sel, out, &format.Options{Format: target.Name, Params: readBackParams(chose)}))
 			}
 			return nil
 		},
@@ -319,13 +319,10 @@ func (g *binaryGuard) Write(p []byte) (int, error) {
 // back: its format and version, its records (the first three, with their
 // storage), and what the writer chose that reading it back needs.
 func wroteLine(out, name string, chose map[string]string) string {
-	params := map[string]string{}
+	params := readBackParams(chose)
 	var hints []string
-	for what, value := range chose {
-		// A choice of writing is read back by the option of reading of
-		// the same name without "out-" (out-scidb-format, scidb-format).
-		params[strings.TrimPrefix(what, "out-")] = value
-		hints = append(hints, fmt.Sprintf("--%s '%s'", strings.TrimPrefix(what, "out-"), value))
+	for what, value := range params {
+		hints = append(hints, fmt.Sprintf("--%s '%s'", what, value))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "mmapkit: wrote %s: %s", out, name)
@@ -363,4 +360,80 @@ func wroteLine(out, name string, chose map[string]string) string {
 		fmt.Fprintf(&b, "; read it back with %s", strings.Join(hints, " "))
 	}
 	return b.String()
+}
+
+// readBackParams are the options of reading that read back what a writer
+// chose: each choice's name without "out-" (out-scidb-format is read by
+// scidb-format).
+func readBackParams(chose map[string]string) map[string]string {
+	params := map[string]string{}
+	for what, value := range chose {
+		params[strings.TrimPrefix(what, "out-")] = value
+	}
+	return params
+}
+
+// droppedFacts says what of the records' attributes and dimension names
+// the conversion of in to out could not keep, by reading both back:
+// "; dropped attributes: units; dropped dimension names", or "" when
+// everything was kept (or either file cannot be read again).
+func droppedFacts(in string, inOpts *format.Options, sel []string, out string, outOpts *format.Options) string {
+	src, err := format.Open(in, inOpts)
+	if err != nil {
+		return ""
+	}
+	defer src.Close()
+	var from format.Source = src
+	if sel != nil {
+		if from, err = format.Select(src, sel...); err != nil {
+			return ""
+		}
+	}
+	had, hadDims := factsOf(from)
+	if len(had) == 0 && !hadDims {
+		return ""
+	}
+	dst, err := format.Open(out, outOpts)
+	if err != nil {
+		return ""
+	}
+	defer dst.Close()
+	kept, keptDims := factsOf(dst)
+	var dropped []string
+	for k := range had {
+		if !kept[k] {
+			dropped = append(dropped, k)
+		}
+	}
+	sort.Strings(dropped)
+	var b strings.Builder
+	if len(dropped) > 0 {
+		b.WriteString("; dropped attributes: " + strings.Join(dropped, ", "))
+	}
+	if hadDims && !keptDims {
+		b.WriteString("; dropped dimension names")
+	}
+	return b.String()
+}
+
+// factsOf is the union of the attribute names of src's records (Zarr v2's
+// _ARRAY_DIMENSIONS counted as dimension names), and whether any record
+// names a dimension.
+func factsOf(src format.Source) (attrs map[string]bool, dims bool) {
+	attrs = map[string]bool{}
+	_ = format.EachRecord(src, func(_ int, r *format.Record) error {
+		if r.Facts == nil {
+			return nil
+		}
+		for k := range r.Facts.Attributes {
+			if k != "_ARRAY_DIMENSIONS" {
+				attrs[k] = true
+			}
+		}
+		for _, d := range r.Facts.DimensionNames {
+			dims = dims || d != ""
+		}
+		return nil
+	})
+	return attrs, dims
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	futharkdataset "github.com/mmapkit/mmapkit/futhark/dataset"
 	"github.com/spf13/cobra"
 )
@@ -23,7 +25,13 @@ their types (-t), byte-identical to futhark-data. Run "mmapkit dataset --help" f
   mmapkit dataset -b --aligned < data.txt > aligned.in`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := futharkdataset.Main(args, e.stdin, e.stdout, e.stderr); code != 0 {
+			// What it writes, counted: the total is not known ahead.
+			var out io.Writer = e.stdout
+			if bar := newCountProgress(e, -1, "dataset", ""); bar != nil {
+				defer bar.Done()
+				out = &countingWriter{w: e.stdout, bar: bar}
+			}
+			if code := futharkdataset.Main(args, e.stdin, out, e.stderr); code != 0 {
 				return &exitError{code: code}
 			}
 			return nil

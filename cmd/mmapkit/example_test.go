@@ -29,9 +29,11 @@ func Example() {
 	fmt.Print(strings.ReplaceAll(stderr.String(), path, "tv1.abf"))
 	fmt.Println("exit status", code)
 	// Output:
+	// -- x
 	// [1.0f64, 2.0f64]
+	// -- b
 	// [true, false, true]
 	// [true, true, true]
-	// mmapkit: tv1.abf: no such record "nope"
+	// mmapkit: tv1.abf: no such record "nope"; the file has "x" and "b"
 	// exit status 1
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,6 +48,35 @@ func lsJSON(t *testing.T, args ...string) lsDoc {
 	var d lsDoc
 	require.NoError(t, json.Unmarshal([]byte(out), &d), out)
 	return d
+}
+
+// catValues is what cat prints of a file (args end with it) without the
+// "-- NAME" line it prints before each record of a file of several,
+// having checked that those lines are there, in order, one before each
+// record ls lists: for comparing the values of files whose records are
+// named differently (NumPy's "x" is HDF5's "/x").
+func catValues(t *testing.T, args ...string) string {
+	t.Helper()
+	out := mustMk(t, append([]string{"cat"}, args...)...)
+	recs := lsJSON(t, args...).Records
+	if len(recs) < 2 {
+		for _, r := range recs {
+			require.False(t, strings.HasPrefix(out, "-- "+fmt.Sprint(r["name"])+"\n"), "one record prints without its name")
+		}
+		return out
+	}
+	var b strings.Builder
+	next := 0
+	for line := range strings.SplitAfterSeq(out, "\n") {
+		if next < len(recs) && line == "-- "+fmt.Sprint(recs[next]["name"])+"\n" {
+			next++
+			continue
+		}
+		require.NotZero(t, next, "the output starts with the first record's name line: %q", line)
+		b.WriteString(line)
+	}
+	require.Equal(t, len(recs), next, "a name line before each record")
+	return b.String()
 }
 
 // rec checks one ls --json record field by field.
@@ -101,7 +131,7 @@ func TestABFLsCatSet(t *testing.T) {
 	assert.Contains(t, r.stderr, "mmapkit: "+path+": ")
 	r = mk(t, "set", path, "nope", "[0]", "1")
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "mmapkit: "+path+": no such record \"nope\"\n", r.stderr)
+	assert.Equal(t, "mmapkit: "+path+": no such record \"nope\"; the file has \"x\" and \"b\"\n", r.stderr)
 	got2, _ := os.ReadFile(path)
 	assert.Equal(t, want, got2, "failed sets change nothing")
 }
@@ -254,7 +284,7 @@ func TestCatEmptyName(t *testing.T) {
 	})
 	assert.Equal(t, "[7u8]\n", mustMk(t, "cat", "--name", "", path))
 	assert.Equal(t, "[-1i16, 2i16]\n", mustMk(t, "cat", "--name", "y", path))
-	assert.Equal(t, "[7u8]\n[-1i16, 2i16]\n", mustMk(t, "cat", path))
+	assert.Equal(t, "-- \"\"\n[7u8]\n-- y\n[-1i16, 2i16]\n", mustMk(t, "cat", path), "the empty name quoted")
 	assert.Contains(t, mustMk(t, "ls", path), "\n\"\"    u8 ")
 	mustMk(t, "set", path, "", "[0]", "9")
 	assert.Equal(t, "[9u8]\n", mustMk(t, "cat", "--name", "", path))
@@ -274,7 +304,7 @@ func TestABFSerializedRecords(t *testing.T) {
 	checkRec(t, d.Records[0], "T", "datatype", []float64{}, "col", 34.0, 12)
 	checkRec(t, d.Records[1], "foo", "serialized", []float64{}, "col", 92.0, 4)
 	checkRec(t, d.Records[2], "x", "f64", []float64{1}, "col", 144.0, 8)
-	assert.Equal(t, "-- T: serialized, 12 bytes\n-- foo: serialized, 4 bytes\n[1.0f64]\n", mustMk(t, "cat", path))
+	assert.Equal(t, "-- T: serialized, 12 bytes\n-- foo: serialized, 4 bytes\n-- x\n[1.0f64]\n", mustMk(t, "cat", path))
 	r := mk(t, "convert", path, filepath.Join(t.TempDir(), "ser.in"))
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `record "T"`)

@@ -44,7 +44,10 @@ contiguous run. Several files are listed one after another (--json: one JSON obj
 				debug.SetGCPercent(25)
 			}
 			var first error
-			for _, path := range args {
+			bar := newCountProgress(e, int64(len(args)), "ls", "files")
+			defer bar.Done()
+			for k, path := range args {
+				bar.Set(int64(k))
 				err := lsOne(e, &rf, path, asJSON)
 				if err != nil {
 					var ex *exitError

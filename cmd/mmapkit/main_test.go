@@ -210,7 +210,7 @@ func TestCSVInputLsCat(t *testing.T) {
 	assert.Equal(t, "label\n\"a,b\"\n\n\"say \"\"hi\"\"\"\n", mustMk(t, "cat", "--name", "label", csv))
 	r := mk(t, "cat", "--name", "nope", csv)
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "mmapkit: "+csv+": no such record \"nope\"\n", r.stderr)
+	assert.Equal(t, "mmapkit: "+csv+": no such record \"nope\"; the file has \"id\", \"x\", \"label\" and \"ok\"\n", r.stderr)
 
 	table := mustMk(t, "ls", csv)
 	assert.Equal(t, csv+": csv, 4 record(s)\n"+
@@ -226,7 +226,7 @@ func TestCSVWithoutRows(t *testing.T) {
 	dir := t.TempDir()
 	csv := writeFile(t, filepath.Join(dir, "h.csv"), "x,y\n")
 	mustMk(t, "convert", csv, filepath.Join(dir, "h.abf"))
-	assert.Equal(t, "empty([0]f64)\nempty([0]f64)\n", mustMk(t, "cat", filepath.Join(dir, "h.abf")))
+	assert.Equal(t, "-- x\nempty([0]f64)\n-- y\nempty([0]f64)\n", mustMk(t, "cat", filepath.Join(dir, "h.abf")))
 	mustMk(t, "convert", filepath.Join(dir, "h.abf"), filepath.Join(dir, "back.csv"))
 	b, err := os.ReadFile(filepath.Join(dir, "back.csv"))
 	require.NoError(t, err)

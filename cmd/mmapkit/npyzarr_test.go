@@ -209,7 +209,8 @@ func TestSetLiteralsInEveryFormat(t *testing.T) {
 		name := func(i int) string { return recs[i]["name"].(string) }
 		mustMk(t, "set", p, name(0), "[1]", "010")
 		mustMk(t, "set", p, name(1), "[1]", "1.6e1f32")
-		assert.Equal(t, "[0i32, 10i32]\n[0.5f32, 16.0f32]\n[0.5f16]\n", mustMk(t, "cat", p), ext)
+		want := fmt.Sprintf("-- %s\n[0i32, 10i32]\n-- %s\n[0.5f32, 16.0f32]\n-- %s\n[0.5f16]\n", name(0), name(1), name(2))
+		assert.Equal(t, want, mustMk(t, "cat", p), ext)
 		for _, c := range []struct {
 			rec   int
 			value string
@@ -217,7 +218,7 @@ func TestSetLiteralsInEveryFormat(t *testing.T) {
 			r := mk(t, "set", p, name(c.rec), "[0]", c.value)
 			assert.Equal(t, 1, r.code, "%s: set %s", ext, c.value)
 		}
-		assert.Equal(t, "[0i32, 10i32]\n[0.5f32, 16.0f32]\n[0.5f16]\n", mustMk(t, "cat", p), ext)
+		assert.Equal(t, want, mustMk(t, "cat", p), ext)
 	}
 }
 

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/mmapkit/mmapkit/benchmarks"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmapkit/mmapkit/benchmarks"
 )
 
 // progressAfter is how long work runs before its progress line appears:
@@ -29,7 +32,7 @@ var progressAfter = func() time.Duration {
 // from any goroutine.
 type progress struct {
 	e     *env
-	total int64 // in bytes; negative when unknown
+	total int64 // in bytes (or units); negative when unknown
 	desc  string
 	start time.Time
 	done  atomic.Int64
@@ -114,15 +117,26 @@ func (p *progress) draw(done int64, final bool) {
 // progressLine is the text of the line: what, how much of how much, how
 // fast, and how long the rest will take at that pace.
 func progressLine(desc string, done, total int64, since time.Duration) string {
+	return lineOf(desc, done, total, since, benchmarks.HumanSize)
+}
+
+// countLine is progressLine for work counted in units (files) instead of
+// bytes.
+func countLine(desc, unit string, done, total int64, since time.Duration) string {
+	return lineOf(desc, done, total, since, func(n int64) string { return strconv.FormatInt(n, 10) + " " + unit })
+}
+
+// lineOf is the progress line with amounts written by size.
+func lineOf(desc string, done, total int64, since time.Duration, size func(int64) string) string {
 	rate := float64(done) / since.Seconds()
 	var b strings.Builder
 	b.WriteString(desc)
 	if total > 0 {
-		fmt.Fprintf(&b, " %s %s / %s", progressBar(float64(done)/float64(total)), benchmarks.HumanSize(done), benchmarks.HumanSize(total))
+		fmt.Fprintf(&b, " %s %s / %s", progressBar(float64(done)/float64(total)), size(done), size(total))
 	} else {
-		fmt.Fprintf(&b, " %s", benchmarks.HumanSize(done))
+		fmt.Fprintf(&b, " %s", size(done))
 	}
-	fmt.Fprintf(&b, ", %s/s, %s", benchmarks.HumanSize(int64(rate)), since.Round(time.Second))
+	fmt.Fprintf(&b, ", %s/s, %s", size(int64(rate)), since.Round(time.Second))
 	if total > 0 && rate > 0 && done < total {
 		left := time.Duration(float64(total-done) / rate * float64(time.Second))
 		fmt.Fprintf(&b, " elapsed, %s left", left.Round(time.Second))
@@ -151,4 +165,32 @@ func (p *progress) Done() {
 	if !p.drawn.IsZero() {
 		fmt.Fprint(p.e.stderr, "\r"+strings.Repeat(" ", p.width)+"\r")
 	}
+}
+
+// newCountProgress is newProgress for work of total units (files), shown
+// only while stdout, where the work's output goes, is not the terminal
+// the line would be drawn over.
+func newCountProgress(e *env, total int64, desc, unit string) *progress {
+	if isTerminal(e.stdout) {
+		return nil
+	}
+	p := newProgress(e, total, desc)
+	if p != nil {
+		p.line = func(desc string, done, total int64, since time.Duration) string {
+			return countLine(desc, unit, done, total, since)
+		}
+	}
+	return p
+}
+
+// countingWriter counts the bytes written through it into a progress.
+type countingWriter struct {
+	w   io.Writer
+	bar *progress
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.bar.Add(int64(n))
+	return n, err
 }

@@ -47,6 +47,8 @@ func TestProgressLine(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, progressLine("convert x.zarr", c.done, c.total, c.since))
 	}
+	assert.Equal(t, "ls  25% [======                  ] 250 files / 1000 files, 125 files/s, 2s elapsed, 6s left",
+		countLine("ls", "files", 250, 1000, 2*time.Second))
 }
 
 // bench's line: the step, cut to fit, and the time spent of the budget.

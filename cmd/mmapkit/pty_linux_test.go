@@ -115,3 +115,53 @@ func TestConvertProgressOnTerminalOnly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, string(out), "nothing on a pipe")
 }
+
+// onTerminalStderr runs mmapkit with its standard error on a terminal and
+// its standard output in a file, progress lines due at once; it returns
+// what reached the terminal and what reached the file.
+func onTerminalStderr(t *testing.T, args ...string) (screen, stdout string) {
+	t.Helper()
+	ctl, tty := openPTY(t)
+	var screenBuf bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&screenBuf, ctl); close(done) }()
+	out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	require.NoError(t, err)
+	defer out.Close()
+	cmd := exec.Command(mkBin, args...)
+	cmd.Env = append(os.Environ(), "MMAPKIT_PROGRESS_AFTER=0")
+	cmd.Stdout, cmd.Stderr = out, tty
+	require.NoError(t, cmd.Run())
+	tty.Close()
+	<-done
+	b, err := os.ReadFile(out.Name())
+	require.NoError(t, err)
+	return screenBuf.String(), string(b)
+}
+
+// ls of many files counts the files done, and dataset the bytes it has
+// written, on a terminal; their output is what it is without the line,
+// and on a pipe there is no line.
+func TestLsAndDatasetProgressOnTerminalOnly(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d.npy", i))
+		require.NoError(t, npy.Save(p, []int64{2}, layout.RowMajor, []float64{1, 2}))
+		files = append(files, p)
+	}
+	for _, c := range []struct {
+		args []string
+		line string
+	}{
+		{append([]string{"ls"}, files...), `ls +\d+% \[=* *\] \d files / 3 files, \d+ files/s, \d+s elapsed`},
+		{[]string{"dataset", "-b", "-s", "3", "-g", "[100000]f32"}, `dataset [0-9.]+ [KM]?i?B, [0-9.]+ [KMG]?i?B/s, \d+s elapsed`},
+	} {
+		screen, out := onTerminalStderr(t, c.args...)
+		assert.Regexp(t, c.line, screen, c.args[0])
+		r := mk(t, c.args...)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, r.stdout, out, "%s: the output is the same with the line", c.args[0])
+		assert.Empty(t, r.stderr, "%s: nothing on a pipe", c.args[0])
+	}
+}

@@ -227,7 +227,7 @@ func create(path string, o *Options, grouped bool) (*File, error) {
 	t, err := track(func() (*File, error) {
 		f, err := openTemp(resolved, perm, keep)
 		if err != nil {
-			return nil, err
+			return nil, targetErr(path, err)
 		}
 		return &File{File: f, target: path, resolved: resolved, lock: lock, grouped: grouped}, nil
 	})
@@ -278,6 +278,32 @@ func lockTarget(path string, wait bool) (*mmapfile.File, error) {
 	}
 	return lock, err
 }
+
+// targetErr names path, the target, in err about its temporary: the
+// temporary's name is ours, and the reason (a read-only file system, a
+// directory that does not exist) is the target's.
+func targetErr(path string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	why := pe.Err
+	if dir := filepath.Dir(path); errors.Is(why, fs.ErrNotExist) {
+		why = &noDir{dir: dir, err: why}
+	}
+	return &fs.PathError{Op: pe.Op, Path: path, Err: why}
+}
+
+// noDir is a target's directory that is not there.
+type noDir struct {
+	dir string
+	err error
+}
+
+func (e *noDir) Error() string {
+	return "the directory " + e.dir + " does not exist (create it first)"
+}
+func (e *noDir) Unwrap() error { return e.err }
 
 // openTemp creates the temporary file for target: perm less the umask, or
 // exactly keep if non-zero.

@@ -46,12 +46,12 @@ func CreateDir(path string, o *Options) (*Dir, error) {
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return nil, targetErr(path, err)
 			}
 			if fi != nil {
 				if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
 					os.Remove(tmp)
-					return nil, err
+					return nil, targetErr(path, err)
 				}
 			}
 			return &Dir{target: path, resolved: resolved, tmp: tmp}, nil
