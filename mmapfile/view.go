@@ -43,14 +43,7 @@ func View[T layout.Elem](r *Region, off int64, n int, order binary.ByteOrder) ([
 	}
 	if t == layout.Bool {
 		var bad = -1
-		if err := r.guardLocked(func() {
-			for i, c := range b {
-				if c > 1 {
-					bad = i
-					return
-				}
-			}
-		}); err != nil {
+		if err := r.guardLocked(func() { bad = layout.CheckBools(b, t, false) }); err != nil {
 			return nil, err
 		}
 		if bad >= 0 {
