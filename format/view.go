@@ -259,36 +259,59 @@ func typedRecord[T layout.Elem](f File, i int) (Record, int64, error) {
 	return rec, n, nil
 }
 
+// BytesSetter is implemented by files whose records are not all one
+// mapped run of bytes but whose elements can still be changed one at a
+// time (a field strided through a structured array, packed bits, a
+// nullable attribute, chunks that are compressed or not yet written): Set
+// hands such a record's element to it.
+type BytesSetter interface {
+	// SetBytes changes the element of record i at the 0-based logical
+	// index idx to b, one element in the record's byte order (a bool as 0
+	// or 1), with what the format does besides (a chunk re-encoded, a
+	// null marker cleared).
+	SetBytes(i int, idx []int64, b []byte) error
+}
+
 // Set changes the element of record i of f at the 0-based logical index
 // idx (one index per dimension, in the record's shape) to v, in place
 // through the file's read-write mapping, in the file's byte order. T must
-// be the record's element type. A record that is not one mapped run of
-// bytes (compressed, strided, read from an io.ReaderAt) cannot be changed
+// be the record's element type (uint8 also sets a bool element, to 0 or
+// 1). A record that is one mapped run of bytes is written here; any other
+// goes to the file's BytesSetter, and where the file has none (or the run
+// is compressed, strided, read from an io.ReaderAt) it cannot be changed
 // so: the error wraps mmapfile.ErrNotWritable and errors.ErrUnsupported.
 // The change is visible to every reader of the file at once and durable
 // after the file's Sync or Close.
 func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
-	p, err := payloadOf[T](f, i)
+	rec, _, err := typedRecord[T](f, i)
 	if err != nil {
 		return err
 	}
+	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
+	mmapfile.SwapOrder(b, rec.Type, mmapfile.HostOrder(), rec.ByteOrder())
+	return setBytes(f, i, idx, b)
+}
+
+// setBytes is Set of b, one element in the record's byte order.
+func setBytes(f File, i int, idx []int64, b []byte) error {
+	p, reg, err := settable(f, i)
+	if reg == nil {
+		if bs, ok := f.(BytesSetter); ok {
+			return bs.SetBytes(i, idx, b)
+		}
+		return err
+	}
 	a := &p.Array
-	reg, ok := p.Data.(*mmapfile.Region)
-	switch {
-	case !ok || p.NoView != nil:
-		return p.wrap(a.Offset, fmt.Errorf("record %q is not one mapped run of bytes: %w: %w", a.Name, mmapfile.ErrNotWritable, errors.ErrUnsupported))
-	case !reg.Writable():
+	if !reg.Writable() {
 		return p.wrap(a.Offset, fmt.Errorf("record %q: %w (open it read-write)", a.Name, mmapfile.ErrNotWritable))
 	}
 	linear, err := layout.Index(a.Shape, a.Order, idx...)
 	if err != nil {
 		return p.wrap(a.Offset, fmt.Errorf("record %q: %w: %w", a.Name, mmapfile.ErrOutOfRange, err))
 	}
-	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
 	if a.Type == layout.Bool && b[0] > 1 {
 		return p.wrap(a.Offset, fmt.Errorf("record %q: bool byte 0x%02x: %w", a.Name, b[0], mmapfile.ErrInvalidBool))
 	}
-	mmapfile.SwapOrder(b, a.Type, mmapfile.HostOrder(), a.ByteOrder())
 	if p.Writing != nil {
 		if err := p.Writing(); err != nil {
 			return err
@@ -299,4 +322,22 @@ func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
 		return p.wrapAt(a.Offset+at, err)
 	}
 	return nil
+}
+
+// settable returns the payload of record i of f and the mapping it is one
+// run of bytes in, or a nil mapping and why there is none.
+func settable(f File, i int) (*Payload, *mmapfile.Region, error) {
+	pf, ok := f.(Payloader)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s file: record %d: the format hands out no payloads: %w: %w", f.Format(), i, mmapfile.ErrNotWritable, errors.ErrUnsupported)
+	}
+	p, err := pf.Payload(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, ok := p.Data.(*mmapfile.Region)
+	if !ok || p.NoView != nil {
+		return nil, nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q is not one mapped run of bytes: %w: %w", p.Array.Name, mmapfile.ErrNotWritable, errors.ErrUnsupported))
+	}
+	return p, reg, nil
 }
