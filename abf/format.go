@@ -264,14 +264,9 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	e := f.tab.at(i)
 	key := string(e.key)
 	f.mu.RUnlock()
-	var t layout.Type
-	switch e.kind {
-	case KindArray:
-		t = e.elem
-	case KindBitArray:
-		t = layout.Bool
-	default:
-		return f.errf(e.start, errors.ErrUnsupported, "record %q is a %s record; only array elements can be set", key, e.kind)
+	t, err := f.elemType(&e)
+	if err != nil {
+		return err
 	}
 	le, err := format.ParseLiteral(t, value, binary.LittleEndian)
 	if err != nil {

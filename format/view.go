@@ -98,7 +98,7 @@ func payloadOf[T layout.Elem](f File, i int) (*Payload, error) {
 	}
 	if t := layout.TypeOf[T](); t != p.Array.Type && !(t == layout.U8 && p.Array.Type == layout.Bool) {
 		var z T
-		return nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q holds %s, not %T: %w", p.Array.Name, p.Array.Type, z, mmapfile.ErrTypeMismatch))
+		return nil, p.wrap(p.Array.Offset, fmt.Errorf("holds %s, not %T: %w", p.Array.Type, z, mmapfile.ErrTypeMismatch))
 	}
 	return p, nil
 }
@@ -111,7 +111,7 @@ func (p *Payload) region() (*mmapfile.Region, error) {
 	}
 	reg, ok := p.Data.(*mmapfile.Region)
 	if !ok {
-		return nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q is not mapped (%w); %s", p.Array.Name, errors.ErrUnsupported, copyingCall))
+		return nil, p.wrap(p.Array.Offset, fmt.Errorf("the values are not mapped (%w); %s", errors.ErrUnsupported, copyingCall))
 	}
 	return reg, nil
 }
@@ -123,7 +123,7 @@ func (p *Payload) count() (int, error) {
 		err = mmapfile.ErrTooLarge
 	}
 	if err != nil {
-		return 0, p.wrap(p.Array.Offset, fmt.Errorf("record %q: %w", p.Array.Name, err))
+		return 0, p.wrap(p.Array.Offset, err)
 	}
 	return int(n), nil
 }
@@ -171,7 +171,7 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 			}
 			err = me.Err
 		}
-		return nil, p.wrap(off, fmt.Errorf("record %q cannot be aliased: %w; %s", p.Array.Name, err, copyingCall))
+		return nil, p.wrap(off, fmt.Errorf("cannot be aliased: %w; %s", err, copyingCall))
 	}
 	if reg.Writable() && p.Writing != nil {
 		if err := p.Writing(); err != nil {
@@ -303,14 +303,14 @@ func setBytes(f File, i int, idx []int64, b []byte) error {
 	}
 	a := &p.Array
 	if !reg.Writable() {
-		return p.wrap(a.Offset, fmt.Errorf("record %q: %w (open it read-write)", a.Name, mmapfile.ErrNotWritable))
+		return p.wrap(a.Offset, fmt.Errorf("%w (open it read-write)", mmapfile.ErrNotWritable))
 	}
 	linear, err := layout.Index(a.Shape, a.Order, idx...)
 	if err != nil {
-		return p.wrap(a.Offset, fmt.Errorf("record %q: %w: %w", a.Name, mmapfile.ErrOutOfRange, err))
+		return p.wrap(a.Offset, fmt.Errorf("%w: %w", err, mmapfile.ErrOutOfRange))
 	}
 	if a.Type == layout.Bool && b[0] > 1 {
-		return p.wrap(a.Offset, fmt.Errorf("record %q: bool byte 0x%02x: %w", a.Name, b[0], mmapfile.ErrInvalidBool))
+		return p.wrap(a.Offset, fmt.Errorf("bool byte 0x%02x: %w", b[0], mmapfile.ErrInvalidBool))
 	}
 	if p.Writing != nil {
 		if err := p.Writing(); err != nil {
@@ -337,7 +337,7 @@ func settable(f File, i int) (*Payload, *mmapfile.Region, error) {
 	}
 	reg, ok := p.Data.(*mmapfile.Region)
 	if !ok || p.NoView != nil {
-		return nil, nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q is not one mapped run of bytes: %w: %w", p.Array.Name, mmapfile.ErrNotWritable, errors.ErrUnsupported))
+		return nil, nil, p.wrap(p.Array.Offset, fmt.Errorf("the values are not one mapped run of bytes: %w: %w", mmapfile.ErrNotWritable, errors.ErrUnsupported))
 	}
 	return p, reg, nil
 }
