@@ -348,10 +348,13 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 }
 
 // checkSet checks that record rec can be changed in place at idx: a dense
-// matrix, and a [row, col] inside it.
+// matrix of one block, and a [row, col] inside it.
 func (f *File) checkSet(rec *format.Record, idx []int64) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, errors.ErrUnsupported, "record %q: only dense matrices are changed in place, this is a %v file", rec.Name, f.hdr.Kind)
+	}
+	if !f.contiguous() {
+		return f.errf(f.hdr.DataOffset, errors.ErrUnsupported, "record %q: a matrix stored in several blocks is not changed in place", rec.Name)
 	}
 	if len(idx) != 2 {
 		return f.errf(-1, mmapfile.ErrOutOfRange, "record %q: index %v: a matrix takes [row, col]", rec.Name, idx)

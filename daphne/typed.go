@@ -1,11 +1,9 @@
 package daphne
 
 import (
-	"encoding/binary"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
-	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -72,21 +70,22 @@ func Read[T layout.Elem](f *File, name string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.hdr.Kind == KindDense {
-		return readDense[T](f)
+	if f.hdr.Kind != KindFrame && !f.contiguous() {
+		// Cells the file does not store one by one (sparse, empty
+		// blocks) are bounded by MaxAlloc, not by the file's size.
+		n, err := f.elems(uint64(rec.Shape[0]), uint64(cols(rec)))
+		if err != nil {
+			return nil, err
+		}
+		if nb := int64(n) * int64(rec.Type.Size()); nb > f.opts.maxAlloc() {
+			hint := ""
+			if f.hdr.Kind == KindCSR {
+				hint = "; read it sparse with ReadCSR or Nonzeros"
+			}
+			return nil, f.errf(2, mmapfile.ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d%s", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc(), hint)
+		}
 	}
-	n, err := f.elems(uint64(rec.Shape[0]), uint64(cols(rec)))
-	if err != nil {
-		return nil, err
-	}
-	if nb := int64(n) * int64(rec.Type.Size()); f.hdr.Kind == KindCSR && nb > f.opts.maxAlloc() {
-		return nil, f.errf(2, mmapfile.ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d; read it sparse with ReadCSR or Nonzeros", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc())
-	}
-	dst := make([]T, n)
-	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, layout.RowMajor, mmapfile.HostOrder()); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return format.Read[T](f, i)
 }
 
 // cols is the number of columns of a 2-D record, 1 for a column.
@@ -117,14 +116,12 @@ func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
 // place (errors.ErrUnsupported). The change is visible to every reader of
 // the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
-	_, rec, err := typedRecord[T](f, name)
+	i, rec, err := typedRecord[T](f, name)
 	if err != nil {
 		return err
 	}
 	if err := f.checkSet(rec, idx); err != nil {
 		return err
 	}
-	b := unsafeslice.Bytes([]T{v})
-	mmapfile.SwapOrder(b, layout.TypeOf[T](), mmapfile.HostOrder(), binary.LittleEndian)
-	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
+	return format.Set(f, i, idx, v)
 }
