@@ -46,11 +46,13 @@ func (f *File) arrayOf(key string, t layout.Type, view bool) (int, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	var e entry
-	lookup := f.readEntry
+	var err error
 	if view {
-		lookup = f.viewEntry
+		err = f.viewEntry(key, &e)
+	} else {
+		err = f.readEntry(key, &e)
 	}
-	if err := lookup(key, &e); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	if !(e.kind == KindArray && e.elem == t) && !(e.kind == KindBitArray && t == layout.Bool && !view) {

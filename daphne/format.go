@@ -107,18 +107,17 @@ func (f *File) Record(i int) format.Record {
 }
 
 // record checks i and that the file is open, and describes record i.
-func (f *File) record(i int) (*format.Record, error) {
+func (f *File) record(i int) (format.Record, error) {
 	if n := f.NumRecords(); i < 0 || i >= n {
-		return nil, f.errf(-1, format.ErrNoRecord, "record %d of %d", i, n)
+		return format.Record{}, f.errf(-1, format.ErrNoRecord, "record %d of %d", i, n)
 	}
 	f.mu.Lock()
 	closed := f.closed
 	f.mu.Unlock()
 	if closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "")
+		return format.Record{}, f.errf(-1, mmapfile.ErrClosed, "")
 	}
-	r := f.Record(i)
-	return &r, nil
+	return f.Record(i), nil
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) of record i in
@@ -337,7 +336,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
-	if err := f.checkSet(rec, idx); err != nil {
+	if err := f.checkSet(&rec, idx); err != nil {
 		return err
 	}
 	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)

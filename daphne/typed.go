@@ -1,6 +1,7 @@
 package daphne
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
@@ -18,21 +19,18 @@ import (
 // checking that the file is open and that T is its element type.
 func typedRecord[T layout.Elem](f *File, name string) (int, *format.Record, error) {
 	recs := f.Records()
-	i := -1
-	names := make([]string, len(recs))
-	for k := range recs {
-		names[k] = recs[k].Name
-		if recs[k].Name == name && i < 0 {
-			i = k
-		}
-	}
+	i := slices.IndexFunc(recs, func(r format.Record) bool { return r.Name == name })
 	if i < 0 {
+		names := make([]string, len(recs))
+		for k := range recs {
+			names[k] = recs[k].Name
+		}
 		return 0, nil, f.errf(-1, format.ErrNoRecord, "no record %q; the file holds %q", name, strings.Join(names, `", "`))
 	}
-	rec, err := f.record(i)
-	if err != nil {
+	if _, err := f.record(i); err != nil {
 		return 0, nil, err
 	}
+	rec := &recs[i]
 	if t := layout.TypeOf[T](); rec.Type != t {
 		off, vt := int64(headerSize), f.hdr.ValueType
 		if f.hdr.Kind == KindFrame {

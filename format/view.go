@@ -186,77 +186,94 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 // record's element type (uint8 also reads bool arrays). It works on every File: through the file's
 // ReadArray, which inflates, gathers and swaps as the format needs.
 func Read[T layout.Elem](f File, i int) ([]T, error) {
-	rec, n, err := typedRecord[T](f, i)
+	a, mapped, err := arrayOf[T](f, i)
 	if err != nil {
 		return nil, err
 	}
-	if n > math.MaxInt {
-		return nil, fmt.Errorf("%s file: record %q: %d elements: %w", f.Format(), rec.Name, n, mmapfile.ErrTooLarge)
+	n, err := layout.Count(a.Shape)
+	if err == nil && n > math.MaxInt {
+		err = mmapfile.ErrTooLarge
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s file: record %q: %d elements: %w", f.Format(), a.Name, n, err)
 	}
 	// The count comes from the file: unless the values are in the mapping
 	// (whose size the format checked), memory grows with what is read, a
 	// part at a time, not all at once on a header's word (a compressed
 	// record can claim any size).
-	part := max(1, readPartBytes/int64(rec.Type.Size()))
-	if mapped(f, i) {
+	part := max(1, readPartBytes/int64(a.Type.Size()))
+	if mapped {
 		part = n
+	} else if ps, ok := f.(PartSizer); ok {
+		if unit := ps.PartElems(i); unit > 0 {
+			part = max(unit, part/unit*unit)
+		}
 	}
 	dst := make([]T, 0, min(n, part))
 	for int64(len(dst)) < n {
 		k := int(min(n-int64(len(dst)), part))
 		at := len(dst)
 		dst = slices.Grow(dst, k)[:at+k]
-		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), rec.Order, mmapfile.HostOrder()); err != nil {
+		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), a.Order, mmapfile.HostOrder()); err != nil {
 			return nil, err
 		}
 	}
 	return dst, nil
 }
 
+// PartSizer is implemented by files whose records are read best in parts
+// of a certain size (a chunked array's row of chunks, so that no chunk is
+// decoded twice): Read, which copies a record it cannot map a part at a
+// time, makes each part a multiple of PartElems(i) elements (in the
+// record's storage order), or one of them where that is more than Read's
+// own part.
+type PartSizer interface {
+	PartElems(i int) int64
+}
+
 // readPartBytes is how much Read reads at a time beyond its first part.
 const readPartBytes = 64 << 20
 
-// mapped reports whether record i of f is one run of bytes in a mapping.
-func mapped(f File, i int) bool {
-	pf, ok := f.(Payloader)
-	if !ok {
-		return false
+// arrayOf describes record i of f after checking that T is its element
+// type: as the file's payload reader describes it, where it hands one out
+// (kept, so that a read of a small array does not describe it afresh),
+// and whether its values are one run of bytes in a mapping.
+func arrayOf[T layout.Elem](f File, i int) (layout.Array, bool, error) {
+	p, err := payloadOf[T](f, i)
+	switch {
+	case err == nil:
+		_, mapped := p.Data.(*mmapfile.Region)
+		return p.Array, mapped, nil
+	case errors.Is(err, mmapfile.ErrTypeMismatch):
+		return layout.Array{}, false, err
 	}
-	p, err := pf.Payload(i)
-	if err != nil {
-		return false
-	}
-	_, ok = p.Data.(*mmapfile.Region)
-	return ok
+	rec, err := typedRecord[T](f, i)
+	return rec.Array, false, err
 }
 
 // ReadAt copies len(dst) values of record i of f, from element start in
 // the record's storage order, into dst in the host's byte order: part of
 // a large record in bounded memory. It fills dst or returns an error.
 func ReadAt[T layout.Elem](f File, i int, start int64, dst []T) error {
-	rec, _, err := typedRecord[T](f, i)
+	a, _, err := arrayOf[T](f, i)
 	if err != nil {
 		return err
 	}
-	return f.ReadArray(i, unsafeslice.Bytes(dst), start, rec.Order, mmapfile.HostOrder())
+	return f.ReadArray(i, unsafeslice.Bytes(dst), start, a.Order, mmapfile.HostOrder())
 }
 
-// typedRecord returns record i of f and its element count after checking
-// that T is its element type.
-func typedRecord[T layout.Elem](f File, i int) (Record, int64, error) {
+// typedRecord returns record i of f after checking that T is its
+// element type.
+func typedRecord[T layout.Elem](f File, i int) (Record, error) {
 	if i < 0 || i >= NumRecords(f) {
-		return Record{}, 0, fmt.Errorf("%s file: record %d of %d: %w", f.Format(), i, NumRecords(f), mmapfile.ErrOutOfRange)
+		return Record{}, fmt.Errorf("%s file: record %d of %d: %w", f.Format(), i, NumRecords(f), mmapfile.ErrOutOfRange)
 	}
 	rec := RecordAt(f, i)
 	if t := layout.TypeOf[T](); rec.Type != t && !(t == layout.U8 && rec.Type == layout.Bool) {
 		var z T
-		return rec, 0, fmt.Errorf("%s file: record %q holds %s, not %T: %w", f.Format(), rec.Name, rec.TypeString(), z, mmapfile.ErrTypeMismatch)
+		return rec, fmt.Errorf("%s file: record %q holds %s, not %T: %w", f.Format(), rec.Name, rec.TypeString(), z, mmapfile.ErrTypeMismatch)
 	}
-	n, err := layout.Count(rec.Shape)
-	if err != nil {
-		return rec, 0, fmt.Errorf("%s file: record %q: %w", f.Format(), rec.Name, err)
-	}
-	return rec, n, nil
+	return rec, nil
 }
 
 // BytesSetter is implemented by files whose records are not all one
@@ -283,12 +300,12 @@ type BytesSetter interface {
 // The change is visible to every reader of the file at once and durable
 // after the file's Sync or Close.
 func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
-	rec, _, err := typedRecord[T](f, i)
+	a, _, err := arrayOf[T](f, i)
 	if err != nil {
 		return err
 	}
 	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	mmapfile.SwapOrder(b, rec.Type, mmapfile.HostOrder(), rec.ByteOrder())
+	mmapfile.SwapOrder(b, a.Type, mmapfile.HostOrder(), a.ByteOrder())
 	return setBytes(f, i, idx, b)
 }
 

@@ -277,3 +277,29 @@ func TestSetHandsWhatIsNotOneRunToTheFile(t *testing.T) {
 	require.ErrorIs(t, Set(p, 1, []int64{0}, int32(1)), mmapfile.ErrTypeMismatch)
 	assert.Len(t, p.idx, 1, "a Go type that is not the record's never reaches the file")
 }
+
+// chunkRows is a hugeClaim read best in rows of 3 Mi elements: it ends
+// after its first part.
+type chunkRows struct {
+	hugeClaim
+	firsts, counts []int64
+}
+
+func (c *chunkRows) PartElems(int) int64 { return 3 << 20 }
+
+func (c *chunkRows) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	c.firsts, c.counts = append(c.firsts, first), append(c.counts, int64(len(dst))/8)
+	if first > 0 {
+		return fmt.Errorf("the stream ends at element %d: %w", first, mmapfile.ErrTruncated)
+	}
+	return nil
+}
+
+func TestReadCutsPartsAsTheFileAsks(t *testing.T) {
+	c := &chunkRows{}
+	_, err := Read[float64](c, 0)
+	require.ErrorIs(t, err, mmapfile.ErrTruncated)
+	// Read's own part is 8 Mi float64s: the largest multiple of 3 Mi below.
+	assert.Equal(t, []int64{0, 6 << 20}, c.firsts)
+	assert.Equal(t, []int64{6 << 20, 6 << 20}, c.counts)
+}

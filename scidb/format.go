@@ -137,8 +137,18 @@ func (m *File) Payload(i int) (*format.Payload, error) {
 	if len(m.f.Columns) != 1 || c.Nullable || !ok || c.Width > 0 {
 		return nil, fileError(m.path, -1, errors.ErrUnsupported, "attribute %d (%s) is strided through cells of format %s, not one run of values; copy with Read", i, m.f.name(i), m.f)
 	}
-	p := &format.Payload{Array: recs[i].Array, Data: bytes.NewReader(m.data),
-		Wrap: func(off int64, err error) error { return fileError(m.path, off, err, "%v", err) }}
+	return m.pays.Get(i, func() (*format.Payload, error) { return m.payload(&recs[i], lt), nil })
+}
+
+// payload builds the reader of the values of the file's one attribute,
+// described by rec, whose values are of layout type lt.
+func (m *File) payload(rec *format.Record, lt layout.Type) *format.Payload {
+	p := &format.Payload{Array: rec.Array, Data: bytes.NewReader(m.data),
+		Wrap: func(off int64, err error) error {
+			e := fileError(m.path, off, err, "")
+			e.Record = rec.Name
+			return e
+		}}
 	// The values as their layout type (int64 for datetime seconds), from
 	// the file's first byte.
 	p.Array.Type, p.Array.Offset = lt, 0
@@ -147,13 +157,14 @@ func (m *File) Payload(i int) (*format.Payload, error) {
 	} else {
 		p.Data = m.region
 	}
-	return p, nil
+	return p
 }
 
 // formatState is the File's format-neutral state, built on first use.
 type formatState struct {
 	recsOnce sync.Once
 	recs     []format.Record
+	pays     format.Payloads
 }
 
 // ReadArray copies values [first, first+len(dst)/size) of attribute i, in
