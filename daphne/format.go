@@ -28,9 +28,8 @@ func init() {
 			return OpenFile(path, mode, do)
 		},
 		Write: Write,
-		CheckParams: func(p map[string]string, write bool) error {
-			_, err := documentParam("", &format.Options{Params: p}, write)
-			return err
+		ParseParams: func(p map[string]string, write bool) (any, error) {
+			return parseLayout("", p, write)
 		},
 		// Separate for reading and writing, so that one conversion goes
 		// from one layout to the other.
@@ -433,11 +432,21 @@ func Write(path string, src format.Source, o *format.Options) error {
 // documentParam reads the parameter daphne-layout, or out-daphne-layout
 // for writing: "code" (the default) or "document".
 func documentParam(path string, o *format.Options, write bool) (bool, error) {
+	doc, err := format.ParsedParams[bool](o, "daphne", write)
+	if err != nil {
+		return parseLayout(path, o.Params, write) // the same error, naming the file
+	}
+	return doc, nil
+}
+
+// parseLayout parses the option daphne-layout (of reading) or
+// out-daphne-layout (write): whether the layout is the document's.
+func parseLayout(path string, p map[string]string, write bool) (bool, error) {
 	name := "daphne-layout"
 	if write {
 		name = "out-daphne-layout"
 	}
-	switch v := o.Param(name); v {
+	switch v := p[name]; v {
 	case "", "code":
 		return false, nil
 	case "document":

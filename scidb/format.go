@@ -30,20 +30,9 @@ func init() {
 			}
 			return OpenFile(path, mode, so)
 		},
-		Write:  Write,
-		Encode: EncodeSource,
-		CheckParams: func(p map[string]string, write bool) error {
-			name := "scidb-format"
-			if write {
-				name = "out-scidb-format"
-			}
-			if s := p[name]; s != "" {
-				if _, err := ParseFormat(s); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		Write:       Write,
+		Encode:      EncodeSource,
+		ParseParams: parseParams,
 		Params: []format.Param{
 			{Name: "scidb-format", Implies: true, Required: true,
 				Usage: "the format string of the file's cells, e.g. '(int64, double null, string)' (SciDB files have no header; giving it says the file is SciDB's)"},
@@ -54,21 +43,52 @@ func init() {
 	})
 }
 
-// optionsFrom maps the format-neutral options (params scidb-format and
-// scidb-names) onto this package's.
-func optionsFrom(path string, o *format.Options) (*Options, error) {
-	spec := o.Param("scidb-format")
-	if spec == "" {
-		return nil, fileError(path, -1, ErrNoFormat, "the scidb-format parameter is missing")
+// parseParams parses the options of reading (scidb-format and
+// scidb-names: the cells' format, with its names) or of writing
+// (out-scidb-format): a *Schema, nil where the format string is not given.
+func parseParams(p map[string]string, write bool) (any, error) {
+	if write {
+		if s := p["out-scidb-format"]; s != "" {
+			return ParseFormat(s)
+		}
+		return nil, nil
 	}
-	f, err := ParseFormat(spec)
+	if p["scidb-format"] == "" {
+		return nil, nil
+	}
+	f, err := ParseFormat(p["scidb-format"])
 	if err != nil {
 		return nil, err
 	}
-	if names := o.Param("scidb-names"); names != "" {
+	if names := p["scidb-names"]; names != "" {
 		if err := f.SetNames(strings.Split(names, ",")...); err != nil {
 			return nil, fmt.Errorf("scidb-names: %w", err)
 		}
+	}
+	return f, nil
+}
+
+// schemaParam returns a copy of the format string the options of reading
+// or of writing (write) give, parsed, or nil: a copy, which a File or a
+// writer may change.
+func schemaParam(o *format.Options, write bool) (*Schema, error) {
+	f, err := format.ParsedParams[*Schema](o, "scidb", write)
+	if f == nil || err != nil {
+		return nil, err
+	}
+	c := *f
+	return &c, nil
+}
+
+// optionsFrom maps the format-neutral options (params scidb-format and
+// scidb-names) onto this package's.
+func optionsFrom(path string, o *format.Options) (*Options, error) {
+	f, err := schemaParam(o, false)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, fileError(path, -1, ErrNoFormat, "the scidb-format parameter is missing")
 	}
 	so := &Options{Format: f, Lenient: o.Lenient, Salvage: o.Salvage}
 	so.Options = o.Options
@@ -353,26 +373,28 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 		return err
 	}
 	cols := format.TableColumns(src)
-	spec := o.Param("out-scidb-format")
-	if sf, ok := src.(*File); ok && spec == "" {
-		spec = sf.f.String() // skips included
-	}
-	if spec == "" {
-		parts := make([]string, len(cols))
-		for i := range cols {
-			t, err := entryFor(&cols[i])
-			if err != nil {
-				return err
-			}
-			parts[i] = t
-		}
-		spec = "(" + strings.Join(parts, ", ") + ")"
-	}
-	f, err := ParseFormat(spec)
+	f, err := schemaParam(o, true)
 	if err != nil {
 		return err
 	}
-	if o.Param("out-scidb-format") == "" {
+	if f == nil {
+		var spec string
+		if sf, ok := src.(*File); ok {
+			spec = sf.f.String() // skips included
+		} else {
+			parts := make([]string, len(cols))
+			for i := range cols {
+				t, err := entryFor(&cols[i])
+				if err != nil {
+					return err
+				}
+				parts[i] = t
+			}
+			spec = "(" + strings.Join(parts, ", ") + ")"
+		}
+		if f, err = ParseFormat(spec); err != nil {
+			return err
+		}
 		o.Choose("out-scidb-format", f.String())
 	}
 	if f.NumAttrs() != len(cols) {
