@@ -87,7 +87,7 @@ func ReadAt[T Elem](f *File, key string, start int64, dst []T) error {
 }
 
 // ReadRowMajor returns a row-major copy of the array key with the same
-// logical shape (Dims): Julia's 1-based x[i,j] is y[(i-1)*Dims[1]+(j-1)],
+// logical shape (Shape): Julia's 1-based x[i,j] is y[(i-1)*Shape[1]+(j-1)],
 // that is y[i-1][j-1] read as nested arrays.
 func ReadRowMajor[T Elem](f *File, key string) ([]T, error) {
 	col, err := Read[T](f, key)
@@ -95,11 +95,11 @@ func ReadRowMajor[T Elem](f *File, key string) ([]T, error) {
 		return nil, err
 	}
 	rec, _ := f.Lookup(key)
-	if len(rec.Dims) < 2 {
+	if len(rec.Shape) < 2 {
 		return col, nil
 	}
 	row := make([]T, len(col))
-	if err := layout.Reorder(row, col, rec.Dims, layout.ColMajor); err != nil {
+	if err := layout.Reorder(row, col, rec.Shape, layout.ColMajor); err != nil {
 		return nil, f.errf(rec.Start, err, "record %q: reordering", key)
 	}
 	return row, nil
