@@ -43,29 +43,18 @@ func init() {
 	})
 }
 
-// parseParams parses the options of reading (scidb-format and
-// scidb-names: the cells' format, with its names) or of writing
-// (out-scidb-format): a *Schema, nil where the format string is not given.
+// parseParams parses the format string of reading (scidb-format) or of
+// writing (out-scidb-format): a *Schema, nil where it is not given.
+// Names (scidb-names) are the file's to check, when it is opened.
 func parseParams(p map[string]string, write bool) (any, error) {
+	name := "scidb-format"
 	if write {
-		if s := p["out-scidb-format"]; s != "" {
-			return ParseFormat(s)
-		}
-		return nil, nil
+		name = "out-scidb-format"
 	}
-	if p["scidb-format"] == "" {
-		return nil, nil
+	if s := p[name]; s != "" {
+		return ParseFormat(s)
 	}
-	f, err := ParseFormat(p["scidb-format"])
-	if err != nil {
-		return nil, err
-	}
-	if names := p["scidb-names"]; names != "" {
-		if err := f.SetNames(strings.Split(names, ",")...); err != nil {
-			return nil, fmt.Errorf("scidb-names: %w", err)
-		}
-	}
-	return f, nil
+	return nil, nil
 }
 
 // schemaParam returns a copy of the format string the options of reading
@@ -89,6 +78,11 @@ func optionsFrom(path string, o *format.Options) (*Options, error) {
 	}
 	if f == nil {
 		return nil, fileError(path, -1, ErrNoFormat, "the scidb-format parameter is missing")
+	}
+	if names := o.Param("scidb-names"); names != "" {
+		if err := f.SetNames(strings.Split(names, ",")...); err != nil {
+			return nil, fmt.Errorf("scidb-names: %w", err)
+		}
 	}
 	so := &Options{Format: f, Lenient: o.Lenient, Salvage: o.Salvage}
 	so.Options = o.Options
