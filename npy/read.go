@@ -143,7 +143,7 @@ func View[T layout.Elem](f *File, name string) ([]T, error) {
 // recordOf returns the record of the array or field name after checking
 // that lt is its element type.
 func (f *File) recordOf(name string, lt layout.Type) (int, error) {
-	i, t, err := f.lookup(name, lt)
+	i, t, _, err := f.lookup(name, lt)
 	if err == nil && i < 0 {
 		return 0, f.errf(t.a.data, errors.ErrUnsupported, "%q is not a record of its own; use Read", name)
 	}
@@ -151,18 +151,19 @@ func (f *File) recordOf(name string, lt layout.Type) (int, error) {
 }
 
 // lookup resolves name, checks that lt is its element type and returns
-// its record, or -1 for a nullable column's mask, which has none.
-func (f *File) lookup(name string, lt layout.Type) (int, target, error) {
+// its record, or -1 for a nullable column's mask, which has none, and its
+// element count (which an append changes).
+func (f *File) lookup(name string, lt layout.Type) (int, target, int64, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	t, err := f.typed(name, lt)
 	if err != nil {
-		return 0, t, err
+		return 0, t, 0, err
 	}
 	if i, ok := f.index[recKey{t.a, t.field}]; ok {
-		return i, t, nil
+		return i, t, t.count(), nil
 	}
-	return -1, t, nil
+	return -1, t, t.count(), nil
 }
 
 // regionFor returns a mapping of the file that reaches end (it grows with
@@ -190,15 +191,15 @@ func (f *File) regionFor(end int64) (*mmapfile.Region, error) {
 // for datetime64 and timedelta64). A deflated member is inflated, up to
 // Options.MaxInflate bytes.
 func Read[T layout.Elem](f *File, name string) ([]T, error) {
-	i, t, err := f.lookup(name, layout.TypeOf[T]())
+	i, t, n, err := f.lookup(name, layout.TypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
-	if n := t.count() * int64(t.dtype().ItemSize); t.a.deflated() && n > f.opts.maxInflate() {
-		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d (raise Options.MaxInflate, or stream it through format.Stream)", name, n, f.opts.maxInflate())
+	if size := n * int64(t.dtype().ItemSize); t.a.deflated() && size > f.opts.maxInflate() {
+		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d (raise Options.MaxInflate, or stream it through format.Stream)", name, size, f.opts.maxInflate())
 	}
 	if i < 0 {
-		dst := make([]T, t.count())
+		dst := make([]T, n)
 		return dst, f.readMask(&t, 0, unsafeslice.Bytes(dst))
 	}
 	return format.Read[T](f, i)
@@ -208,13 +209,13 @@ func Read[T layout.Elem](f *File, name string) ([]T, error) {
 // element start in storage order (see Read), into dst: part of a large
 // array in bounded memory. It fills dst or returns an error.
 func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
-	i, t, err := f.lookup(name, layout.TypeOf[T]())
+	i, t, n, err := f.lookup(name, layout.TypeOf[T]())
 	if err != nil {
 		return err
 	}
 	if i < 0 {
-		if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > t.count() {
-			return f.recordErr(name, t.a.data, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", start, start, len(dst), t.count())
+		if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > n {
+			return f.recordErr(name, t.a.data, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", start, start, len(dst), n)
 		}
 		return f.readMask(&t, start, unsafeslice.Bytes(dst))
 	}
@@ -469,7 +470,7 @@ func encodeText(dt DType, value string, out []byte) error {
 // member's CRC-32 is rewritten at Sync or Close. The change is visible to
 // every reader of the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
-	i, t, err := f.lookup(name, layout.TypeOf[T]())
+	i, t, _, err := f.lookup(name, layout.TypeOf[T]())
 	if err != nil {
 		return err
 	}
