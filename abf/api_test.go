@@ -26,9 +26,9 @@ func roundTrip[T Elem](t *testing.T, dims []int64, vals []T) {
 		f, _ := openBytes(t, data, "r")
 		rec, ok := f.Lookup("k")
 		require.True(t, ok, name)
-		assert.Equal(t, tt, rec.Elem, name)
-		assert.Equal(t, dims, rec.Dims, name)
-		assert.Equal(t, int64(0), rec.DataOffset%int64(tt.Size()), name)
+		assert.Equal(t, tt, rec.Type, name)
+		assert.Equal(t, dims, rec.Shape, name)
+		assert.Equal(t, int64(0), rec.Offset%int64(tt.Size()), name)
 		v, err := View[T](f, "k")
 		require.NoError(t, err, name)
 		assert.Equal(t, vals, v, name)
@@ -92,12 +92,12 @@ func TestBoolArrayAndBitArray(t *testing.T) {
 
 	// A Bool byte other than 0/1 is refused by views and strict reads.
 	bad := append([]byte{}, data...)
-	bad[recs[0].DataOffset+2] = 7
+	bad[recs[0].Offset+2] = 7
 	g, _ := openBytes(t, bad, "r")
 	_, err = View[bool](g, "a")
-	requireFormatErr(t, err, recs[0].DataOffset+2, mmapfile.ErrInvalidBool)
+	requireFormatErr(t, err, recs[0].Offset+2, mmapfile.ErrInvalidBool)
 	_, err = Read[bool](g, "a")
-	requireFormatErr(t, err, recs[0].DataOffset+2, nil)
+	requireFormatErr(t, err, recs[0].Offset+2, nil)
 	h, err := openMode(tempFile(t, bad), "r", &Options{Lenient: true})
 	require.NoError(t, err)
 	got, err := Read[bool](h, "a")
@@ -212,10 +212,10 @@ func TestConcurrentUse(t *testing.T) {
 				assert.NoError(t, err)
 				assert.Equal(t, 2.0, v[1])
 				for _, r := range f.Entries() {
-					if r.Elem == layout.I32 {
-						x, err := Read[int32](f, r.Key)
+					if r.Type == layout.I32 {
+						x, err := Read[int32](f, r.Name)
 						assert.NoError(t, err)
-						assert.Equal(t, fmt.Sprintf("w%d-%d", x[0], x[1]), r.Key)
+						assert.Equal(t, fmt.Sprintf("w%d-%d", x[0], x[1]), r.Name)
 					}
 				}
 			}

@@ -138,7 +138,7 @@ func BenchmarkScan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw := unsafeslice.Cast[float64](region.Bytes()[rec.DataOffset : rec.DataOffset+rec.DataLen])
+	raw := unsafeslice.Cast[float64](region.Bytes()[rec.Offset : rec.Offset+rec.Size])
 	want := sum(raw) // also faults the pages in
 	b.Run("view", func(b *testing.B) {
 		b.SetBytes(size)

@@ -47,7 +47,7 @@ func ExampleOpen() {
 	defer f.Close()
 	fmt.Println("format", f.Version())
 	for _, r := range f.Entries() {
-		fmt.Printf("%s %s %v offset %d, %d bytes\n", r.Key, r.TypeName(), r.Dims, r.DataOffset, r.DataLen)
+		fmt.Printf("%s %s %v offset %d, %d bytes\n", r.Name, r.TypeName(), r.Shape, r.Offset, r.Size)
 	}
 	// Output:
 	// format C
@@ -130,7 +130,7 @@ func Example_append() {
 	f, _ := abf.Open(path, nil)
 	defer f.Close()
 	for _, r := range f.Entries() {
-		fmt.Println(f.Version(), r.Key, r.TypeString, r.DataOffset)
+		fmt.Println(f.Version(), r.Name, r.TypeString, r.Offset)
 	}
 	// Output:
 	// true
@@ -234,7 +234,7 @@ func Example_convert() {
 	f, _ := abf.Open(c, nil)
 	defer f.Close()
 	for _, r := range f.Entries() {
-		fmt.Println(f.Version(), r.Key, r.TypeString, r.DataOffset)
+		fmt.Println(f.Version(), r.Name, r.TypeString, r.Offset)
 	}
 	// Output:
 	// C x Array{Float64,1} 48

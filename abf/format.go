@@ -30,12 +30,11 @@ func init() {
 		Sniff:       sniff,
 		Open:        openFormat,
 		Write:       writeFormat,
-		CheckParams: func(p map[string]string, write bool) error {
+		ParseParams: func(p map[string]string, write bool) (any, error) {
 			if !write {
-				return nil
+				return nil, nil
 			}
-			_, err := versionParam(p["abf-version"])
-			return err
+			return parseWriteParams(p)
 		},
 		Params: []format.Param{
 			{Name: "abf-version", Write: true,
@@ -264,14 +263,9 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	e := f.tab.at(i)
 	key := string(e.key)
 	f.mu.RUnlock()
-	var t layout.Type
-	switch e.kind {
-	case KindArray:
-		t = e.elem
-	case KindBitArray:
-		t = layout.Bool
-	default:
-		return f.errf(e.start, errors.ErrUnsupported, "record %q is a %s record; only array elements can be set", key, e.kind)
+	t, err := f.elemType(&e)
+	if err != nil {
+		return err
 	}
 	le, err := format.ParseLiteral(t, value, binary.LittleEndian)
 	if err != nil {
@@ -358,15 +352,30 @@ func (b *bitBytes) load(w int64) error {
 	return nil
 }
 
-// versionParam reads the "abf-version" parameter.
-func versionParam(v string) (Format, error) {
-	switch strings.ToUpper(v) {
+// writeParams are the options of writing.
+type writeParams struct {
+	version Format // "abf-version": C (the default) or A
+	bits    bool   // "abf-bits": every bool array as a BitArray
+}
+
+// parseWriteParams parses the options of writing.
+func parseWriteParams(p map[string]string) (*writeParams, error) {
+	w := &writeParams{version: FormatC}
+	switch v := p["abf-version"]; strings.ToUpper(v) {
 	case "", "C":
-		return FormatC, nil
 	case "A":
-		return FormatA, nil
+		w.version = FormatA
+	default:
+		return nil, fmt.Errorf("abf-version %q is not A or C (Format B is read only)", v)
 	}
-	return 0, fmt.Errorf("abf-version %q is not A or C (Format B is read only)", v)
+	if v := p["abf-bits"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("abf-bits %q is not a yes/no value", v)
+		}
+		w.bits = b
+	}
+	return w, nil
 }
 
 // writeFormat is the registered Write: every record of src, in order, as
@@ -377,18 +386,11 @@ func versionParam(v string) (Format, error) {
 // BitArrays; strings become String records. The file is written beside
 // path and renamed over it when complete.
 func writeFormat(path string, src format.Source, o *format.Options) error {
-	version, err := versionParam(o.Param("abf-version"))
+	wp, err := format.ParsedParams[*writeParams](o, "abf", true)
 	if err != nil {
 		return errAt(path, -1, nil, err.Error())
 	}
-	bits := false
-	if v := o.Param("abf-bits"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return errAt(path, -1, nil, fmt.Sprintf("abf-bits %q is not a yes/no value", v))
-		}
-		bits = b
-	}
+	version, bits := wp.version, wp.bits
 	src, err = format.Arrays(src)
 	if err != nil {
 		return errAt(path, -1, err, "cannot write")

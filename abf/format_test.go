@@ -410,7 +410,7 @@ func TestWriteFromSource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float32{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, x)
 	rec, _ := f.Lookup("m")
-	assert.Equal(t, []int64{3, 4}, rec.Dims)
+	assert.Equal(t, []int64{3, 4}, rec.Shape)
 	b, err := Read[bool](f, "flags")
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, false, false, true}, b)

@@ -23,14 +23,14 @@ func canonical(t testing.TB, f *File, data []byte) bool {
 		if e.BigEndian || e.Unpadded || !rewritable(t, f, e, f.version()) {
 			return false
 		}
-		if f.version() == FormatC && e.TypeString != canonicalType(e.Kind, e.Elem, len(e.Dims)) {
+		if f.version() == FormatC && e.TypeString != canonicalType(e.Kind, e.Type, len(e.Shape)) {
 			return false
 		}
 		if e.Kind == KindArray || e.Kind == KindBitArray {
-			if e.DataOffset > int64(len(data)) {
+			if e.Offset > int64(len(data)) {
 				return false // an upstream empty tail: the writer pads it
 			}
-			for _, b := range data[te.hdrEnd():e.DataOffset] {
+			for _, b := range data[te.hdrEnd():e.Offset] {
 				if b != 0 {
 					return false
 				}
@@ -71,11 +71,11 @@ func FuzzOpen(f *testing.F) {
 		require.Len(t, got, len(want))
 		for i, r := range want {
 			g := got[i]
-			require.Equal(t, r.Key, g.Key)
+			require.Equal(t, r.Name, g.Name)
 			require.Equal(t, r.Kind, g.Kind)
-			require.Equal(t, r.Elem, g.Elem)
-			require.Equal(t, r.Dims, g.Dims)
-			require.Equal(t, lePayload(t, src, r), lePayload(t, back, g), "record %q", r.Key)
+			require.Equal(t, r.Type, g.Type)
+			require.Equal(t, r.Shape, g.Shape)
+			require.Equal(t, lePayload(t, src, r), lePayload(t, back, g), "record %q", r.Name)
 		}
 		require.Equal(t, out, rewrite(t, back, back.version()), "re-writing is not idempotent")
 	})

@@ -127,20 +127,20 @@ func exercise(t testing.TB, r io.ReaderAt, size int64) (*File, error) {
 	}
 	prevEnd := int64(0)
 	for _, r := range f.Entries() {
-		if r.Start < prevEnd || r.DataOffset < r.Start || r.End < r.DataOffset+r.DataLen && !r.Unpadded {
-			t.Fatalf("record %q out of order: %+v (previous end %d)", r.Key, r, prevEnd)
+		if r.Start < prevEnd || r.Offset < r.Start || r.End < r.Offset+r.Size && !r.Unpadded {
+			t.Fatalf("record %q out of order: %+v (previous end %d)", r.Name, r, prevEnd)
 		}
-		if r.DataLen > 0 && r.DataOffset+r.DataLen > size {
-			t.Fatalf("record %q outside the file: %+v", r.Key, r)
+		if r.Size > 0 && r.Offset+r.Size > size {
+			t.Fatalf("record %q outside the file: %+v", r.Name, r)
 		}
 		prevEnd = r.End
-		_, _ = f.ReadBytes(r.Key)
+		_, _ = f.ReadBytes(r.Name)
 		switch r.Kind {
 		case KindBitArray:
-			_, _ = f.ReadBits(r.Key)
-			_, _ = Read[bool](f, r.Key)
+			_, _ = f.ReadBits(r.Name)
+			_, _ = Read[bool](f, r.Name)
 		case KindString:
-			_, _ = f.ReadString(r.Key)
+			_, _ = f.ReadString(r.Name)
 		case KindArray:
 			readAny(f, r)
 		}
@@ -149,48 +149,48 @@ func exercise(t testing.TB, r io.ReaderAt, size int64) (*File, error) {
 }
 
 func readAny(f *File, r Entry) {
-	switch r.Elem {
+	switch r.Type {
 	case layout.I8:
-		_, _ = Read[int8](f, r.Key)
+		_, _ = Read[int8](f, r.Name)
 	case layout.U8:
-		_, _ = Read[uint8](f, r.Key)
+		_, _ = Read[uint8](f, r.Name)
 	case layout.I16:
-		_, _ = Read[int16](f, r.Key)
+		_, _ = Read[int16](f, r.Name)
 	case layout.U16:
-		_, _ = Read[uint16](f, r.Key)
+		_, _ = Read[uint16](f, r.Name)
 	case layout.I32:
-		_, _ = Read[int32](f, r.Key)
+		_, _ = Read[int32](f, r.Name)
 	case layout.U32:
-		_, _ = Read[uint32](f, r.Key)
+		_, _ = Read[uint32](f, r.Name)
 	case layout.I64:
-		_, _ = Read[int64](f, r.Key)
+		_, _ = Read[int64](f, r.Name)
 	case layout.U64:
-		_, _ = Read[uint64](f, r.Key)
+		_, _ = Read[uint64](f, r.Name)
 	case layout.F16:
-		_, _ = Read[layout.Float16](f, r.Key)
+		_, _ = Read[layout.Float16](f, r.Name)
 	case layout.F32:
-		_, _ = Read[float32](f, r.Key)
+		_, _ = Read[float32](f, r.Name)
 	case layout.F64:
-		_, _ = ReadRowMajor[float64](f, r.Key)
+		_, _ = ReadRowMajor[float64](f, r.Name)
 	case layout.Bool:
-		_, _ = Read[bool](f, r.Key)
+		_, _ = Read[bool](f, r.Name)
 	case layout.I128:
-		_, _ = Read[layout.Int128](f, r.Key)
+		_, _ = Read[layout.Int128](f, r.Name)
 	case layout.U128:
-		_, _ = Read[layout.Uint128](f, r.Key)
+		_, _ = Read[layout.Uint128](f, r.Name)
 	case layout.JuliaChar:
-		_, _ = Read[layout.Char](f, r.Key)
+		_, _ = Read[layout.Char](f, r.Name)
 	}
 }
 
 // lePayload returns a record's payload in little-endian byte order.
 func lePayload(t testing.TB, f *File, r Entry) []byte {
-	b, err := f.ReadBytes(r.Key)
+	b, err := f.ReadBytes(r.Name)
 	require.NoError(t, err)
 	if r.BigEndian {
 		switch r.Kind {
 		case KindArray:
-			layout.SwapBytes(b, r.Elem.Size())
+			layout.SwapBytes(b, r.Type.Size())
 		case KindBitArray:
 			layout.SwapBytes(b, 8)
 		}
@@ -200,15 +200,15 @@ func lePayload(t testing.TB, f *File, r Entry) []byte {
 
 // rewritable reports whether the writer can reproduce the record.
 func rewritable(t testing.TB, f *File, r Entry, format Format) bool {
-	if !utf8Valid(r.Key) || r.Kind == KindDataType || r.Kind == KindSerialized {
+	if !utf8Valid(r.Name) || r.Kind == KindDataType || r.Kind == KindSerialized {
 		return false
 	}
 	switch r.Kind {
 	case KindString:
-		s, err := f.ReadString(r.Key)
+		s, err := f.ReadString(r.Name)
 		return err == nil && format == FormatC && utf8Valid(s)
 	case KindBitArray:
-		_, err := f.ReadBits(r.Key)
+		_, err := f.ReadBits(r.Name)
 		return err == nil
 	}
 	return true
@@ -228,7 +228,7 @@ func rewrite(t testing.TB, f *File, format Format) []byte {
 			continue
 		}
 		payload := lePayload(t, f, r)
-		rec := record{key: r.Key, kind: r.Kind, elem: r.Elem, dims: r.Dims, fill: writeAll(payload)}
+		rec := record{key: r.Name, kind: r.Kind, elem: r.Type, dims: r.Shape, fill: writeAll(payload)}
 		switch r.Kind {
 		case KindArray:
 			rec.n = r.Len()
@@ -241,7 +241,7 @@ func rewrite(t testing.TB, f *File, format Format) []byte {
 		case KindString:
 			rec.value = string(payload)
 		}
-		require.NoError(t, w.write(rec), "record %q", r.Key)
+		require.NoError(t, w.write(rec), "record %q", r.Name)
 	}
 	require.NoError(t, w.Close())
 	out, err := os.ReadFile(p)
@@ -287,7 +287,7 @@ func fieldsOf(t *testing.T, f *File) (fields []field, typeEnd int64) {
 			add(1, true)
 		}
 		add(8, format == FormatA)
-		text(r.Key)
+		text(r.Name)
 		switch {
 		case format == FormatC:
 			str(r.TypeString)
@@ -302,34 +302,34 @@ func fieldsOf(t *testing.T, f *File) (fields []field, typeEnd int64) {
 			typeEnd = off // C's type, or A and B's container
 		}
 		if format != FormatC && r.Kind == KindArray {
-			str(juliaNames[r.Elem])
+			str(juliaNames[r.Type])
 		}
 		switch r.Kind {
 		case KindArray, KindBitArray:
 			if format != FormatC {
 				add(8, false) // N
 			}
-			for range r.Dims {
+			for range r.Shape {
 				add(8, false)
 			}
-			if r.DataLen > 0 {
-				fields = append(fields, field{start: off, end: r.DataOffset + r.DataLen, payload: r.DataOffset})
-			} else if r.DataOffset > off {
-				fields = append(fields, field{start: off, end: r.DataOffset, payload: -1, emptyPad: true})
+			if r.Size > 0 {
+				fields = append(fields, field{start: off, end: r.Offset + r.Size, payload: r.Offset})
+			} else if r.Offset > off {
+				fields = append(fields, field{start: off, end: r.Offset, payload: -1, emptyPad: true})
 			}
-			off = r.DataOffset + r.DataLen
+			off = r.Offset + r.Size
 		case KindString: // a length, then the text
 			add(8, false)
-			require.Equal(t, off, r.DataOffset, "record %q", r.Key)
-			s, err := f.ReadString(r.Key)
+			require.Equal(t, off, r.Offset, "record %q", r.Name)
+			s, err := f.ReadString(r.Name)
 			require.NoError(t, err)
 			text(s)
 		default: // serialized: a length, then the bytes
 			add(8, false)
-			require.Equal(t, off, r.DataOffset, "record %q", r.Key)
-			add(r.DataLen, false)
+			require.Equal(t, off, r.Offset, "record %q", r.Name)
+			add(r.Size, false)
 		}
-		require.Equal(t, r.End, off, "record %q", r.Key)
+		require.Equal(t, r.End, off, "record %q", r.Name)
 	}
 	return fields, typeEnd
 }
@@ -398,8 +398,8 @@ func TestTruncatedGoldenFiles(t *testing.T) {
 				if want < 0 {
 					require.NoError(t, err, "%s cut to %d", name, size)
 					for _, r := range g.Entries() {
-						_, err := g.ReadBytes(r.Key)
-						require.NoError(t, err, "%s cut to %d: %q", name, size, r.Key)
+						_, err := g.ReadBytes(r.Name)
+						require.NoError(t, err, "%s cut to %d: %q", name, size, r.Name)
 					}
 					require.NoError(t, g.Close())
 					continue
@@ -539,8 +539,8 @@ func TestHostile(t *testing.T) {
 		{"view of a Bool byte 7", boolArr, "", func(f *File) error { _, err := View[bool](f, "x"); return err }, 40, mmapfile.ErrInvalidBool, "use abf.Read or abf.ReadAt with Options.Lenient"},
 		{"read of a Bool byte 7", boolArr, "", func(f *File) error { _, err := Read[bool](f, "x"); return err }, 40, mmapfile.ErrInvalidBool, "neither 0 nor 1"},
 		{"view of BitArray unused bits", with(tv1, 104, 0x0D), "", func(f *File) error { _, err := f.ViewBits("b"); return err }, 104, nil, "unused bits"},
-		{"read outside the array", tv1, "", func(f *File) error { return ReadAt(f, "x", 1, make([]float64, 2)) }, 0, mmapfile.ErrOutOfRange, "outside [0, 2)"},
-		{"set outside the array", tv1, "r+", func(f *File) error { return Set(f, "x", []int64{2}, 1.0) }, 0, mmapfile.ErrOutOfRange, "out of range"},
+		{"read outside the array", tv1, "", func(f *File) error { return ReadAt(f, "x", 1, make([]float64, 2)) }, 48, mmapfile.ErrOutOfRange, "outside [0, 2)"},
+		{"set outside the array", tv1, "r+", func(f *File) error { return Set(f, "x", []int64{2}, 1.0) }, 48, mmapfile.ErrOutOfRange, "out of range"},
 		{"no such key", tv1, "", view("nope"), -1, format.ErrNoRecord, `no such record "nope"`},
 		{"write to a file opened r", tv1, "", func(f *File) error { return Write(f, "y", []int64{1}, []int8{1}) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},
 		{"set in a file opened r", tv1, "", func(f *File) error { return Set(f, "x", []int64{0}, 1.0) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},

@@ -203,7 +203,7 @@ func TestOpenMemory(t *testing.T) {
 	assert.Less(t, live/float64(n), 30.0)
 	r, ok := f.Lookup(strconv.Itoa(n - 1))
 	require.True(t, ok)
-	assert.Equal(t, int64(len(data)-1), r.DataOffset)
+	assert.Equal(t, int64(len(data)-1), r.Offset)
 	require.NoError(t, f.Close())
 
 	var ff format.File

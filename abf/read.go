@@ -23,7 +23,7 @@ import (
 // (mmapfile.ErrInvalidBool) — the error says to copy with Read or ReadAt
 // instead. An empty array gives an empty, non-nil slice.
 func View[T Elem](f *File, key string) ([]T, error) {
-	i, err := f.arrayOf(key, layout.TypeOf[T]())
+	i, err := f.arrayOf(key, layout.TypeOf[T](), true)
 	if err != nil {
 		return nil, err
 	}
@@ -39,16 +39,23 @@ func View[T Elem](f *File, key string) ([]T, error) {
 	return v, err
 }
 
-// arrayOf returns the record number of the array key after checking that
-// t is its element type.
-func (f *File) arrayOf(key string, t layout.Type) (int, error) {
+// arrayOf returns the record number of the array key after checking
+// that t is its element type. A BitArray is a bool array, except for a
+// view (view), which also needs the record mapped and little-endian.
+func (f *File) arrayOf(key string, t layout.Type, view bool) (int, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	var e entry
-	if err := f.viewEntry(key, &e); err != nil {
+	var err error
+	if view {
+		err = f.viewEntry(key, &e)
+	} else {
+		err = f.readEntry(key, &e)
+	}
+	if err != nil {
 		return 0, err
 	}
-	if e.kind != KindArray || e.elem != t {
+	if !(e.kind == KindArray && e.elem == t) && !(e.kind == KindBitArray && t == layout.Bool && !view) {
 		return 0, f.mismatch(&e, t)
 	}
 	return e.i, nil
@@ -59,23 +66,11 @@ func (f *File) arrayOf(key string, t layout.Type) (int, error) {
 // guarded: a file truncated under the mapping by another process gives an
 // error wrapping mmapfile.ErrFault, not a crash.
 func Read[T Elem](f *File, key string) ([]T, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	var ent entry
-	err := f.readEntry(key, &ent)
-	e := &ent
+	i, err := f.arrayOf(key, layout.TypeOf[T](), false)
 	if err != nil {
 		return nil, err
 	}
-	n, err := f.intLen(e)
-	if err != nil {
-		return nil, err
-	}
-	dst := make([]T, n)
-	if err := readAt(f, e, 0, dst); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return format.Read[T](f, i)
 }
 
 // ReadAt copies len(dst) elements of the array key, starting at the
@@ -84,19 +79,15 @@ func Read[T Elem](f *File, key string) ([]T, error) {
 // outside the array wraps mmapfile.ErrOutOfRange). ReadAt[bool] also reads
 // BitArrays.
 func ReadAt[T Elem](f *File, key string, start int64, dst []T) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	var ent entry
-	err := f.readEntry(key, &ent)
-	e := &ent
+	i, err := f.arrayOf(key, layout.TypeOf[T](), false)
 	if err != nil {
 		return err
 	}
-	return readAt(f, e, start, dst)
+	return format.ReadAt(f, i, start, dst)
 }
 
 // ReadRowMajor returns a row-major copy of the array key with the same
-// logical shape (Dims): Julia's 1-based x[i,j] is y[(i-1)*Dims[1]+(j-1)],
+// logical shape (Shape): Julia's 1-based x[i,j] is y[(i-1)*Shape[1]+(j-1)],
 // that is y[i-1][j-1] read as nested arrays.
 func ReadRowMajor[T Elem](f *File, key string) ([]T, error) {
 	col, err := Read[T](f, key)
@@ -104,41 +95,14 @@ func ReadRowMajor[T Elem](f *File, key string) ([]T, error) {
 		return nil, err
 	}
 	rec, _ := f.Lookup(key)
-	if len(rec.Dims) < 2 {
+	if len(rec.Shape) < 2 {
 		return col, nil
 	}
 	row := make([]T, len(col))
-	if err := layout.Reorder(row, col, rec.Dims, layout.ColMajor); err != nil {
+	if err := layout.Reorder(row, col, rec.Shape, layout.ColMajor); err != nil {
 		return nil, f.errf(rec.Start, err, "record %q: reordering", key)
 	}
 	return row, nil
-}
-
-func readAt[T Elem](f *File, e *entry, start int64, dst []T) error {
-	t := layout.TypeOf[T]()
-	n, err := f.intLen(e)
-	if err != nil {
-		return err
-	}
-	if start < 0 || start > int64(n) || int64(len(dst)) > int64(n)-start {
-		return f.errf(e.start, mmapfile.ErrOutOfRange, "record %s: elements [%d, +%d) outside [0, %d)", keyOf(e), start, len(dst), n)
-	}
-	if e.kind == KindBitArray && t == layout.Bool {
-		return f.readBitsAt(e, start, any(dst).([]bool))
-	}
-	if e.kind != KindArray || e.elem != t {
-		return f.mismatch(e, t)
-	}
-	size := int64(t.Size())
-	raw := unsafeslice.Bytes(dst)
-	if err := f.readRaw(e, raw, e.data+start*size); err != nil {
-		return err
-	}
-	layout.SwapOrder(raw, t, byteOrder(e), layout.HostOrder())
-	if bad := layout.CheckBools(raw, t, f.lenient); bad >= 0 {
-		return f.errf(e.data+start+int64(bad), mmapfile.ErrInvalidBool, "record %s: Bool byte 0x%02x", keyOf(e), raw[bad])
-	}
-	return nil
 }
 
 // byteOrder is the byte order of e's payload.
@@ -147,23 +111,6 @@ func byteOrder(e *entry) binary.ByteOrder {
 		return binary.BigEndian
 	}
 	return binary.LittleEndian
-}
-
-// readBitsAt unpacks bits [start, start+len(dst)) of a BitArray.
-func (f *File) readBitsAt(e *entry, start int64, dst []bool) error {
-	if len(dst) == 0 {
-		return nil
-	}
-	w0, w1 := start/64, (start+int64(len(dst))-1)/64
-	words := make([]uint64, w1-w0+1)
-	if err := f.readWords(e, w0, words); err != nil {
-		return err
-	}
-	for i := range dst {
-		j := start + int64(i) - 64*w0
-		dst[i] = words[j>>6]>>(j&63)&1 != 0
-	}
-	return nil
 }
 
 // readWords copies BitArray words from word index w0, swapping BE records.
@@ -380,7 +327,7 @@ func (f *File) readErr(key string, data, n, off int64, err error) error {
 	if errors.Is(err, mmapfile.ErrFault) || errors.Is(err, mmapfile.ErrTruncated) {
 		return f.cutShort(key, data, n, off, err)
 	}
-	return f.errf(off, err, "record %s: read failed", key)
+	return f.errf(off, err, "record %s", key)
 }
 
 // cutShort is the error of a read of the payload [data, data+n) of

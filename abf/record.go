@@ -72,52 +72,50 @@ type ElemType = layout.Type
 // Elem is the set of Go element types of arrays: layout's.
 type Elem = layout.Elem
 
-// Entry describes one record of a file.
+// Entry describes one record of a file: its payload as layout describes
+// arrays, and what ABF adds.
 type Entry struct {
-	Key        string   // the stored key bytes
-	Kind       Kind     // what the record holds
-	Elem       ElemType // element type; KindArray only (layout.Invalid otherwise)
-	Dims       []int64  // Julia's size(x), column-major; String: [nchars]; serialized: nil
-	TypeString string   // C: as stored; A/B: the canonical C spelling
-	BigEndian  bool     // the record's integers and payload are big-endian
+	// Array is the payload: Name the stored key; Type the element type
+	// (KindArray only, layout.Invalid otherwise); Shape Julia's size(x),
+	// column-major (Order is always layout.ColMajor; a String's is
+	// [nchars], a serialized record's nil); BigEndian for a record whose
+	// integers and payload are big-endian; Offset and Size the payload's
+	// offset (aligned for arrays) and bytes (a String's UTF-8 bytes).
+	layout.Array
+	Kind       Kind   // what the record holds
+	TypeString string // C: as stored; A/B: the canonical C spelling
 
-	Start      int64 // offset of the record's first byte
-	DataOffset int64 // offset of the payload (aligned for arrays)
-	DataLen    int64 // payload bytes (String: UTF-8 bytes)
-	End        int64 // offset just past the record; the next record starts here
-	Unpadded   bool  // an empty array whose padding upstream never wrote: the next record starts at the end of its header
+	Start    int64 // offset of the record's first byte
+	End      int64 // offset just past the record; the next record starts here
+	Unpadded bool  // an empty array whose padding upstream never wrote: the next record starts at the end of its header
 }
 
-// Order returns the storage order of the record's elements: always
-// column-major, as in Julia.
-func (r *Entry) Order() layout.Order { return layout.ColMajor }
-
-// Len returns the number of elements: prod(Dims) for arrays and BitArrays
+// Len returns the number of elements: prod(Shape) for arrays and BitArrays
 // (1 for 0-d), the character count for Strings, the byte count for
 // serialized records.
 func (r *Entry) Len() int64 {
 	switch r.Kind {
 	case KindArray, KindBitArray:
-		n, err := layout.Count(r.Dims)
+		n, err := layout.Count(r.Shape)
 		if err != nil {
 			return 0 // cannot happen for a parsed record
 		}
 		return n
 	case KindString:
-		return r.Dims[0]
+		return r.Shape[0]
 	}
-	return r.DataLen
+	return r.Size
 }
 
 // Index returns the linear (column-major) position of the 0-based index
 // idx, checking each component: Julia's x[i,j] is Index(i-1, j-1).
 func (r *Entry) Index(idx ...int64) (int64, error) {
 	if r.Kind != KindArray && r.Kind != KindBitArray {
-		return 0, fmt.Errorf("abf: record %q is a %v, not an array", r.Key, r.Kind)
+		return 0, fmt.Errorf("abf: record %q is a %v, not an array", r.Name, r.Kind)
 	}
-	p, err := layout.Index(r.Dims, layout.ColMajor, idx...)
+	p, err := layout.Index(r.Shape, layout.ColMajor, idx...)
 	if err != nil {
-		return 0, fmt.Errorf("abf: record %q: %w", r.Key, err)
+		return 0, fmt.Errorf("abf: record %q: %w", r.Name, err)
 	}
 	return p, nil
 }
@@ -126,7 +124,7 @@ func (r *Entry) Index(idx ...int64) (int64, error) {
 // for arrays ("f64", "char", …), else the Kind's ("bits", "string", …).
 func (r *Entry) TypeName() string {
 	if r.Kind == KindArray {
-		return r.Elem.String()
+		return r.Type.String()
 	}
 	return r.Kind.String()
 }

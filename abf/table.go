@@ -112,9 +112,9 @@ func (e *entry) record(key string) Entry {
 	case KindArray, KindBitArray, KindString:
 		dims = e.dimsSlice()
 	}
-	return Entry{Key: key, Kind: e.kind, Elem: e.elem, Dims: dims, TypeString: e.typeString(),
-		BigEndian: e.bigEndian(), Start: e.start, DataOffset: e.data, DataLen: e.dataLen, End: e.end(),
-		Unpadded: e.unpadded()}
+	return Entry{Array: layout.Array{Name: key, Type: e.elem, Shape: dims, Order: layout.ColMajor,
+		BigEndian: e.bigEndian(), Offset: e.data, Size: e.dataLen},
+		Kind: e.kind, TypeString: e.typeString(), Start: e.start, End: e.end(), Unpadded: e.unpadded()}
 }
 
 const (

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -499,13 +500,58 @@ func (f *File) SetElement(key string, linear int64, le []byte) error {
 // change is visible to every reader of the file at once and durable after
 // Sync or Close.
 func Set[T Elem](f *File, key string, idx []int64, v T) error {
-	t := layout.TypeOf[T]()
-	le := slices.Clone(unsafeslice.Bytes([]T{v}))
-	layout.SwapOrder(le, t, layout.HostOrder(), binary.LittleEndian)
+	f.mu.RLock()
+	err := f.notWritable()
+	f.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	i, err := f.arrayOf(key, layout.TypeOf[T](), false)
+	if err != nil {
+		return err
+	}
+	return format.Set(f, i, idx, v)
+}
+
+// notWritable fails for an open file whose mode cannot write; f.mu is
+// held.
+func (f *File) notWritable() error {
+	if !f.writable && !f.closed {
+		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
+	}
+	return nil
+}
+
+// SetBytes changes element idx of record i, one that is not one mapped
+// run of bytes (a BitArray, a big-endian array), to b; see
+// format.BytesSetter.
+func (f *File) SetBytes(i int, idx []int64, b []byte) error {
+	if n := f.Len(); i < 0 || i >= n {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, n)
+	}
+	f.mu.RLock()
+	e := f.tab.at(i)
+	f.mu.RUnlock()
+	t, err := f.elemType(&e)
+	if err != nil {
+		return err
+	}
 	if idx == nil {
 		idx = []int64{}
 	}
-	return f.set(key, t, idx, 0, le)
+	return f.set(string(e.key), t, idx, 0, b)
+}
+
+// elemType is the type of e's elements, which can be set one by one: an
+// array's, bool for a BitArray's bits.
+func (f *File) elemType(e *entry) (layout.Type, error) {
+	switch e.kind {
+	case KindArray:
+		return e.elem, nil
+	case KindBitArray:
+		return layout.Bool, nil
+	}
+	return layout.Invalid, f.errf(e.start, errors.ErrUnsupported, "record %s is a %s record; only array elements can be set", keyOf(e), e.kind)
 }
 
 // set is SetElement and Set: t is the Go type's element type (Invalid for
@@ -515,8 +561,8 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	defer f.wmu.Unlock()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if !f.writable && !f.closed {
-		return f.errf(-1, mmapfile.ErrNotWritable, "mode %q cannot write", f.mode)
+	if err := f.notWritable(); err != nil {
+		return err
 	}
 	var ent entry
 	err := f.viewEntry(key, &ent)

@@ -44,14 +44,16 @@ func init() {
 				opts.Options, opts.Salvage = o.Options, o.Salvage
 			}
 			var err error
-			if opts.MaxField, err = maxFieldParam(o.Param("csv-max-field")); err != nil {
+			if opts.MaxField, err = format.ParsedParams[int](o, "csv", false); err != nil {
 				return nil, &FormatError{FileError: format.FileError{Pkg: "csvtable", File: path, Offset: -1, Msg: err.Error()}}
 			}
 			return OpenFile(path, mode, &opts)
 		},
-		CheckParams: func(p map[string]string, write bool) error {
-			_, err := maxFieldParam(p["csv-max-field"])
-			return err
+		ParseParams: func(p map[string]string, write bool) (any, error) {
+			if write {
+				return nil, nil
+			}
+			return maxFieldParam(p["csv-max-field"])
 		},
 		Params: []format.Param{
 			{Name: "csv-max-field", Usage: "the most bytes a CSV field may hold (default 16 MiB; -1: no limit)"},

@@ -28,9 +28,8 @@ func init() {
 			return OpenFile(path, mode, do)
 		},
 		Write: Write,
-		CheckParams: func(p map[string]string, write bool) error {
-			_, err := documentParam("", &format.Options{Params: p}, write)
-			return err
+		ParseParams: func(p map[string]string, write bool) (any, error) {
+			return parseLayout("", p, write)
 		},
 		// Separate for reading and writing, so that one conversion goes
 		// from one layout to the other.
@@ -107,18 +106,17 @@ func (f *File) Record(i int) format.Record {
 }
 
 // record checks i and that the file is open, and describes record i.
-func (f *File) record(i int) (*format.Record, error) {
+func (f *File) record(i int) (format.Record, error) {
 	if n := f.NumRecords(); i < 0 || i >= n {
-		return nil, f.errf(-1, format.ErrNoRecord, "record %d of %d", i, n)
+		return format.Record{}, f.errf(-1, format.ErrNoRecord, "record %d of %d", i, n)
 	}
 	f.mu.Lock()
 	closed := f.closed
 	f.mu.Unlock()
 	if closed {
-		return nil, f.errf(-1, mmapfile.ErrClosed, "")
+		return format.Record{}, f.errf(-1, mmapfile.ErrClosed, "")
 	}
-	r := f.Record(i)
-	return &r, nil
+	return f.Record(i), nil
 }
 
 // ReadArray copies elements [first, first+len(dst)/size) of record i in
@@ -337,7 +335,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
-	if err := f.checkSet(rec, idx); err != nil {
+	if err := f.checkSet(&rec, idx); err != nil {
 		return err
 	}
 	b, err := format.ParseLiteral(rec.Type, value, binary.LittleEndian)
@@ -348,10 +346,13 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 }
 
 // checkSet checks that record rec can be changed in place at idx: a dense
-// matrix, and a [row, col] inside it.
+// matrix of one block, and a [row, col] inside it.
 func (f *File) checkSet(rec *format.Record, idx []int64) error {
 	if f.hdr.Kind != KindDense {
 		return f.errf(1, errors.ErrUnsupported, "record %q: only dense matrices are changed in place, this is a %v file", rec.Name, f.hdr.Kind)
+	}
+	if !f.contiguous() {
+		return f.errf(f.hdr.DataOffset, errors.ErrUnsupported, "record %q: a matrix stored in several blocks is not changed in place", rec.Name)
 	}
 	if len(idx) != 2 {
 		return f.errf(-1, mmapfile.ErrOutOfRange, "record %q: index %v: a matrix takes [row, col]", rec.Name, idx)
@@ -431,11 +432,21 @@ func Write(path string, src format.Source, o *format.Options) error {
 // documentParam reads the parameter daphne-layout, or out-daphne-layout
 // for writing: "code" (the default) or "document".
 func documentParam(path string, o *format.Options, write bool) (bool, error) {
+	doc, err := format.ParsedParams[bool](o, "daphne", write)
+	if err != nil {
+		return parseLayout(path, o.Params, write) // the same error, naming the file
+	}
+	return doc, nil
+}
+
+// parseLayout parses the option daphne-layout (of reading) or
+// out-daphne-layout (write): whether the layout is the document's.
+func parseLayout(path string, p map[string]string, write bool) (bool, error) {
 	name := "daphne-layout"
 	if write {
 		name = "out-daphne-layout"
 	}
-	switch v := o.Param(name); v {
+	switch v := p[name]; v {
 	case "", "code":
 		return false, nil
 	case "document":

@@ -1,11 +1,10 @@
 package daphne
 
 import (
-	"encoding/binary"
+	"slices"
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
-	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -20,21 +19,18 @@ import (
 // checking that the file is open and that T is its element type.
 func typedRecord[T layout.Elem](f *File, name string) (int, *format.Record, error) {
 	recs := f.Records()
-	i := -1
-	names := make([]string, len(recs))
-	for k := range recs {
-		names[k] = recs[k].Name
-		if recs[k].Name == name && i < 0 {
-			i = k
-		}
-	}
+	i := slices.IndexFunc(recs, func(r format.Record) bool { return r.Name == name })
 	if i < 0 {
+		names := make([]string, len(recs))
+		for k := range recs {
+			names[k] = recs[k].Name
+		}
 		return 0, nil, f.errf(-1, format.ErrNoRecord, "no record %q; the file holds %q", name, strings.Join(names, `", "`))
 	}
-	rec, err := f.record(i)
-	if err != nil {
+	if _, err := f.record(i); err != nil {
 		return 0, nil, err
 	}
+	rec := &recs[i]
 	if t := layout.TypeOf[T](); rec.Type != t {
 		off, vt := int64(headerSize), f.hdr.ValueType
 		if f.hdr.Kind == KindFrame {
@@ -72,21 +68,22 @@ func Read[T layout.Elem](f *File, name string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.hdr.Kind == KindDense {
-		return readDense[T](f)
+	if f.hdr.Kind != KindFrame && !f.contiguous() {
+		// Cells the file does not store one by one (sparse, empty
+		// blocks) are bounded by MaxAlloc, not by the file's size.
+		n, err := f.elems(uint64(rec.Shape[0]), uint64(cols(rec)))
+		if err != nil {
+			return nil, err
+		}
+		if nb := int64(n) * int64(rec.Type.Size()); nb > f.opts.maxAlloc() {
+			hint := ""
+			if f.hdr.Kind == KindCSR {
+				hint = "; read it sparse with ReadCSR or Nonzeros"
+			}
+			return nil, f.errf(2, mmapfile.ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d%s", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc(), hint)
+		}
 	}
-	n, err := f.elems(uint64(rec.Shape[0]), uint64(cols(rec)))
-	if err != nil {
-		return nil, err
-	}
-	if nb := int64(n) * int64(rec.Type.Size()); f.hdr.Kind == KindCSR && nb > f.opts.maxAlloc() {
-		return nil, f.errf(2, mmapfile.ErrTooLarge, "record %q: %s dense values need %d bytes, Options.MaxAlloc is %d; read it sparse with ReadCSR or Nonzeros", rec.Name, layout.ShapeString(rec.Shape), nb, f.opts.maxAlloc())
-	}
-	dst := make([]T, n)
-	if err := f.ReadArray(i, unsafeslice.Bytes(dst), 0, layout.RowMajor, layout.HostOrder()); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return format.Read[T](f, i)
 }
 
 // cols is the number of columns of a 2-D record, 1 for a column.
@@ -117,14 +114,12 @@ func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
 // place (errors.ErrUnsupported). The change is visible to every reader of
 // the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
-	_, rec, err := typedRecord[T](f, name)
+	i, rec, err := typedRecord[T](f, name)
 	if err != nil {
 		return err
 	}
 	if err := f.checkSet(rec, idx); err != nil {
 		return err
 	}
-	b := unsafeslice.Bytes([]T{v})
-	layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), binary.LittleEndian)
-	return f.SetElement(uint64(idx[0]), uint64(idx[1]), b)
+	return format.Set(f, i, idx, v)
 }

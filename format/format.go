@@ -329,6 +329,9 @@ type Options struct {
 	// file back needs): what by the name of the option that would have
 	// said it. Writers call it through Options.Choose.
 	Chose func(what, value string)
+
+	// parsed is what CheckParams made of Params, by format and direction.
+	parsed map[parsedKey]any
 }
 
 // Choose tells o.Chose, if any, that the writer chose value for what.

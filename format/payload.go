@@ -151,10 +151,30 @@ func (p *Payload) ReadArray(dst []byte, first int64, order layout.Order, bo bina
 	layout.SwapOrder(dst, a.Type, a.ByteOrder(), bo)
 	if a.Type == layout.Bool {
 		if bad := layout.CheckBools(dst, a.Type, p.Lenient); bad >= 0 {
-			return p.wrap(-1, fmt.Errorf("element %d (%s order): byte 0x%02x: %w", first+int64(bad), order, dst[bad], mmapfile.ErrInvalidBool))
+			k := first + int64(bad)
+			return p.wrap(a.Offset+storagePos(a.Shape, order, a.Order, k), fmt.Errorf("element %d (%s order): byte 0x%02x: %w", k, order, dst[bad], mmapfile.ErrInvalidBool))
 		}
 	}
 	return nil
+}
+
+// storagePos is the position in storage order (stored) of element k of
+// an array of shape listed in order: where a bad element of a read sits.
+func storagePos(shape []int64, order, stored layout.Order, k int64) int64 {
+	if order == stored || layout.Trivial(shape) {
+		return k
+	}
+	idx := make([]int64, len(shape))
+	for j := range shape {
+		ax := len(shape) - 1 - j // the axis that varies j-th fastest
+		if order == layout.ColMajor {
+			ax = j
+		}
+		idx[ax] = k % shape[ax]
+		k /= shape[ax]
+	}
+	pos, _ := layout.Index(shape, stored, idx...)
+	return pos
 }
 
 // readRun copies payload bytes [off, off+len(dst)).

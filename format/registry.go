@@ -55,11 +55,72 @@ type Format struct {
 	Encode func(w io.Writer, src Source, o *Options) error
 	// Params are the format's own options, read through Options.Params.
 	Params []Param
-	// CheckParams, if set, checks the values of the format's options
-	// before anything is read or written (an unknown version, a bad
-	// alignment, options that exclude each other), so that a command line
-	// can report them as usage errors.
-	CheckParams func(params map[string]string, write bool) error
+	// ParseParams, if set, parses the values of the format's options of
+	// reading or of writing (write): what the format's Open or Write
+	// works from, or an error for values it cannot take (an unknown
+	// version, a bad alignment, options that exclude each other). Open
+	// and Write get the result through ParsedParams: parsed once by a
+	// command line's CheckParams, which reports such errors before
+	// anything is read or written, else when they need it.
+	ParseParams func(params map[string]string, write bool) (any, error)
+}
+
+// CheckParams parses the format's options of reading or of writing
+// (write) in o.Params with its ParseParams, and keeps the result in o for
+// the format's Open or Write (ParsedParams), so that a command line
+// reports bad options as usage errors, before anything is read or
+// written, and they are parsed once.
+func (f Format) CheckParams(o *Options, write bool) error {
+	if f.ParseParams == nil || o == nil {
+		return nil
+	}
+	v, err := f.ParseParams(o.Params, write)
+	if err != nil {
+		return err
+	}
+	if o.parsed == nil {
+		o.parsed = map[parsedKey]any{}
+	}
+	o.parsed[parsedKey{f.Name, write}] = v
+	return nil
+}
+
+// parsedKey names what CheckParams kept: a format's options of reading or
+// of writing.
+type parsedKey struct {
+	format string
+	write  bool
+}
+
+// ParsedParams returns what the format registered as name made of the
+// options of reading or of writing (write) in o.Params: the value its
+// ParseParams returned to CheckParams, else parsed now. T is the type of
+// that value; a format without ParseParams gives T's zero value.
+func ParsedParams[T any](o *Options, name string, write bool) (T, error) {
+	var zero T
+	var v any
+	if o != nil && o.parsed != nil {
+		v = o.parsed[parsedKey{name, write}]
+	}
+	if v == nil {
+		f, ok := Lookup(name)
+		if !ok || f.ParseParams == nil {
+			return zero, nil
+		}
+		var params map[string]string
+		if o != nil {
+			params = o.Params
+		}
+		var err error
+		if v, err = f.ParseParams(params, write); err != nil || v == nil {
+			return zero, err
+		}
+	}
+	t, ok := v.(T)
+	if !ok {
+		return zero, fmt.Errorf("format: the options of %s parse to %T, not %T", name, v, zero)
+	}
+	return t, nil
 }
 
 // Param declares one of a format's own options.

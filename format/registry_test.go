@@ -161,3 +161,61 @@ func TestOpenReadWriteFollowsAReplacedPath(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, os.SameFile(held, now), "the open holds the file at the path")
 }
+
+// levels counts the parses of the "parsed" test format's options.
+var levels int
+
+func init() {
+	Register(Format{
+		Name: "parsed",
+		Open: func(string, mmapfile.Mode, *Options) (File, error) { return nil, errors.ErrUnsupported },
+		ParseParams: func(p map[string]string, write bool) (any, error) {
+			levels++
+			if !write {
+				return nil, nil
+			}
+			switch p["level"] {
+			case "", "low":
+				return &struct{ high bool }{}, nil
+			case "high":
+				return &struct{ high bool }{true}, nil
+			}
+			return nil, errors.New("level is low or high")
+		},
+	})
+}
+
+// The options a command line checked are parsed once: the writer gets
+// what the check made of them.
+func TestParamsAreParsedOnce(t *testing.T) {
+	f, ok := Lookup("parsed")
+	require.True(t, ok)
+	levels = 0
+	o := &Options{Params: map[string]string{"level": "high"}}
+	require.NoError(t, f.CheckParams(o, true))
+	require.NoError(t, f.CheckParams(o, false))
+	assert.Equal(t, 2, levels)
+	v, err := ParsedParams[*struct{ high bool }](o, "parsed", true)
+	require.NoError(t, err)
+	assert.True(t, v.high)
+	again, err := ParsedParams[*struct{ high bool }](o, "parsed", true)
+	require.NoError(t, err)
+	assert.Same(t, v, again)
+	assert.Equal(t, 2, levels, "checked: not parsed again")
+
+	// Unchecked options are parsed when the writer asks.
+	v, err = ParsedParams[*struct{ high bool }](&Options{}, "parsed", true)
+	require.NoError(t, err)
+	assert.False(t, v.high)
+	assert.Equal(t, 3, levels)
+	_, err = ParsedParams[*struct{ high bool }](&Options{Params: map[string]string{"level": "mid"}}, "parsed", true)
+	require.EqualError(t, err, "level is low or high")
+	bad := &Options{Params: map[string]string{"level": "mid"}}
+	require.EqualError(t, f.CheckParams(bad, true), "level is low or high")
+	_, err = ParsedParams[int](o, "parsed", true)
+	require.ErrorContains(t, err, "not int")
+	// A format without options gives the zero value.
+	n, err := ParsedParams[int](o, "handed", true)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+}

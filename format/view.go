@@ -98,7 +98,7 @@ func payloadOf[T layout.Elem](f File, i int) (*Payload, error) {
 	}
 	if t := layout.TypeOf[T](); t != p.Array.Type && !(t == layout.U8 && p.Array.Type == layout.Bool) {
 		var z T
-		return nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q holds %s, not %T: %w", p.Array.Name, p.Array.Type, z, mmapfile.ErrTypeMismatch))
+		return nil, p.wrap(p.Array.Offset, fmt.Errorf("holds %s, not %T: %w", p.Array.Type, z, mmapfile.ErrTypeMismatch))
 	}
 	return p, nil
 }
@@ -111,7 +111,7 @@ func (p *Payload) region() (*mmapfile.Region, error) {
 	}
 	reg, ok := p.Data.(*mmapfile.Region)
 	if !ok {
-		return nil, p.wrap(p.Array.Offset, fmt.Errorf("record %q is not mapped (%w); %s", p.Array.Name, errors.ErrUnsupported, copyingCall))
+		return nil, p.wrap(p.Array.Offset, fmt.Errorf("the values are not mapped (%w); %s", errors.ErrUnsupported, copyingCall))
 	}
 	return reg, nil
 }
@@ -123,7 +123,7 @@ func (p *Payload) count() (int, error) {
 		err = mmapfile.ErrTooLarge
 	}
 	if err != nil {
-		return 0, p.wrap(p.Array.Offset, fmt.Errorf("record %q: %w", p.Array.Name, err))
+		return 0, p.wrap(p.Array.Offset, err)
 	}
 	return int(n), nil
 }
@@ -171,7 +171,7 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 			}
 			err = me.Err
 		}
-		return nil, p.wrap(off, fmt.Errorf("record %q cannot be aliased: %w; %s", p.Array.Name, err, copyingCall))
+		return nil, p.wrap(off, fmt.Errorf("cannot be aliased: %w; %s", err, copyingCall))
 	}
 	if reg.Writable() && p.Writing != nil {
 		if err := p.Writing(); err != nil {
@@ -186,107 +186,146 @@ func View[T layout.Elem](f File, i int) ([]T, error) {
 // record's element type (uint8 also reads bool arrays). It works on every File: through the file's
 // ReadArray, which inflates, gathers and swaps as the format needs.
 func Read[T layout.Elem](f File, i int) ([]T, error) {
-	rec, n, err := typedRecord[T](f, i)
+	a, mapped, err := arrayOf[T](f, i)
 	if err != nil {
 		return nil, err
 	}
-	if n > math.MaxInt {
-		return nil, fmt.Errorf("%s file: record %q: %d elements: %w", f.Format(), rec.Name, n, mmapfile.ErrTooLarge)
+	n, err := layout.Count(a.Shape)
+	if err == nil && n > math.MaxInt {
+		err = mmapfile.ErrTooLarge
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s file: record %q: %d elements: %w", f.Format(), a.Name, n, err)
 	}
 	// The count comes from the file: unless the values are in the mapping
 	// (whose size the format checked), memory grows with what is read, a
 	// part at a time, not all at once on a header's word (a compressed
 	// record can claim any size).
-	part := max(1, readPartBytes/int64(rec.Type.Size()))
-	if mapped(f, i) {
+	part := max(1, readPartBytes/int64(a.Type.Size()))
+	if mapped {
 		part = n
+	} else if ps, ok := f.(PartSizer); ok {
+		if unit := ps.PartElems(i); unit > 0 {
+			part = max(unit, part/unit*unit)
+		}
 	}
 	dst := make([]T, 0, min(n, part))
 	for int64(len(dst)) < n {
 		k := int(min(n-int64(len(dst)), part))
 		at := len(dst)
 		dst = slices.Grow(dst, k)[:at+k]
-		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), rec.Order, layout.HostOrder()); err != nil {
+		if err := f.ReadArray(i, unsafeslice.Bytes(dst[at:]), int64(at), a.Order, layout.HostOrder()); err != nil {
 			return nil, err
 		}
 	}
 	return dst, nil
 }
 
+// PartSizer is implemented by files whose records are read best in parts
+// of a certain size (a chunked array's row of chunks, so that no chunk is
+// decoded twice): Read, which copies a record it cannot map a part at a
+// time, makes each part a multiple of PartElems(i) elements (in the
+// record's storage order), or one of them where that is more than Read's
+// own part.
+type PartSizer interface {
+	PartElems(i int) int64
+}
+
 // readPartBytes is how much Read reads at a time beyond its first part.
 const readPartBytes = 64 << 20
 
-// mapped reports whether record i of f is one run of bytes in a mapping.
-func mapped(f File, i int) bool {
-	pf, ok := f.(Payloader)
-	if !ok {
-		return false
+// arrayOf describes record i of f after checking that T is its element
+// type: as the file's payload reader describes it, where it hands one out
+// (kept, so that a read of a small array does not describe it afresh),
+// and whether its values are one run of bytes in a mapping.
+func arrayOf[T layout.Elem](f File, i int) (layout.Array, bool, error) {
+	p, err := payloadOf[T](f, i)
+	switch {
+	case err == nil:
+		_, mapped := p.Data.(*mmapfile.Region)
+		return p.Array, mapped, nil
+	case errors.Is(err, mmapfile.ErrTypeMismatch):
+		return layout.Array{}, false, err
 	}
-	p, err := pf.Payload(i)
-	if err != nil {
-		return false
-	}
-	_, ok = p.Data.(*mmapfile.Region)
-	return ok
+	rec, err := typedRecord[T](f, i)
+	return rec.Array, false, err
 }
 
 // ReadAt copies len(dst) values of record i of f, from element start in
 // the record's storage order, into dst in the host's byte order: part of
 // a large record in bounded memory. It fills dst or returns an error.
 func ReadAt[T layout.Elem](f File, i int, start int64, dst []T) error {
-	rec, _, err := typedRecord[T](f, i)
+	a, _, err := arrayOf[T](f, i)
 	if err != nil {
 		return err
 	}
-	return f.ReadArray(i, unsafeslice.Bytes(dst), start, rec.Order, layout.HostOrder())
+	return f.ReadArray(i, unsafeslice.Bytes(dst), start, a.Order, layout.HostOrder())
 }
 
-// typedRecord returns record i of f and its element count after checking
-// that T is its element type.
-func typedRecord[T layout.Elem](f File, i int) (Record, int64, error) {
+// typedRecord returns record i of f after checking that T is its
+// element type.
+func typedRecord[T layout.Elem](f File, i int) (Record, error) {
 	if i < 0 || i >= NumRecords(f) {
-		return Record{}, 0, fmt.Errorf("%s file: record %d of %d: %w", f.Format(), i, NumRecords(f), mmapfile.ErrOutOfRange)
+		return Record{}, fmt.Errorf("%s file: record %d of %d: %w", f.Format(), i, NumRecords(f), mmapfile.ErrOutOfRange)
 	}
 	rec := RecordAt(f, i)
 	if t := layout.TypeOf[T](); rec.Type != t && !(t == layout.U8 && rec.Type == layout.Bool) {
 		var z T
-		return rec, 0, fmt.Errorf("%s file: record %q holds %s, not %T: %w", f.Format(), rec.Name, rec.TypeString(), z, mmapfile.ErrTypeMismatch)
+		return rec, fmt.Errorf("%s file: record %q holds %s, not %T: %w", f.Format(), rec.Name, rec.TypeString(), z, mmapfile.ErrTypeMismatch)
 	}
-	n, err := layout.Count(rec.Shape)
-	if err != nil {
-		return rec, 0, fmt.Errorf("%s file: record %q: %w", f.Format(), rec.Name, err)
-	}
-	return rec, n, nil
+	return rec, nil
+}
+
+// BytesSetter is implemented by files whose records are not all one
+// mapped run of bytes but whose elements can still be changed one at a
+// time (a field strided through a structured array, packed bits, a
+// nullable attribute, chunks that are compressed or not yet written): Set
+// hands such a record's element to it.
+type BytesSetter interface {
+	// SetBytes changes the element of record i at the 0-based logical
+	// index idx to b, one element in the record's byte order (a bool as 0
+	// or 1), with what the format does besides (a chunk re-encoded, a
+	// null marker cleared).
+	SetBytes(i int, idx []int64, b []byte) error
 }
 
 // Set changes the element of record i of f at the 0-based logical index
 // idx (one index per dimension, in the record's shape) to v, in place
 // through the file's read-write mapping, in the file's byte order. T must
-// be the record's element type. A record that is not one mapped run of
-// bytes (compressed, strided, read from an io.ReaderAt) cannot be changed
+// be the record's element type (uint8 also sets a bool element, to 0 or
+// 1). A record that is one mapped run of bytes is written here; any other
+// goes to the file's BytesSetter, and where the file has none (or the run
+// is compressed, strided, read from an io.ReaderAt) it cannot be changed
 // so: the error wraps mmapfile.ErrNotWritable and errors.ErrUnsupported.
 // The change is visible to every reader of the file at once and durable
 // after the file's Sync or Close.
 func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
-	p, err := payloadOf[T](f, i)
+	a, _, err := arrayOf[T](f, i)
 	if err != nil {
 		return err
 	}
+	return setBytes(f, i, idx, layout.ElemBytes(v, a.ByteOrder()))
+}
+
+// setBytes is Set of b, one element in the record's byte order.
+func setBytes(f File, i int, idx []int64, b []byte) error {
+	p, reg, err := settable(f, i)
+	if reg == nil {
+		if bs, ok := f.(BytesSetter); ok {
+			return bs.SetBytes(i, idx, b)
+		}
+		return err
+	}
 	a := &p.Array
-	reg, ok := p.Data.(*mmapfile.Region)
-	switch {
-	case !ok || p.NoView != nil:
-		return p.wrap(a.Offset, fmt.Errorf("record %q is not one mapped run of bytes: %w: %w", a.Name, mmapfile.ErrNotWritable, errors.ErrUnsupported))
-	case !reg.Writable():
-		return p.wrap(a.Offset, fmt.Errorf("record %q: %w (open it read-write)", a.Name, mmapfile.ErrNotWritable))
+	if !reg.Writable() {
+		return p.wrap(a.Offset, fmt.Errorf("%w (open it read-write)", mmapfile.ErrNotWritable))
 	}
 	linear, err := layout.Index(a.Shape, a.Order, idx...)
 	if err != nil {
-		return p.wrap(a.Offset, fmt.Errorf("record %q: %w: %w", a.Name, mmapfile.ErrOutOfRange, err))
+		return p.wrap(a.Offset, fmt.Errorf("%w: %w", err, mmapfile.ErrOutOfRange))
 	}
-	b := layout.ElemBytes(v, a.ByteOrder())
 	if a.Type == layout.Bool && b[0] > 1 {
-		return p.wrap(a.Offset, fmt.Errorf("record %q: bool byte 0x%02x: %w", a.Name, b[0], mmapfile.ErrInvalidBool))
+		return p.wrap(a.Offset, fmt.Errorf("bool byte 0x%02x: %w", b[0], mmapfile.ErrInvalidBool))
 	}
 	if p.Writing != nil {
 		if err := p.Writing(); err != nil {
@@ -298,4 +337,22 @@ func Set[T layout.Elem](f File, i int, idx []int64, v T) error {
 		return p.wrapAt(a.Offset+at, err)
 	}
 	return nil
+}
+
+// settable returns the payload of record i of f and the mapping it is one
+// run of bytes in, or a nil mapping and why there is none.
+func settable(f File, i int) (*Payload, *mmapfile.Region, error) {
+	pf, ok := f.(Payloader)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s file: record %d: the format hands out no payloads: %w: %w", f.Format(), i, mmapfile.ErrNotWritable, errors.ErrUnsupported)
+	}
+	p, err := pf.Payload(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, ok := p.Data.(*mmapfile.Region)
+	if !ok || p.NoView != nil {
+		return nil, nil, p.wrap(p.Array.Offset, fmt.Errorf("the values are not one mapped run of bytes: %w: %w", mmapfile.ErrNotWritable, errors.ErrUnsupported))
+	}
+	return p, reg, nil
 }

@@ -238,3 +238,68 @@ func TestReadGrowsWithWhatIsRead(t *testing.T) {
 	require.ErrorIs(t, err, mmapfile.ErrTruncated)
 	assert.LessOrEqual(t, h.served, int64(2*readPartBytes), "read in parts, not all 8 TiB at once")
 }
+
+// packedFile is a mappedFile whose record 1 is not one run of bytes (its
+// payload cannot be viewed): its elements are set through SetBytes.
+type packedFile struct {
+	*mappedFile
+	idx [][]int64
+	b   [][]byte
+}
+
+func (p *packedFile) Payload(i int) (*Payload, error) {
+	q, err := p.mappedFile.Payload(i)
+	if err == nil && i == 1 {
+		q.NoView = errors.New("packed")
+	}
+	return q, err
+}
+
+func (p *packedFile) SetBytes(i int, idx []int64, b []byte) error {
+	if i != 1 {
+		return fmt.Errorf("SetBytes of record %d, which is one run of bytes", i)
+	}
+	p.idx, p.b = append(p.idx, idx), append(p.b, b)
+	return nil
+}
+
+func TestSetHandsWhatIsNotOneRunToTheFile(t *testing.T) {
+	m := newMappedFile(t, mmapfile.ReadWrite,
+		[]Record{f64Record("a", 0, false, 2), f64Record("big", 16, true, 2)},
+		[][]byte{f64Bytes(binary.LittleEndian, 1, 2), f64Bytes(binary.BigEndian, 5, 6)})
+	p := &packedFile{mappedFile: m}
+	require.NoError(t, Set(p, 0, []int64{1}, 20.0))
+	require.NoError(t, Set(p, 1, []int64{1}, 60.0))
+	assert.Equal(t, f64Bytes(binary.LittleEndian, 1, 20), m.reg.Bytes()[:16], "one run: written by the engine")
+	assert.Equal(t, f64Bytes(binary.BigEndian, 5, 6), m.reg.Bytes()[16:32], "not one run: left to the file")
+	assert.Equal(t, [][]int64{{1}}, p.idx)
+	assert.Equal(t, [][]byte{f64Bytes(binary.BigEndian, 60)}, p.b, "the element in the record's byte order")
+	require.ErrorIs(t, Set(p, 1, []int64{0}, int32(1)), mmapfile.ErrTypeMismatch)
+	assert.Len(t, p.idx, 1, "a Go type that is not the record's never reaches the file")
+}
+
+// chunkRows is a hugeClaim read best in rows of 3 Mi elements: it ends
+// after its first part.
+type chunkRows struct {
+	hugeClaim
+	firsts, counts []int64
+}
+
+func (c *chunkRows) PartElems(int) int64 { return 3 << 20 }
+
+func (c *chunkRows) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
+	c.firsts, c.counts = append(c.firsts, first), append(c.counts, int64(len(dst))/8)
+	if first > 0 {
+		return fmt.Errorf("the stream ends at element %d: %w", first, mmapfile.ErrTruncated)
+	}
+	return nil
+}
+
+func TestReadCutsPartsAsTheFileAsks(t *testing.T) {
+	c := &chunkRows{}
+	_, err := Read[float64](c, 0)
+	require.ErrorIs(t, err, mmapfile.ErrTruncated)
+	// Read's own part is 8 Mi float64s: the largest multiple of 3 Mi below.
+	assert.Equal(t, []int64{0, 6 << 20}, c.firsts)
+	assert.Equal(t, []int64{6 << 20, 6 << 20}, c.counts)
+}

@@ -26,15 +26,11 @@ func init() {
 		Open:        openFormat,
 		Write:       writeFormat,
 		Encode:      encodeFormat,
-		CheckParams: func(p map[string]string, write bool) error {
+		ParseParams: func(p map[string]string, write bool) (any, error) {
 			if !write {
-				return nil
+				return nil, nil
 			}
-			_, text, err := writeParams(&format.Options{Params: p})
-			if err == nil && text && p["aligned"] != "" {
-				err = errors.New("futhark: aligned applies to binary values, not text")
-			}
-			return err
+			return parseWriteParams(p)
 		},
 		Params: []format.Param{
 			{Name: "text", Usage: "write Futhark's text form instead of binary", Write: true, Switch: true},
@@ -256,18 +252,39 @@ func writeParams(o *format.Options) (Options, bool, error) {
 	if o != nil {
 		wo.Options = o.Options
 	}
-	switch a := o.Param("aligned"); a {
+	wp, err := format.ParsedParams[*writeSpec](o, "futhark", true)
+	if err != nil {
+		return wo, false, err
+	}
+	wo.Align = wp.align
+	return wo, wp.text, nil
+}
+
+// writeSpec is what the options of writing say: the payloads' alignment
+// (Options.Align), and text rather than binary values.
+type writeSpec struct {
+	align int
+	text  bool
+}
+
+// parseWriteParams parses the options of writing.
+func parseWriteParams(p map[string]string) (*writeSpec, error) {
+	w := &writeSpec{text: p["text"] == "true"}
+	switch a := p["aligned"]; a {
 	case "":
 	case "elem":
-		wo.Align = AlignElement
+		w.align = AlignElement
 	default:
 		n, err := strconv.Atoi(a)
 		if err != nil || n < 1 || n > 4096 || n&(n-1) != 0 {
-			return wo, false, fmt.Errorf("futhark: aligned=%q: want elem or a power of two up to 4096", a)
+			return nil, fmt.Errorf("futhark: aligned=%q: want elem or a power of two up to 4096", a)
 		}
-		wo.Align = n
+		w.align = n
 	}
-	return wo, o.Param("text") == "true", nil
+	if w.text && w.align != 0 {
+		return nil, errors.New("futhark: aligned applies to binary values, not text")
+	}
+	return w, nil
 }
 
 // writable returns src as arrays Futhark can hold, or an error wrapping

@@ -28,12 +28,11 @@ func init() {
 		Probe:       probe,
 		Open:        openFormat,
 		Write:       Write,
-		CheckParams: func(p map[string]string, write bool) error {
+		ParseParams: func(p map[string]string, write bool) (any, error) {
 			if !write {
-				return nil
+				return nil, nil
 			}
-			_, err := writeParams(&format.Options{Params: p})
-			return err
+			return writeParams(p)
 		},
 		Params: []format.Param{
 			{Name: "chunks", Usage: "chunk shape of the datasets written, such as 512,1024 (default: contiguous; with --compress, chunks of about 1 MiB chosen from each shape)", Write: true},

@@ -52,10 +52,12 @@ func Write(path string, src format.Source, o *format.Options) error {
 	if o != nil {
 		ao.Perm = o.Perm
 	}
-	wo, err := writeParams(o)
+	parsed, err := format.ParsedParams[*writeOptions](o, "hdf5", true)
 	if err != nil {
 		return fmt.Errorf("hdf5: %s: %w", path, err)
 	}
+	w := *parsed // the options are shared; what the writer adds is its own
+	wo := &w
 	if nc {
 		wo.nc = &ncState{}
 		if err := addDimensions(root, wo.nc); err != nil {

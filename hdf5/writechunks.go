@@ -42,16 +42,13 @@ const chunkTarget = 1 << 20
 var bandTarget int64 = 32 << 20
 
 // writeParams reads the parameters chunks and compress.
-func writeParams(o *format.Options) (*writeOptions, error) {
+func writeParams(p map[string]string) (*writeOptions, error) {
 	wo := &writeOptions{level: -1}
-	if o == nil {
-		return wo, nil
-	}
 	var err error
-	if wo.chunks, err = layout.ParseShape("chunks", o.Param("chunks")); err != nil {
+	if wo.chunks, err = layout.ParseShape("chunks", p["chunks"]); err != nil {
 		return nil, err
 	}
-	switch c := o.Param("compress"); {
+	switch c := p["compress"]; {
 	case c == "" || c == "none":
 	case c == "gzip":
 		wo.level = defaultGzipLevel

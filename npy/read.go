@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -144,17 +143,27 @@ func View[T layout.Elem](f *File, name string) ([]T, error) {
 // recordOf returns the record of the array or field name after checking
 // that lt is its element type.
 func (f *File) recordOf(name string, lt layout.Type) (int, error) {
+	i, t, _, err := f.lookup(name, lt)
+	if err == nil && i < 0 {
+		return 0, f.errf(t.a.data, errors.ErrUnsupported, "%q is not a record of its own; use Read", name)
+	}
+	return i, err
+}
+
+// lookup resolves name, checks that lt is its element type and returns
+// its record, or -1 for a nullable column's mask, which has none, and its
+// element count (which an append changes).
+func (f *File) lookup(name string, lt layout.Type) (int, target, int64, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	t, err := f.typed(name, lt)
 	if err != nil {
-		return 0, err
+		return 0, t, 0, err
 	}
-	i, ok := f.index[recKey{t.a, t.field}]
-	if !ok {
-		return 0, f.errf(t.a.data, errors.ErrUnsupported, "%q is not a record of its own; use Read", name)
+	if i, ok := f.index[recKey{t.a, t.field}]; ok {
+		return i, t, t.count(), nil
 	}
-	return i, nil
+	return -1, t, t.count(), nil
 }
 
 // regionFor returns a mapping of the file that reaches end (it grows with
@@ -182,41 +191,46 @@ func (f *File) regionFor(end int64) (*mmapfile.Region, error) {
 // for datetime64 and timedelta64). A deflated member is inflated, up to
 // Options.MaxInflate bytes.
 func Read[T layout.Elem](f *File, name string) ([]T, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	t, err := f.typed(name, layout.TypeOf[T]())
+	i, t, n, err := f.lookup(name, layout.TypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
-	n := t.count()
-	if n > math.MaxInt {
-		return nil, f.recordErr(name, t.a.data, mmapfile.ErrTooLarge, "%d elements", n)
+	if size := n * int64(t.dtype().ItemSize); t.a.deflated() && size > f.opts.maxInflate() {
+		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d (raise Options.MaxInflate, or stream it through format.Stream)", name, size, f.opts.maxInflate())
 	}
-	if t.a.deflated() && n*int64(t.dtype().ItemSize) > f.opts.maxInflate() {
-		return nil, f.errf(t.a.m.data, ErrInflateLimit, "%q inflates to %d bytes, more than %d (raise Options.MaxInflate, or stream it through format.Stream)", name, n*int64(t.dtype().ItemSize), f.opts.maxInflate())
+	if i < 0 {
+		dst := make([]T, n)
+		return dst, f.readMask(&t, 0, unsafeslice.Bytes(dst))
 	}
-	dst := make([]T, n)
-	if err := f.read(&t, 0, unsafeslice.Bytes(dst)); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return format.Read[T](f, i)
 }
 
 // ReadAt copies len(dst) elements of the array or field name, from
 // element start in storage order (see Read), into dst: part of a large
 // array in bounded memory. It fills dst or returns an error.
 func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	t, err := f.typed(name, layout.TypeOf[T]())
+	i, t, n, err := f.lookup(name, layout.TypeOf[T]())
 	if err != nil {
 		return err
 	}
-	n := t.count()
-	if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > n {
-		return f.recordErr(name, t.a.data, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", start, start, len(dst), n)
+	if i < 0 {
+		if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > n {
+			return f.recordErr(name, t.a.data, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", start, start, len(dst), n)
+		}
+		return f.readMask(&t, start, unsafeslice.Bytes(dst))
 	}
-	return f.read(&t, start, unsafeslice.Bytes(dst))
+	return format.ReadAt(f, i, start, dst)
+}
+
+// readMask copies the elements [start, …) of a nullable column's mask,
+// which is no record of its own, into dst.
+func (f *File) readMask(t *target, start int64, dst []byte) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return f.recordErr(t.name, -1, mmapfile.ErrClosed, "")
+	}
+	return f.read(t, start, dst)
 }
 
 // read copies the target's elements [start, …) in storage order into
@@ -456,18 +470,31 @@ func encodeText(dt DType, value string, out []byte) error {
 // member's CRC-32 is rewritten at Sync or Close. The change is visible to
 // every reader of the file at once and durable after Sync or Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
+	i, t, _, err := f.lookup(name, layout.TypeOf[T]())
+	if err != nil {
+		return err
+	}
+	if i < 0 {
+		f.wmu.Lock()
+		defer f.wmu.Unlock()
+		f.mu.RLock()
+		defer f.mu.RUnlock()
+		return f.setRaw(&t, idx, append([]byte(nil), unsafeslice.Bytes([]T{v})...)) // a bool: no byte order
+	}
+	return format.Set(f, i, idx, v)
+}
+
+// SetBytes changes element idx of record i, one that is not one mapped
+// run of bytes (a field, a deflated member), to b; see format.BytesSetter.
+func (f *File) SetBytes(i int, idx []int64, b []byte) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	t, err := f.typed(name, layout.TypeOf[T]())
-	if err != nil {
+	if err := f.readable(i); err != nil {
 		return err
 	}
-	vals := []T{v}
-	b := append([]byte(nil), unsafeslice.Bytes(vals)...)
-	layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), t.dtype().byteOrder())
-	return f.setRaw(&t, idx, b)
+	return f.setRaw(&f.refs[i].t, idx, b)
 }
 
 // setRaw writes one element's bytes (in the file's byte order) at the

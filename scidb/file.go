@@ -518,6 +518,7 @@ func (m *File) Close() error {
 		return fileError(m.path, -1, mmapfile.ErrClosed, "")
 	}
 	m.closed = true
+	m.pays.Reset()
 	// m.data is left as it is: a copying read that passed its check of
 	// closed may still be reading it inside the region's guard, which
 	// Unmap waits for; a read that starts later finds the region closed.

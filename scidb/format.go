@@ -30,20 +30,9 @@ func init() {
 			}
 			return OpenFile(path, mode, so)
 		},
-		Write:  Write,
-		Encode: EncodeSource,
-		CheckParams: func(p map[string]string, write bool) error {
-			name := "scidb-format"
-			if write {
-				name = "out-scidb-format"
-			}
-			if s := p[name]; s != "" {
-				if _, err := ParseFormat(s); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		Write:       Write,
+		Encode:      EncodeSource,
+		ParseParams: parseParams,
 		Params: []format.Param{
 			{Name: "scidb-format", Implies: true, Required: true,
 				Usage: "the format string of the file's cells, e.g. '(int64, double null, string)' (SciDB files have no header; giving it says the file is SciDB's)"},
@@ -54,16 +43,41 @@ func init() {
 	})
 }
 
+// parseParams parses the format string of reading (scidb-format) or of
+// writing (out-scidb-format): a *Schema, nil where it is not given.
+// Names (scidb-names) are the file's to check, when it is opened.
+func parseParams(p map[string]string, write bool) (any, error) {
+	name := "scidb-format"
+	if write {
+		name = "out-scidb-format"
+	}
+	if s := p[name]; s != "" {
+		return ParseFormat(s)
+	}
+	return nil, nil
+}
+
+// schemaParam returns a copy of the format string the options of reading
+// or of writing (write) give, parsed, or nil: a copy, which a File or a
+// writer may change.
+func schemaParam(o *format.Options, write bool) (*Schema, error) {
+	f, err := format.ParsedParams[*Schema](o, "scidb", write)
+	if f == nil || err != nil {
+		return nil, err
+	}
+	c := *f
+	return &c, nil
+}
+
 // optionsFrom maps the format-neutral options (params scidb-format and
 // scidb-names) onto this package's.
 func optionsFrom(path string, o *format.Options) (*Options, error) {
-	spec := o.Param("scidb-format")
-	if spec == "" {
-		return nil, fileError(path, -1, ErrNoFormat, "the scidb-format parameter is missing")
-	}
-	f, err := ParseFormat(spec)
+	f, err := schemaParam(o, false)
 	if err != nil {
 		return nil, err
+	}
+	if f == nil {
+		return nil, fileError(path, -1, ErrNoFormat, "the scidb-format parameter is missing")
 	}
 	if names := o.Param("scidb-names"); names != "" {
 		if err := f.SetNames(strings.Split(names, ",")...); err != nil {
@@ -137,8 +151,18 @@ func (m *File) Payload(i int) (*format.Payload, error) {
 	if len(m.f.Columns) != 1 || c.Nullable || !ok || c.Width > 0 {
 		return nil, fileError(m.path, -1, errors.ErrUnsupported, "attribute %d (%s) is strided through cells of format %s, not one run of values; copy with Read", i, m.f.name(i), m.f)
 	}
-	p := &format.Payload{Array: recs[i].Array, Data: bytes.NewReader(m.data),
-		Wrap: func(off int64, err error) error { return fileError(m.path, off, err, "%v", err) }}
+	return m.pays.Get(i, func() (*format.Payload, error) { return m.payload(&recs[i], lt), nil })
+}
+
+// payload builds the reader of the values of the file's one attribute,
+// described by rec, whose values are of layout type lt.
+func (m *File) payload(rec *format.Record, lt layout.Type) *format.Payload {
+	p := &format.Payload{Array: rec.Array, Data: bytes.NewReader(m.data),
+		Wrap: func(off int64, err error) error {
+			e := fileError(m.path, off, err, "")
+			e.Record = rec.Name
+			return e
+		}}
 	// The values as their layout type (int64 for datetime seconds), from
 	// the file's first byte.
 	p.Array.Type, p.Array.Offset = lt, 0
@@ -147,13 +171,14 @@ func (m *File) Payload(i int) (*format.Payload, error) {
 	} else {
 		p.Data = m.region
 	}
-	return p, nil
+	return p
 }
 
 // formatState is the File's format-neutral state, built on first use.
 type formatState struct {
 	recsOnce sync.Once
 	recs     []format.Record
+	pays     format.Payloads
 }
 
 // ReadArray copies values [first, first+len(dst)/size) of attribute i, in
@@ -342,26 +367,28 @@ func EncodeSource(w io.Writer, src format.Source, o *format.Options) error {
 		return err
 	}
 	cols := format.TableColumns(src)
-	spec := o.Param("out-scidb-format")
-	if sf, ok := src.(*File); ok && spec == "" {
-		spec = sf.f.String() // skips included
-	}
-	if spec == "" {
-		parts := make([]string, len(cols))
-		for i := range cols {
-			t, err := entryFor(&cols[i])
-			if err != nil {
-				return err
-			}
-			parts[i] = t
-		}
-		spec = "(" + strings.Join(parts, ", ") + ")"
-	}
-	f, err := ParseFormat(spec)
+	f, err := schemaParam(o, true)
 	if err != nil {
 		return err
 	}
-	if o.Param("out-scidb-format") == "" {
+	if f == nil {
+		var spec string
+		if sf, ok := src.(*File); ok {
+			spec = sf.f.String() // skips included
+		} else {
+			parts := make([]string, len(cols))
+			for i := range cols {
+				t, err := entryFor(&cols[i])
+				if err != nil {
+					return err
+				}
+				parts[i] = t
+			}
+			spec = "(" + strings.Join(parts, ", ") + ")"
+		}
+		if f, err = ParseFormat(spec); err != nil {
+			return err
+		}
 		o.Choose("out-scidb-format", f.String())
 	}
 	if f.NumAttrs() != len(cols) {

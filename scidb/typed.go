@@ -57,11 +57,11 @@ func Read[T layout.Elem](m *File, attr int) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst := make([]T, m.n)
-	if err := m.readTyped(ci, 0, unsafeslice.Bytes(dst), layout.TypeOf[T]()); err != nil {
-		return nil, err
+	if m.asText(attr) {
+		dst := make([]T, m.n)
+		return dst, m.readTyped(ci, 0, unsafeslice.Bytes(dst), layout.TypeOf[T]())
 	}
-	return dst, nil
+	return format.Read[T](m, attr)
 }
 
 // ReadAt copies the values of attribute attr of cells [start,
@@ -72,11 +72,19 @@ func ReadAt[T layout.Elem](m *File, attr int, start int64, dst []T) error {
 	if err != nil {
 		return err
 	}
+	if !m.asText(attr) {
+		return format.ReadAt(m, attr, start, dst)
+	}
 	if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > m.n {
 		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d (%s): cells [%d, %d+%d) outside [0, %d)", attr, m.f.name(attr), start, start, len(dst), m.n)
 	}
 	return m.readTyped(ci, start, unsafeslice.Bytes(dst), layout.TypeOf[T]())
 }
+
+// asText reports whether attribute attr is one that records describe as
+// text (datetime, char), which the typed calls read as numbers (the
+// seconds, the byte) without package format.
+func (m *File) asText(attr int) bool { return !m.Records()[attr].Type.Valid() }
 
 // readTyped copies the values of entry ci from cell first into dst and
 // puts them in the host's byte order.
@@ -144,10 +152,19 @@ func Set[T layout.Elem](m *File, attr int, idx []int64, v T) error {
 	if _, err := typedAttr[T](m, attr); err != nil {
 		return err
 	}
+	if m.asText(attr) {
+		b := unsafeslice.Bytes([]T{v})
+		layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), binary.LittleEndian)
+		return m.SetBytes(attr, idx, b)
+	}
+	return format.Set(m, attr, idx, v)
+}
+
+// SetBytes changes attribute attr of cell idx[0] to b, a present value
+// in the file's byte order; see format.BytesSetter and SetValue.
+func (m *File) SetBytes(attr int, idx []int64, b []byte) error {
 	if len(idx) != 1 {
 		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d (%s): index %v: an attribute is 1-D, the index is [cell]", attr, m.f.name(attr), idx)
 	}
-	b := unsafeslice.Bytes([]T{v})
-	layout.SwapOrder(b, layout.TypeOf[T](), layout.HostOrder(), binary.LittleEndian)
 	return m.SetValue(idx[0], attr, copiedValue(b))
 }

@@ -30,16 +30,18 @@ func init() {
 			if opts == nil {
 				opts = &Options{}
 			}
-			if err := writeParams(opts, o); err != nil {
+			wp, err := format.ParsedParams[*Options](o, "zarr", true)
+			if err != nil {
 				return storeErr(path, ErrInvalid, err.Error())
 			}
+			opts.Version, opts.Chunks, opts.Shards, opts.Compress = wp.Version, wp.Chunks, wp.Shards, wp.Compress
 			return Write(path, src, opts)
 		},
-		CheckParams: func(p map[string]string, write bool) error {
+		ParseParams: func(p map[string]string, write bool) (any, error) {
 			if !write {
-				return nil
+				return nil, nil
 			}
-			return writeParams(&Options{}, &format.Options{Params: p})
+			return writeParams(p)
 		},
 		Params: []format.Param{
 			{Name: "zarr-version", Usage: "Zarr version of the store written: 2 or 3 (default 3)", Write: true},
@@ -58,29 +60,31 @@ func options(o *format.Options) *Options {
 	return &Options{Options: o.Options, Lenient: o.Lenient, Salvage: o.Salvage}
 }
 
-// writeParams reads the writing parameters.
-func writeParams(opts *Options, o *format.Options) error {
-	if v := o.Param("zarr-version"); v != "" {
+// writeParams parses the options of writing: the fields of Options
+// they set (Version, Chunks, Shards, Compress).
+func writeParams(p map[string]string) (*Options, error) {
+	opts := &Options{}
+	if v := p["zarr-version"]; v != "" {
 		switch v {
 		case "2", "3":
 			opts.Version, _ = strconv.Atoi(v)
 		default:
-			return fmt.Errorf("zarr-version %q is not 2 or 3", v)
+			return nil, fmt.Errorf("zarr-version %q is not 2 or 3", v)
 		}
 	}
 	var err error
-	if opts.Chunks, err = layout.ParseShape("chunks", o.Param("chunks")); err != nil {
-		return err
+	if opts.Chunks, err = layout.ParseShape("chunks", p["chunks"]); err != nil {
+		return nil, err
 	}
-	if opts.Shards, err = layout.ParseShape("shards", o.Param("shards")); err != nil {
-		return err
+	if opts.Shards, err = layout.ParseShape("shards", p["shards"]); err != nil {
+		return nil, err
 	}
 	if opts.Shards != nil && opts.Version == 2 {
-		return fmt.Errorf("shards %q need Zarr version 3, not 2", o.Param("shards"))
+		return nil, fmt.Errorf("shards %q need Zarr version 3, not 2", p["shards"])
 	}
-	opts.Compress = o.Param("compress")
+	opts.Compress = p["compress"]
 	if _, err := parseCompress(opts.Compress); err != nil {
-		return err
+		return nil, err
 	}
-	return nil
+	return opts, nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRegistration(t *testing.T) {
@@ -340,5 +342,43 @@ func TestWriteRefusesALockedStore(t *testing.T) {
 		if err := Write(p, src, &Options{Version: v}); err != nil {
 			t.Errorf("version %d: Write after Close: %v", v, err)
 		}
+	}
+}
+
+// TestPartElems: format.Read reads an array in rows of whole units along
+// the axis that varies slowest in its Order, so that no unit is decoded
+// twice.
+func TestPartElems(t *testing.T) {
+	src := (&memSource{}).add("c", layout.F32, []int64{10, 7}, layout.RowMajor, false, ramp(layout.F32, 70, 0)).
+		add("f", layout.F32, []int64{10, 7}, layout.ColMajor, false, ramp(layout.F32, 70, 0)).
+		add("v", layout.I16, []int64{5}, layout.RowMajor, false, ramp(layout.I16, 5, 0))
+	for _, c := range []struct {
+		params map[string]string
+		want   []int64
+	}{
+		{map[string]string{"chunks": "4,3"}, []int64{4 * 7, 10 * 3, 5}},
+		{map[string]string{"chunks": "20,20"}, []int64{70, 70, 5}},
+		{map[string]string{"chunks": "2,2", "shards": "4,4"}, []int64{2 * 7, 10 * 2, 5}},
+	} {
+		p := filepath.Join(t.TempDir(), "o.zarr")
+		require.NoError(t, format.Write(p, src, &format.Options{Params: c.params}))
+		s, err := Open(p, nil)
+		require.NoError(t, err)
+		var got []int64
+		for i := range s.Arrays() {
+			got = append(got, s.PartElems(i))
+		}
+		assert.Equal(t, c.want, got, "%v", c.params)
+		for i, a := range s.Arrays() {
+			if a.Type() != layout.F32 {
+				continue
+			}
+			v, err := Read[float32](a)
+			require.NoError(t, err)
+			want := make([]float32, 70)
+			require.NoError(t, format.ReadAt(s, i, 0, want))
+			assert.Equal(t, want, v)
+		}
+		require.NoError(t, s.Close())
 	}
 }

@@ -447,7 +447,38 @@ func checkType[T layout.Elem](a *Array) error {
 // and ViewChunk list a chunk) and in the host's byte order. Missing chunks
 // read as the fill value. T must be the array's element type.
 func Read[T layout.Elem](a *Array) ([]T, error) {
-	return ReadRegion[T](a, make([]int64, len(a.m.shape)), a.m.shape)
+	if err := checkType[T](a); err != nil {
+		return nil, err
+	}
+	return format.Read[T](a.s, a.i)
+}
+
+// PartElems is the number of elements in a row of whole units (chunks, or
+// a shard's inner chunks) of array i along its slowest axis in its Order:
+// the multiple format.Read reads it in, so that no unit is decoded twice
+// (format.PartSizer).
+func (s *Store) PartElems(i int) int64 {
+	if i < 0 || i >= len(s.arrays) {
+		return 0
+	}
+	m := s.arrays[i].m
+	if len(m.shape) == 0 {
+		return 1
+	}
+	outer := 0
+	if m.colMajor() {
+		outer = len(m.shape) - 1
+	}
+	n := min(m.unit[outer], m.shape[outer])
+	for j, d := range m.shape {
+		if j != outer {
+			var ok bool
+			if n, ok = layout.Mul(n, d); !ok {
+				return 0
+			}
+		}
+	}
+	return n
 }
 
 // ReadAt copies the elements [start, start+len(dst)) of the array, counted
@@ -547,6 +578,13 @@ func (a *Array) readLinear(dst []byte, first int64, order layout.Order, bo binar
 	}
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > total {
 		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: elements [%d, %d+%d) outside [0, %d)", m.name, first, first, n, total)
+	}
+	if first == 0 && n == total {
+		// The whole array: one box (Read's one part of a mapped array).
+		if err := a.readBox(dst, zero, m.shape, order); err != nil {
+			return err
+		}
+		return a.finish(dst, bo)
 	}
 	q := append([]int64(nil), m.shape...)
 	if order == layout.ColMajor {

@@ -139,6 +139,7 @@ func (s *Store) shardIndexOf(m *meta, key string) (*shardIndex, error) {
 // its mapping), after the file was replaced.
 func (s *Store) forget(key string) error {
 	s.cache.drop(key)
+	s.pays.Reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.shards, key)

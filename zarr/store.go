@@ -90,6 +90,7 @@ type Store struct {
 	dirs   map[string]*os.Root // directories of chunk files, kept open by openInside
 	states sync.Pool           // *worker
 	cache  unitCache
+	pays   format.Payloads // payload readers of arrays stored as one chunk
 
 	// Options.Salvage: the units that do not decode, and their errors.
 	damaged map[unitRef]bool

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
-	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -186,16 +185,22 @@ func (s *Store) Payload(i int) (*format.Payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := a.m
 	if err := a.oneChunk(); err != nil {
 		return nil, err
 	}
+	return s.pays.Get(i, func() (*format.Payload, error) { return a.payload(&s.recs[i]) })
+}
+
+// payload builds the reader of the one chunk of the array, described by
+// rec.
+func (a *Array) payload(rec *format.Record) (*format.Payload, error) {
+	s, m := a.s, a.m
 	zero := make([]int64, len(m.shape))
 	mp, loc, err := a.viewable(zero)
 	if err != nil {
 		return nil, err
 	}
-	p := &format.Payload{Array: s.recs[i].Array, Data: mp.r, Off: loc.off, Lenient: s.opts.Lenient,
+	p := &format.Payload{Array: rec.Array, Data: mp.r, Off: loc.off, Lenient: s.opts.Lenient,
 		Wrap: func(off int64, err error) error {
 			return s.errf(loc.key, off, err, "array %q", m.name)
 		}}
@@ -261,8 +266,16 @@ func Set[T layout.Elem](a *Array, idx []int64, v T) error {
 	if err := checkType[T](a); err != nil {
 		return err
 	}
-	b := append([]byte(nil), unsafeslice.Bytes([]T{v})...)
-	layout.SwapOrder(b, a.m.dt.typ, layout.HostOrder(), a.m.byteOrder())
+	return format.Set(a.s, a.i, idx, v)
+}
+
+// SetBytes changes the element of array i at idx to b, one element in the
+// stored byte order, wherever the array keeps it (format.BytesSetter).
+func (s *Store) SetBytes(i int, idx []int64, b []byte) error {
+	a, err := s.arrayAt(i)
+	if err != nil {
+		return err
+	}
 	return a.setBytes(idx, b)
 }
 
@@ -596,6 +609,7 @@ func (s *Store) Close() error {
 		return s.errf("", -1, mmapfile.ErrClosed, "")
 	}
 	s.closed = true
+	s.pays.Reset()
 	var first error
 	if len(s.maps) > 1 {
 		// Closing a file syncs it: start the writeback of them all first,

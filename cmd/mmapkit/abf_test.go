@@ -92,7 +92,7 @@ func TestCatABFCutShortWhilePrinting(t *testing.T) {
 	// The cause is always shown: the truncation, and the fault that
 	// found it where a mapped read did.
 	assert.Regexp(t, "^"+regexp.QuoteMeta(fmt.Sprintf("mmapkit: %s: offset %d: record \"x\": the file was cut short while open: the payload [%d, %d) is no longer all there; it now ends at offset %d: ",
-		p, cut, rec.DataOffset, rec.DataOffset+rec.DataLen, cut))+`(payload cut short: )?file is truncated: unexpected EOF(: access at offset \d+: (the file now ends at \d+: )?memory fault in mapping \(file truncated or unwritable\?\))?\n$`, stderr.String())
+		p, cut, rec.Offset, rec.Offset+rec.Size, cut))+`(payload cut short: )?file is truncated: unexpected EOF(: access at offset \d+: (the file now ends at \d+: )?memory fault in mapping \(file truncated or unwritable\?\))?\n$`, stderr.String())
 }
 
 // An ABF matrix cut at any byte: ls and cat fail with a message that

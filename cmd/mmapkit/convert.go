@@ -96,10 +96,9 @@ The formats and their options:
 					return usageErr("convert: --%s applies to %s output, not %s", p, strings.Join(by, " or "), target.Name)
 				}
 			}
-			if target.CheckParams != nil {
-				if err := target.CheckParams(params, true); err != nil {
-					return usageErr("convert: %v", err)
-				}
+			outOpts := &format.Options{Format: target.Name, Params: params}
+			if err := target.CheckParams(outOpts, true); err != nil {
+				return usageErr("convert: %v", err)
 			}
 			inOpts, err := rf.options(in)
 			if err != nil {
@@ -116,7 +115,6 @@ The formats and their options:
 			if out == "-" && !force && isTerminal(e.stdout) {
 				w = &binaryGuard{w: e.stdout, format: target.Name}
 			}
-			outOpts := &format.Options{Format: target.Name, Params: params}
 			var chose map[string]string
 			if out != "-" && !e.quiet && (verbose || isTerminal(e.stderr)) {
 				chose = map[string]string{}

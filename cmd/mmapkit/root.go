@@ -109,8 +109,8 @@ func (rf *readFlags) options(path string) (*format.Options, error) {
 		}
 	}
 	for _, fm := range format.Formats() {
-		if fm.CheckParams != nil && (o.Format == "" || o.Format == fm.Name) {
-			if err := fm.CheckParams(o.Params, false); err != nil {
+		if o.Format == "" || o.Format == fm.Name {
+			if err := fm.CheckParams(o, false); err != nil {
 				return nil, fileUsageErr(path, err)
 			}
 		}

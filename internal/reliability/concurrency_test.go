@@ -118,11 +118,11 @@ func TestConcurrentViewsWhileAppending(t *testing.T) {
 				tornOpens.Add(1)
 			}
 			for i, rec := range f.Entries() {
-				if rec.Key != "k"+strconv.Itoa(i) {
-					errc <- fmt.Errorf("record %d is %q", i, rec.Key)
+				if rec.Name != "k"+strconv.Itoa(i) {
+					errc <- fmt.Errorf("record %d is %q", i, rec.Name)
 					break
 				}
-				v, err := abf.View[float64](f, rec.Key)
+				v, err := abf.View[float64](f, rec.Name)
 				if err == nil {
 					err = checkSeq(i, v)
 				}
@@ -399,10 +399,10 @@ func TestConcurrentAppendingProcesses(t *testing.T) {
 	defer f.Close()
 	var keys []string
 	for _, rec := range f.Entries() {
-		keys = append(keys, rec.Key)
-		id, err := strconv.Atoi(strings.TrimPrefix(rec.Key, "p"))
+		keys = append(keys, rec.Name)
+		id, err := strconv.Atoi(strings.TrimPrefix(rec.Name, "p"))
 		require.NoError(t, err)
-		v, err := abf.Read[float64](f, rec.Key)
+		v, err := abf.Read[float64](f, rec.Name)
 		require.NoError(t, err)
 		require.NoError(t, checkSeq(id, v))
 	}

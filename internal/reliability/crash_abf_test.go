@@ -195,7 +195,7 @@ func TestCrashABFAppend(t *testing.T) {
 				recs := s.Entries()
 				keys := make([]string, len(recs))
 				for i, r := range recs {
-					keys[i] = r.Key
+					keys[i] = r.Name
 				}
 				require.GreaterOrEqual(t, len(keys), len(known)+len(lines), "round %d: reported records are missing", round)
 				require.LessOrEqual(t, len(keys), len(known)+len(lines)+1, "round %d: more records than were written", round)

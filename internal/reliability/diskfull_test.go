@@ -114,7 +114,7 @@ func TestDiskFullABF(t *testing.T) {
 			defer r.Close()
 			keys := []string{}
 			for _, rec := range r.Entries() {
-				keys = append(keys, rec.Key)
+				keys = append(keys, rec.Name)
 			}
 			assert.Equal(t, []string{"a", "b", "c"}, keys)
 			a, err := abf.Read[float64](r, "a")

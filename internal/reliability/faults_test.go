@@ -121,7 +121,7 @@ func TestFaultTruncatedFormatFiles(t *testing.T) {
 		defer f.Close()
 		rec, ok := f.Lookup("big")
 		require.True(t, ok)
-		require.Less(t, rec.DataOffset, int64(pageSize))
+		require.Less(t, rec.Offset, int64(pageSize))
 		truncateInChild(t, p, int64(pageSize))
 
 		_, err = abf.Read[float64](f, "big")
@@ -140,7 +140,7 @@ func TestFaultTruncatedFormatFiles(t *testing.T) {
 		_, err = abf.Open(p, nil)
 		var fe *abf.FormatError
 		require.ErrorAs(t, err, &fe)
-		assert.Equal(t, rec.DataOffset, fe.Offset)
+		assert.Equal(t, rec.Offset, fe.Offset)
 	})
 
 	t.Run("futhark", func(t *testing.T) {
