@@ -167,15 +167,15 @@ func (p *progress) Done() {
 	}
 }
 
-// newCountProgress is newProgress for work of total units (files), shown
-// only while stdout, where the work's output goes, is not the terminal
-// the line would be drawn over.
+// newCountProgress is newProgress for work of total units (files; ""
+// counts bytes), shown only while stdout, where the work's output goes,
+// is not the terminal the line would be drawn over.
 func newCountProgress(e *env, total int64, desc, unit string) *progress {
 	if isTerminal(e.stdout) {
 		return nil
 	}
 	p := newProgress(e, total, desc)
-	if p != nil {
+	if p != nil && unit != "" {
 		p.line = func(desc string, done, total int64, since time.Duration) string {
 			return countLine(desc, unit, done, total, since)
 		}
