@@ -1277,26 +1277,24 @@ func addTextOf(z *ZipWriter, tr format.TextReader, i int, name string, rows int6
 // "<name>.mask".
 func addMaskColumn(z *ZipWriter, src format.Source, i int) error {
 	r := src.Records()[i]
-	if _, ok := src.(format.TextTable); ok && r.Type.Valid() {
-		// In a column of numbers stored as text, an empty cell can only
-		// be null: the column read on its own gives its mask.
-		if tr, ok := src.(format.TextReader); ok {
-			h := Header{DType: DType{Kind: 'b', ItemSize: 1}, Shape: []int64{r.Shape[0]}}
-			return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error {
-				var buf []byte
-				return tr.ReadText(i, func(batch []string) error {
-					buf = slices.Grow(buf[:0], len(batch))[:len(batch)]
-					for k, v := range batch {
-						buf[k] = 0
-						if v == "" {
-							buf[k] = 1
-						}
+	if nr, ok := src.(format.NullReader); ok {
+		// The column's nulls read on their own, rather than one scan of
+		// the whole table for each nullable column.
+		h := Header{DType: DType{Kind: 'b', ItemSize: 1}, Shape: []int64{r.Shape[0]}}
+		return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error {
+			var buf []byte
+			return nr.ReadNulls(i, func(batch []bool) error {
+				buf = slices.Grow(buf[:0], len(batch))[:len(batch)]
+				for k, null := range batch {
+					buf[k] = 0
+					if null {
+						buf[k] = 1
 					}
-					_, err := w.Write(buf)
-					return err
-				})
+				}
+				_, err := w.Write(buf)
+				return err
 			})
-		}
+		})
 	}
 	fields := []tableField{{col: columnIndex(src, i), mask: true, dt: DType{Kind: 'b', ItemSize: 1}}}
 	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}

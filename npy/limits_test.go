@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,4 +131,65 @@ func TestWritersRefuseRanksNumPyCannotRead(t *testing.T) {
 	}
 	ok := shape[:MaxRank]
 	require.NoError(t, Save(filepath.Join(dir, "64.npy"), ok, layout.RowMajor, []float64{1}))
+}
+
+// textTable is a memTable whose cells are stored as text (as a CSV's):
+// it reads a column's text and nulls on their own, and counts its scans
+// of the whole table.
+type textTable struct {
+	memTable
+	scans int
+}
+
+func (m *textTable) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	m.scans++
+	return m.memTable.ScanTable(batch, fn)
+}
+
+func (m *textTable) ScanTableText(batch int, _ []bool, fn func(first int64, cols []format.Column) error) error {
+	return m.ScanTable(batch, fn)
+}
+
+func (m *textTable) ReadText(i int, fn func(batch []string) error) error { return fn(m.text[i]) }
+
+func (m *textTable) ReadNulls(i int, fn func(batch []bool) error) error {
+	null := make([]bool, len(m.text[i]))
+	for k, reason := range m.nulls[i] {
+		null[k] = reason >= 0
+	}
+	return fn(null)
+}
+
+// TestWideNullableTextToNPZ: a table of nullable text columns becomes one
+// member per column and one per column's nulls, each read on its own,
+// never by a scan of the whole table for each column (which made a wide
+// CSV's conversion quadratic in its columns).
+func TestWideNullableTextToNPZ(t *testing.T) {
+	const cols, rows = 300, 3
+	src := &textTable{memTable: memTable{&memSource{text: map[int][]string{}, nulls: map[int][]int8{}}}}
+	for c := range cols {
+		src.recs = append(src.recs, format.Record{Array: layout.Array{Name: fmt.Sprint("c", c), Type: layout.Invalid, Shape: []int64{rows}, Offset: -1}, Kind: format.KindColumn, TypeName: "string", Nullable: true})
+		src.data = append(src.data, nil)
+		src.text[c] = []string{fmt.Sprint("t", c), "", ""}
+		src.nulls[c] = []int8{-1, 0, -1} // row 1 is null, row 2 the empty string
+	}
+	p := filepath.Join(t.TempDir(), "wide.npz")
+	require.NoError(t, format.Write(p, src, nil))
+	assert.Zero(t, src.scans, "scans of the whole table for %d columns", cols)
+
+	f, err := Open(p, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	require.Len(t, f.Arrays(), 2*cols)
+	for _, c := range []int{0, 1, cols - 1} {
+		mask, err := Read[bool](f, fmt.Sprint("c", c, MaskSuffix))
+		require.NoError(t, err)
+		assert.Equal(t, []bool{false, true, false}, mask, "column %d", c)
+		var text []string
+		require.NoError(t, f.ReadText(slices.IndexFunc(f.Records(), func(r format.Record) bool { return r.Name == fmt.Sprint("c", c) }), func(b []string) error {
+			text = append(text, b...)
+			return nil
+		}))
+		assert.Equal(t, []string{fmt.Sprint("t", c), "", ""}, text, "column %d", c)
+	}
 }
