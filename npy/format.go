@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,6 +145,14 @@ func (f *File) addArray(a *array) {
 		f.recs = append(f.recs, r)
 		f.refs = append(f.refs, ref)
 	}
+	// Fields of one type share their Extra and Facts (a record's are
+	// never changed): a structured type may have a hundred thousand
+	// fields of a few types.
+	type shared struct {
+		extra map[string]any
+		facts *format.Facts
+	}
+	var byDescr map[string]shared
 	describe := func(r *format.Record, d DType, shape []int64) {
 		r.Type, r.TypeName = d.Type(), d.TypeName()
 		r.BigEndian = d.BigEndian
@@ -152,9 +161,26 @@ func (f *File) addArray(a *array) {
 		for _, n := range shape[len(h.Shape):] {
 			r.Size *= n
 		}
-		if !d.Structured() {
-			r.Extra["descr"] = d.simpleDescr()
-			r.Facts = &format.Facts{NativeType: d.simpleDescr()}
+		switch {
+		case d.Structured():
+			r.Extra = maps.Clone(base.Extra)
+		case !dt.Structured():
+			descr := d.simpleDescr()
+			r.Extra["descr"] = descr
+			r.Facts = &format.Facts{NativeType: descr}
+		default:
+			descr := d.simpleDescr()
+			sh, ok := byDescr[descr]
+			if !ok {
+				sh.extra = maps.Clone(base.Extra)
+				sh.extra["descr"] = descr
+				sh.facts = &format.Facts{NativeType: descr}
+				if byDescr == nil {
+					byDescr = map[string]shared{}
+				}
+				byDescr[descr] = sh
+			}
+			r.Extra, r.Facts = sh.extra, sh.facts
 		}
 		switch {
 		case d.Structured():
@@ -186,18 +212,19 @@ func (f *File) addArray(a *array) {
 		f.table = true
 	}
 	fields := dt.Fields
+	scalarShape := slices.Clone(h.Shape) // the shape of every scalar field
 	for i := 0; i < len(fields); i++ {
 		fl := &fields[i]
 		r := base
-		r.Extra = map[string]any{}
-		for k, v := range base.Extra {
-			r.Extra[k] = v
-		}
 		r.Name = fl.Name
 		if f.isZip {
 			r.Name = a.key + "/" + fl.Name
 		}
-		describe(&r, fl.DType, append(append([]int64{}, h.Shape...), fl.Shape...))
+		shape := scalarShape
+		if len(fl.Shape) > 0 {
+			shape = append(slices.Clone(h.Shape), fl.Shape...)
+		}
+		describe(&r, fl.DType, shape)
 		ref := recRef{t: target{name: r.Name, a: a, field: fl}}
 		if r.Kind == format.KindColumn && i+1 < len(fields) {
 			if m := &fields[i+1]; m.Name == fl.Name+MaskSuffix && m.DType.Kind == 'b' && m.Shape == nil {
