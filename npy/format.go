@@ -131,7 +131,9 @@ func (f *File) addArray(a *array) {
 	h := a.h
 	dt := h.DType
 	oneD := !f.isZip && len(h.Shape) == 1
-	base := format.Record{Array: layout.Array{Order: h.Order(), Offset: -1}, Extra: map[string]any{}}
+	// Room for every key at once: a map grown by its inserts would leave
+	// the smaller one behind, for each member of a large archive.
+	base := format.Record{Array: layout.Array{Order: h.Order(), Offset: -1}, Extra: make(map[string]any, 5)}
 	if f.isZip {
 		base.Extra["version"] = h.version()
 		base.Extra["member"] = a.m.name
@@ -1199,9 +1201,9 @@ func addAll(z *ZipWriter, src format.Source) error {
 	if f := ownFile(src); f != nil {
 		return f.addTo(z)
 	}
-	recs := src.Records()
-	for i := range recs {
-		r := &recs[i]
+	// Record by record: a source that describes its records on demand
+	// (a CSV of a million columns) never holds a list of them.
+	return format.EachRecord(src, func(i int, r *format.Record) error {
 		switch {
 		case r.Kind == format.KindOpaque:
 			return format.Unrepresentable(r, "an .npz member cannot hold "+r.TypeString()+" values")
@@ -1219,12 +1221,10 @@ func addAll(z *ZipWriter, src format.Source) error {
 			}
 		}
 		if r.Kind == format.KindColumn && r.Nullable {
-			if err := addMaskColumn(z, src, i); err != nil {
-				return err
-			}
+			return addMaskColumn(z, src, i)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // columnIndex is the position of record i among src's table columns.
@@ -1240,7 +1240,7 @@ func columnIndex(src format.Source, i int) int {
 
 // addTextColumn adds a text column of a table as a 1-D text member.
 func addTextColumn(z *ZipWriter, src format.Source, i int) error {
-	r := src.Records()[i]
+	r := format.RecordAt(src, i)
 	if r.Kind != format.KindColumn || len(r.Shape) != 1 {
 		return format.Unrepresentable(&r, "an .npz member cannot hold "+r.TypeString()+" values")
 	}
@@ -1303,7 +1303,7 @@ func addTextOf(z *ZipWriter, tr format.TextReader, i int, name string, rows int6
 // addMaskColumn adds the nulls of a nullable column as the bool member
 // "<name>.mask".
 func addMaskColumn(z *ZipWriter, src format.Source, i int) error {
-	r := src.Records()[i]
+	r := format.RecordAt(src, i)
 	if nr, ok := src.(format.NullReader); ok {
 		// The column's nulls read on their own, rather than one scan of
 		// the whole table for each nullable column.

@@ -549,12 +549,38 @@ func (ps *parser) plainString() (pyValue, bool) {
 	if next < len(ps.src) && (ps.src[next] == '\'' || ps.src[next] == '"' || isIdentChar(ps.src[next]) || ps.src[next] == '\\' || ps.src[next] == '#' || ps.src[next] == '\n' || ps.src[next] == '\r' || ps.src[next] == '\f') {
 		return pyValue{}, false
 	}
-	if ps.text == "" {
-		ps.text = string(ps.src)
+	v := pyValue{kind: pyStr, pos: ps.p, end: end + 1}
+	switch b := ps.src[ps.p+1 : end]; {
+	case len(ps.src) <= 1<<12:
+		// A header of an array's usual size: a copy of each string
+		// keeps less than its whole text would.
+		v.s = headerWord(b)
+	default:
+		if ps.text == "" {
+			ps.text = string(ps.src)
+		}
+		v.s = ps.text[ps.p+1 : end]
 	}
-	v := pyValue{kind: pyStr, s: ps.text[ps.p+1 : end], pos: ps.p, end: end + 1}
 	ps.p = end + 1
 	return v, true
+}
+
+// headerWord is b as a string, without an allocation for the words
+// every header has.
+func headerWord(b []byte) string {
+	switch string(b) {
+	case "descr":
+		return "descr"
+	case "fortran_order":
+		return "fortran_order"
+	case "shape":
+		return "shape"
+	case "<f8":
+		return "<f8"
+	case "<i8":
+		return "<i8"
+	}
+	return string(b)
 }
 
 // string1 parses one string literal (with its prefix) and appends its
