@@ -113,8 +113,12 @@ func (f *File) buildFace() {
 	f.face = face{index: make(map[recKey]int, n), inflated: map[int]*format.Payload{}}
 	f.recs = make([]format.Record, 0, n)
 	f.refs = make([]recRef, 0, n)
+	// Records of one type share their Facts (a record's are never
+	// changed): an archive may hold a hundred thousand arrays of a few
+	// types.
+	facts := map[string]*format.Facts{}
 	for _, a := range f.arrays {
-		f.addArray(a)
+		f.addArray(a, facts)
 	}
 	for _, m := range f.others {
 		rec := format.Record{Array: layout.Array{Name: m.name, Shape: []int64{m.usize}, Offset: -1, Size: m.usize}, Kind: format.KindOpaque, TypeName: "bytes",
@@ -127,7 +131,7 @@ func (f *File) buildFace() {
 	}
 }
 
-func (f *File) addArray(a *array) {
+func (f *File) addArray(a *array, facts map[string]*format.Facts) {
 	h := a.h
 	dt := h.DType
 	oneD := !f.isZip && len(h.Shape) == 1
@@ -147,14 +151,17 @@ func (f *File) addArray(a *array) {
 		f.recs = append(f.recs, r)
 		f.refs = append(f.refs, ref)
 	}
-	// Fields of one type share their Extra and Facts (a record's are
-	// never changed): a structured type may have a hundred thousand
-	// fields of a few types.
-	type shared struct {
-		extra map[string]any
-		facts *format.Facts
+	factsOf := func(descr string) *format.Facts {
+		fa := facts[descr]
+		if fa == nil {
+			fa = &format.Facts{NativeType: descr}
+			facts[descr] = fa
+		}
+		return fa
 	}
-	var byDescr map[string]shared
+	// Fields of one type share their Extra too: a structured type may
+	// have a hundred thousand fields of a few types.
+	var extras map[string]map[string]any
 	describe := func(r *format.Record, d DType, shape []int64) {
 		r.Type, r.TypeName = d.Type(), d.TypeName()
 		r.BigEndian = d.BigEndian
@@ -167,22 +174,19 @@ func (f *File) addArray(a *array) {
 		case d.Structured():
 			r.Extra = maps.Clone(base.Extra)
 		case !dt.Structured():
-			descr := d.simpleDescr()
-			r.Extra["descr"] = descr
-			r.Facts = &format.Facts{NativeType: descr}
+			r.Facts = factsOf(d.simpleDescr())
+			r.Extra["descr"] = r.Facts.NativeType
 		default:
-			descr := d.simpleDescr()
-			sh, ok := byDescr[descr]
-			if !ok {
-				sh.extra = maps.Clone(base.Extra)
-				sh.extra["descr"] = descr
-				sh.facts = &format.Facts{NativeType: descr}
-				if byDescr == nil {
-					byDescr = map[string]shared{}
+			r.Facts = factsOf(d.simpleDescr())
+			descr := r.Facts.NativeType
+			if r.Extra = extras[descr]; r.Extra == nil {
+				r.Extra = maps.Clone(base.Extra)
+				r.Extra["descr"] = descr
+				if extras == nil {
+					extras = map[string]map[string]any{}
 				}
-				byDescr[descr] = sh
+				extras[descr] = r.Extra
 			}
-			r.Extra, r.Facts = sh.extra, sh.facts
 		}
 		switch {
 		case d.Structured():
