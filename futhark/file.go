@@ -60,10 +60,12 @@ func Open(path string, o *Options) (*File, error) {
 // leaves, but also a corrupted dimension or type) makes it fail with an
 // error wrapping mmapfile.ErrNeedsRepair that says what a repair would
 // cut, and the file is left as it was. With Options.Repair the file is
-// cut after the last good value and Damage says what was removed (a file
-// of which not one value parses is never cut, unless it ends inside its
-// first value: it may hold no Futhark values at all); with Options.Salvage alone the values before the damage are opened, nothing
-// is cut, and appends fail.
+// cut after the last good value and Damage says what was removed. A file
+// of which not one value parses may hold no Futhark values at all: it is
+// cut only where it ends as an interrupted first append leaves it (inside
+// text, or inside a binary payload after a whole header, with no whole
+// value where that payload could end). With Options.Salvage alone the
+// values before the damage are opened, nothing is cut, and appends fail.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	opts := o.get()
 	mf, err := mmapfile.OpenFile(path, mode, &opts.Options)
