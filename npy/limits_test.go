@@ -91,7 +91,9 @@ func TestOpenMemoryFollowsTheHeader(t *testing.T) {
 			}
 			limit := c.perByte*uint64(len(c.file)) + 1<<20
 			t.Logf("%d bytes: %d allocated (%.1f per byte)", len(c.file), used, float64(used)/float64(len(c.file)))
-			assert.LessOrEqual(t, used, limit, "opening %d bytes allocated %d", len(c.file), used)
+			if !raceEnabled { // the race detector's sync.Pool drops what is put back, on purpose
+				assert.LessOrEqual(t, used, limit, "opening %d bytes allocated %d", len(c.file), used)
+			}
 			// The same bytes from memory.
 			_, err = NewReader(bytes.NewReader(c.file), int64(len(c.file)), nil)
 			assert.Equal(t, c.wantErr == "", err == nil, "%v", err)
@@ -238,7 +240,9 @@ func TestManyMembersWrittenInBoundedMemory(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("%d members: %d bytes allocated, %.0f per member", cols, used, float64(used)/cols)
 	assert.Zero(t, src.lists, "lists of records built")
-	assert.LessOrEqual(t, used, uint64(cols*640+1<<20)) // 785 per member before
+	if !raceEnabled { // the race detector's sync.Pool drops what is put back, on purpose
+		assert.LessOrEqual(t, used, uint64(cols*640+1<<20)) // 785 per member before
+	}
 
 	f, err := Open(p, nil)
 	require.NoError(t, err)
