@@ -88,7 +88,11 @@
 // refuse a file with a record that does not parse, with an error wrapping
 // mmapfile.ErrNeedsRepair that says what a repair would cut (offset,
 // bytes, the records kept); with [Options.Repair] they cut it, and
-// Format A's uncounted bytes, and [File.Damage] says what was cut.
+// Format A's uncounted bytes, and [File.Damage] says what was cut. A
+// Format C file of which not one record parses may be no ABF file: it is
+// cut only where it ends as an interrupted first append leaves it (inside
+// the first record's value, after a whole header, with no whole record
+// where that value could end).
 // Format A's uncounted bytes are never overwritten: appends fail while
 // they are there.
 //

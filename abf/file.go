@@ -209,6 +209,9 @@ func (f *File) open(o Options) error {
 	if err != nil {
 		return err
 	}
+	if f.writable && res.damage != nil && res.tab.len() == 0 && res.format != FormatA && errors.Is(res.damage, mmapfile.ErrTruncated) {
+		res.notTorn = whyNotTorn(in, res)
+	}
 	if res.damage != nil && (!o.Salvage && !o.Repair || o.Repair && !repairable(res)) {
 		return needsRepair(f.name, res, size)
 	}
@@ -298,6 +301,9 @@ func needsRepair(name string, res *parsed, size int64) error {
 	msg := fmt.Sprintf("%s; a writing open refuses the damaged file: a repair (Options.Repair) would cut its last %d bytes, from offset %d (the record there and everything after it), and keep the %s before them",
 		why, size-res.end, res.end, plural(res.tab.len(), "record"))
 	switch {
+	case !repairable(res) && res.notTorn != "":
+		err = cause
+		msg = fmt.Sprintf("%s; %s; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it", why, res.notTorn)
 	case !repairable(res):
 		err = cause
 		msg = fmt.Sprintf("%s; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it", why)
@@ -312,10 +318,10 @@ func needsRepair(name string, res *parsed, size int64) error {
 }
 
 // repairable reports whether a repair may cut the damage res found: not
-// where no record parses and the bytes are not even the start of one (a
-// torn first append is), since the file may be no ABF file at all.
+// where no record parses and the bytes are not what a torn first append
+// leaves, since the file may be no ABF file at all.
 func repairable(res *parsed) bool {
-	return res.format == FormatA || res.tab.len() > 0 || errors.Is(res.damage, mmapfile.ErrTruncated)
+	return res.format == FormatA || res.tab.len() > 0 || errors.Is(res.damage, mmapfile.ErrTruncated) && res.notTorn == ""
 }
 
 // plural is "1 record", "2 records".

@@ -78,6 +78,10 @@ type parser struct {
 	text    []byte  // the type string (Format C) or container (A, B) being read
 	dims    []int64 // the dims of the record being read
 	types   map[string]typeInfo
+	// value is where the value of the record being read begins once its
+	// header is whole, else 0; step is what its value's length is a
+	// multiple of.
+	value, step int64
 }
 
 // typeInfo is what a Format C type string says.
@@ -360,6 +364,7 @@ func (p *parser) flag(off int64) (bool, error) {
 // where that is not the canonical spelling.
 func (p *parser) record(start int64) (e entry, typ string, err error) {
 	p.haveKey = false
+	p.value, p.step = 0, 1
 	e.start = start
 	off := start
 	if p.format != FormatA {
@@ -450,6 +455,9 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 	p.dims = p.dims[:0]
 	switch e.kind {
 	case KindString:
+		if off+8 <= size {
+			p.value = off + 8
+		}
 		nchars, end, err := p.str(off, "string value", nil)
 		if err != nil {
 			return err
@@ -465,6 +473,7 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 		if n < 0 {
 			return p.errf(off, nil, "serialized length %d is negative", n)
 		}
+		p.value = off + 8
 		if left := size - (off + 8); n > left {
 			return p.errf(off+8, mmapfile.ErrTruncated, "serialized value truncated (%d bytes needed, %d left)", n, left)
 		}
@@ -510,6 +519,7 @@ func (p *parser) body(e *entry, off int64, ndims int) error {
 	if !ok {
 		return p.errf(pos, nil, "payload end overflows int64 (%d bytes at %d)", nbytes, pos)
 	}
+	p.value, p.step = pos, max(align, 1)
 	if end > size && nbytes > 0 {
 		return p.errf(pos, mmapfile.ErrTruncated, "payload truncated (%d bytes needed, %d left)", nbytes, max(size-pos, 0))
 	}
@@ -550,6 +560,13 @@ type parsed struct {
 	count    int64 // Format A's record count
 	damage   error // the error that ended a salvaged parse
 	trailing int64
+	// cutValue is where the damaged record's value begins when the damage
+	// is that value cut short, its header whole (0 otherwise); cutStep is
+	// what the value's length is a multiple of.
+	cutValue, cutStep int64
+	// notTorn says why damage that would leave no record is not what an
+	// interrupted append leaves ("" when it may be).
+	notTorn string
 }
 
 // seq parses records from start: count of them (Format A) or to EOF
@@ -585,6 +602,9 @@ func (p *parser) seq(res *parsed, start, count int64) error {
 		}
 		if err != nil {
 			perr = err
+			if errors.Is(err, mmapfile.ErrTruncated) && p.value > 0 {
+				res.cutValue, res.cutStep = p.value, p.step
+			}
 			break
 		}
 		tab.add(&e, p.key, p.dims, typ)
@@ -676,6 +696,30 @@ func parseFile(in *input, salvage bool) (*parsed, error) {
 		res.trailing = in.size - res.end
 	}
 	return res, nil
+}
+
+// whyNotTorn says why damage that ends the first record is not what an
+// interrupted append leaves, or "" if it may be: an append writes a
+// record's header whole, so a header cut short is other damage, and so
+// is a value that holds a whole record where it could end (a corrupted
+// length, not a tear).
+func whyNotTorn(in *input, res *parsed) string {
+	if res.cutValue == 0 {
+		return "the first record's header is cut short, which no interrupted append leaves"
+	}
+	for s := res.cutValue; s < in.size; s += res.cutStep {
+		b, err := in.get(s, 1)
+		if err != nil {
+			return ""
+		}
+		if b[0] != 0x00 && b[0] != 0xFF {
+			continue
+		}
+		if _, _, err := (&parser{in: in, format: res.format}).record(s); err == nil {
+			return fmt.Sprintf("a whole record parses at offset %d, inside the value the first record's header claims, which a corrupted length makes and an interrupted append does not", s)
+		}
+	}
+	return ""
 }
 
 func parseA(in *input, order binary.ByteOrder, salvage bool) (*parsed, error) {

@@ -113,26 +113,47 @@ func TestWriteOpenRefusesOvercount(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
-// TestRepairNeverWipes: a file of which not one record parses (a binary
-// file of another kind that starts with a zero byte) may be no ABF file
-// at all: a writing open refuses it, with or without Repair, and cuts
-// nothing. A torn first record is cut.
+// TestRepairNeverWipes: a file of which not one record parses, and not as
+// a torn first append does, may be no ABF file at all: a writing open
+// refuses it, with or without Repair, and cuts nothing. Neither the start
+// of another kind of file (a binary file that starts with a zero byte) nor
+// a first record's header cut short (an append writes a header whole) nor
+// a first record whose value holds the next whole record where it could
+// end (a corrupted dimension) is a torn append. A first record torn in
+// its value is cut.
 func TestRepairNeverWipes(t *testing.T) {
-	torn := tempFile(t, unhex(tv1Hex)[:20])
-	f, err := openMode(torn, "a", &Options{Repair: true})
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	got, _ := os.ReadFile(torn)
-	require.Empty(t, got)
-
-	b := []byte{0x00, 0xbe, 0x00, 0xbc, 0x00, 0xb8, 0, 0, 0, 0x38, 0, 0x3c, 0, 0x3e, 0, 0x40}
-	p := tempFile(t, b)
-	for _, o := range []*Options{nil, {Repair: true}} {
-		_, err := openMode(p, "r+", o)
-		fe := requireFormatErr(t, err, 1, nil)
-		assert.NotErrorIs(t, err, mmapfile.ErrNeedsRepair)
-		assert.Equal(t, "key length 790286303422 is not a multiple of 4; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it", fe.Msg)
-		got, _ := os.ReadFile(p)
-		require.Equal(t, b, got)
+	tv1 := unhex(tv1Hex)
+	for _, size := range []int{48, 52, 63} {
+		torn := tempFile(t, tv1[:size])
+		f, err := openMode(torn, "a", &Options{Repair: true})
+		require.NoError(t, err, "cut at %d", size)
+		require.NoError(t, f.Close())
+		got, _ := os.ReadFile(torn)
+		require.Empty(t, got, "cut at %d", size)
+	}
+	bigDim := append([]byte{}, tv1...)
+	bigDim[0x22] = 0x40 // record "x" of 64 elements: its payload would hold record "b"
+	cases := []struct {
+		file  []byte
+		errAt int64
+		msg   string
+	}{
+		{[]byte{0x00, 0xbe, 0x00, 0xbc, 0x00, 0xb8, 0, 0, 0, 0x38, 0, 0x3c, 0, 0x3e, 0, 0x40}, 1,
+			"key length 790286303422 is not a multiple of 4; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it"},
+		{tv1[:20], 18,
+			`record "x": type truncated (16 characters, 2 bytes left); the first record's header is cut short, which no interrupted append leaves; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it`},
+		{bigDim, 48,
+			`record "x": payload truncated (512 bytes needed, 64 left); a whole record parses at offset 64, inside the value the first record's header claims, which a corrupted length makes and an interrupted append does not; not one record parses, so this may not be an ABF file: a writing open refuses it, and no repair cuts it`},
+	}
+	for _, c := range cases {
+		p := tempFile(t, c.file)
+		for _, o := range []*Options{nil, {Repair: true}} {
+			_, err := openMode(p, "r+", o)
+			fe := requireFormatErr(t, err, c.errAt, nil)
+			assert.NotErrorIs(t, err, mmapfile.ErrNeedsRepair)
+			assert.Equal(t, c.msg, fe.Msg)
+			got, _ := os.ReadFile(p)
+			require.Equal(t, c.file, got)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // TestFieldsAreBounded: a field longer than MaxField is refused at its
@@ -192,4 +193,45 @@ func FuzzColumnReads(f *testing.F) {
 			require.Equal(t, scanned[j], dst, "column %d: ReadArray and ScanTable differ", j)
 		}
 	})
+}
+
+// TestReadNulls: a column's nulls read on their own are its unquoted
+// empty fields, not its quoted "" (the empty string), in a column past
+// the first mark too.
+func TestReadNulls(t *testing.T) {
+	const cols = markEvery + 3
+	var b strings.Builder
+	for r := -1; r < 3; r++ {
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			switch {
+			case r < 0:
+				fmt.Fprintf(&b, "c%d", c)
+			case r == 1:
+				// null
+			case r == 2:
+				b.WriteString(`""`)
+			default:
+				fmt.Fprintf(&b, "t%d", c)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "nulls.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	f, err := Open(path, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, c := range []int{0, markEvery + 2} {
+		var got []bool
+		require.NoError(t, f.ReadNulls(c, func(batch []bool) error {
+			got = append(got, batch...)
+			return nil
+		}))
+		assert.Equal(t, []bool{false, true, false}, got, "column %d", c)
+		assert.True(t, f.Record(c).Nullable)
+	}
+	assert.ErrorIs(t, f.ReadNulls(cols, func([]bool) error { return nil }), mmapfile.ErrOutOfRange)
 }

@@ -776,10 +776,29 @@ func (f *File) ReadArray(i int, dst []byte, first int64, order layout.Order, bo 
 // .npz) uses so that a wide table is read in time linear in its cells.
 // The batch is reused after fn returns.
 func (f *File) ReadText(i int, fn func(batch []string) error) error {
+	return readColumn(f, i, func(fl field) string {
+		if fl.null() {
+			return ""
+		}
+		return fl.text(f.data)
+	}, fn)
+}
+
+// ReadNulls calls fn with whether each cell of column i is null (an
+// unquoted empty field), a batch of rows at a time: a column's nulls read
+// on their own, as ReadText reads its cells. The batch is reused after fn
+// returns.
+func (f *File) ReadNulls(i int, fn func(batch []bool) error) error {
+	return readColumn(f, i, field.null, fn)
+}
+
+// readColumn calls fn with of(cell) for each cell of column i, a batch of
+// rows at a time, each cell found from its row's nearest mark.
+func readColumn[T any](f *File, i int, of func(field) T, fn func(batch []T) error) error {
 	if i < 0 || i >= len(f.names) {
 		return &FormatError{FileError: format.FileError{Pkg: "csvtable", File: f.name, Offset: -1, Msg: fmt.Sprintf("no column %d (the file has %d)", i, len(f.names)), Err: mmapfile.ErrOutOfRange}}
 	}
-	batch := make([]string, 0, 1<<12)
+	batch := make([]T, 0, 1<<12)
 	for first := int64(0); first < int64(len(f.rows)); first += int64(cap(batch)) {
 		last := min(first+int64(cap(batch)), int64(len(f.rows)))
 		batch = batch[:0]
@@ -791,11 +810,7 @@ func (f *File) ReadText(i int, fn func(batch []string) error) error {
 					err = f.errAt(0, int(f.rows[r]), "row %d: %v", r, err)
 					return
 				}
-				s := ""
-				if !fl.null() {
-					s = fl.text(f.data)
-				}
-				batch = append(batch, s)
+				batch = append(batch, of(fl))
 			}
 		})
 		if gerr != nil {

@@ -269,6 +269,17 @@ type TextReader interface {
 	ReadText(i int, fn func(batch []string) error) error
 }
 
+// NullReader is implemented by tables whose columns of any type may hold
+// null cells that their text alone cannot tell from empty ones (CSV: an
+// unquoted empty field is null, a quoted "" is the empty string), so that
+// a writer of one array per column reads a column's nulls on their own.
+type NullReader interface {
+	// ReadNulls calls fn with whether each cell of record i is null, in
+	// row order, a batch at a time. The batch may be reused after fn
+	// returns.
+	ReadNulls(i int, fn func(batch []bool) error) error
+}
+
 // Sparse is implemented by files whose arrays may be stored sparsely
 // (DAPHNE's CSR matrices), so that a conversion between two sparse formats
 // does not densify them.

@@ -60,10 +60,12 @@ func Open(path string, o *Options) (*File, error) {
 // leaves, but also a corrupted dimension or type) makes it fail with an
 // error wrapping mmapfile.ErrNeedsRepair that says what a repair would
 // cut, and the file is left as it was. With Options.Repair the file is
-// cut after the last good value and Damage says what was removed (a file
-// of which not one value parses is never cut, unless it ends inside its
-// first value: it may hold no Futhark values at all); with Options.Salvage alone the values before the damage are opened, nothing
-// is cut, and appends fail.
+// cut after the last good value and Damage says what was removed. A file
+// of which not one value parses may hold no Futhark values at all: it is
+// cut only where it ends as an interrupted first append leaves it (inside
+// text, or inside a binary payload after a whole header, with no whole
+// value where that payload could end). With Options.Salvage alone the
+// values before the damage are opened, nothing is cut, and appends fail.
 func OpenFile(path string, mode mmapfile.Mode, o *Options) (*File, error) {
 	opts := o.get()
 	mf, err := mmapfile.OpenFile(path, mode, &opts.Options)
@@ -103,8 +105,18 @@ func (f *File) load(writable bool) error {
 	if f.idx.n > 0 {
 		good = f.idx.at(f.idx.n - 1).end
 	}
+	// A cut that keeps no value wipes the file: only a torn first append
+	// may have it, never what merely ends like one.
+	wipeable, ambiguous := f.idx.n > 0, ""
+	if !wipeable && errors.Is(ierr, mmapfile.ErrTruncated) {
+		if gerr := r.Guard(func() { ambiguous = notTorn(r.Bytes()) }); gerr != nil {
+			r.Unmap()
+			return f.ioErr(-1, "indexing the file", gerr)
+		}
+		wipeable = ambiguous == ""
+	}
 	switch {
-	case writable && f.opts.Repair && (f.idx.n > 0 || errors.Is(ierr, mmapfile.ErrTruncated)):
+	case writable && f.opts.Repair && wipeable:
 		old := f.size
 		f.region, f.src = nil, nil
 		if err := r.Unmap(); err != nil {
@@ -132,14 +144,53 @@ func (f *File) load(writable bool) error {
 	f.region, f.src = nil, nil
 	r.Unmap()
 	if writable {
-		return f.needsRepair(ierr, good)
+		return f.needsRepair(ierr, good, wipeable, ambiguous)
 	}
 	return ierr
 }
 
+// notTorn says why input whose first value ends short was not left so by
+// an interrupted append, or "" if it may have been: an append writes a
+// value's header whole, so a binary header cut short is other damage, and
+// so is a binary value whose payload holds the whole of another value
+// where it could end (a corrupted dimension, not a tear). Text ending
+// inside its first value is a torn append of text.
+func notTorn(d []byte) string {
+	i := dropSpaces(d, 0)
+	if i >= len(d) || d[i] != 'b' {
+		return ""
+	}
+	h, _, err := parseBinHeader(d[i:], int64(i))
+	if err != nil {
+		return "the first value's header is cut short, which no interrupted append leaves"
+	}
+	data, esize := i+h.hlen, max(h.typ.Size(), 1)
+	for q := data; q < len(d); q++ {
+		k := bytes.Index(d[q:], []byte{'b', 2})
+		if k < 0 {
+			break
+		}
+		q += k
+		v, _, err := parseBinHeader(d[q:], int64(q))
+		if err != nil || int64(len(d)-q-v.hlen) < v.size {
+			continue
+		}
+		// Where the first payload could end: before q, past spaces only.
+		for s := q; s >= data; s-- {
+			if (s-data)%esize == 0 {
+				return fmt.Sprintf("a whole value parses at offset %d, inside the payload the first value's header claims, which a corrupted dimension makes and an interrupted append does not", q)
+			}
+			if s == data || !isSpace[d[s-1]] {
+				break
+			}
+		}
+	}
+	return ""
+}
+
 // needsRepair is the error of a writing open that found damage: what is
 // damaged, and what a repair would cut.
-func (f *File) needsRepair(damage error, good int64) error {
+func (f *File) needsRepair(damage error, good int64, wipeable bool, ambiguous string) error {
 	e := *errAt(f.name, good, nil, damage.Error())
 	var fe *FormatError
 	if errors.As(damage, &fe) {
@@ -148,9 +199,12 @@ func (f *File) needsRepair(damage error, good int64) error {
 			e.Msg = e.Err.Error()
 		}
 	}
-	if f.idx.n == 0 && !errors.Is(damage, mmapfile.ErrTruncated) {
+	if !wipeable {
 		// Nothing parses, and not as a torn first value does: this may
 		// be no Futhark file at all, which a repair would wipe.
+		if ambiguous != "" {
+			e.Msg += "; " + ambiguous
+		}
 		e.Msg += "; not one value parses, so this may not be a file of Futhark values: a writing open refuses it, and no repair cuts it"
 		return &e
 	}

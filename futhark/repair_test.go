@@ -3,6 +3,7 @@ package futhark
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -57,25 +58,50 @@ func TestWriteOpenRefusesDamage(t *testing.T) {
 }
 
 // TestRepairNeverWipes: input of which not one value parses, and not as
-// a torn first value does, may be no Futhark file at all: a writing open
-// refuses it, with or without Repair, and cuts nothing. A torn first value
-// is cut.
+// a torn first append does, may be no Futhark file at all: a writing open
+// refuses it, with or without Repair, and cuts nothing. A first value's
+// header cut short is no torn append (an append writes a header whole),
+// nor is a first value whose payload holds another whole value where it
+// could end (a corrupted dimension). A first value torn in its payload is
+// cut.
 func TestRepairNeverWipes(t *testing.T) {
-	torn := filepath.Join(t.TempDir(), "t.in")
-	require.NoError(t, os.WriteFile(torn, []byte("b\x02\x01 f64\x09\x00"), 0o644))
-	f, err := OpenFile(torn, mmapfile.ReadWrite, &Options{Repair: true})
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	assert.Empty(t, readFile(t, torn))
-	for _, in := range []string{"hello, world\n", "b\x07\x01 f64\x09\x00"} {
+	f64s := func(dim byte, payload int) string {
+		return "b\x02\x01 f64" + string([]byte{dim, 0, 0, 0, 0, 0, 0, 0}) + strings.Repeat("\x00", payload)
+	}
+	for _, in := range []string{f64s(2, 9), f64s(2, 0), "[1, 2,"} {
+		torn := filepath.Join(t.TempDir(), "t.in")
+		require.NoError(t, os.WriteFile(torn, []byte(in), 0o644))
+		f, err := OpenFile(torn, mmapfile.ReadWrite, &Options{Repair: true})
+		require.NoError(t, err, "%q", in)
+		require.NoError(t, f.Close())
+		assert.Empty(t, readFile(t, torn), "%q", in)
+	}
+	cases := []struct{ in, why string }{
+		{"hello, world\n", ""},
+		{"b\x07\x01 f64\x09\x00", ""},
+		{"b\x02\x01 f64\x09\x00", "the first value's header is cut short"},
+		// Two values of two f64s, the first's dimension corrupted to 100.
+		{f64s(100, 16) + f64s(2, 16), "a whole value parses at offset 31, inside the payload the first value's header claims"},
+		{f64s(100, 16) + "\n " + f64s(2, 16), "a whole value parses at offset 33"},
+	}
+	for _, c := range cases {
 		p := filepath.Join(t.TempDir(), "w.in")
-		require.NoError(t, os.WriteFile(p, []byte(in), 0o644))
+		require.NoError(t, os.WriteFile(p, []byte(c.in), 0o644))
 		for _, o := range []*Options{nil, {Repair: true}} {
 			_, err := OpenFile(p, mmapfile.ReadWrite, o)
-			require.Error(t, err)
+			require.Error(t, err, "%q", c.in)
 			assert.NotErrorIs(t, err, mmapfile.ErrNeedsRepair)
+			assert.Contains(t, err.Error(), c.why)
 			assert.Contains(t, err.Error(), "not one value parses, so this may not be a file of Futhark values: a writing open refuses it, and no repair cuts it")
-			assert.Equal(t, in, string(readFile(t, p)))
+			assert.Equal(t, c.in, string(readFile(t, p)))
 		}
 	}
+	// A value where the first payload cannot end (after a part of an
+	// element) is payload bytes that look like one: a tear, cut.
+	misaligned := filepath.Join(t.TempDir(), "m.in")
+	require.NoError(t, os.WriteFile(misaligned, []byte(f64s(100, 13)+f64s(2, 16)), 0o644))
+	f, err := OpenFile(misaligned, mmapfile.ReadWrite, &Options{Repair: true})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.Empty(t, readFile(t, misaligned))
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -112,8 +113,12 @@ func (f *File) buildFace() {
 	f.face = face{index: make(map[recKey]int, n), inflated: map[int]*format.Payload{}}
 	f.recs = make([]format.Record, 0, n)
 	f.refs = make([]recRef, 0, n)
+	// Records of one type share their Facts (a record's are never
+	// changed): an archive may hold a hundred thousand arrays of a few
+	// types.
+	facts := map[string]*format.Facts{}
 	for _, a := range f.arrays {
-		f.addArray(a)
+		f.addArray(a, facts)
 	}
 	for _, m := range f.others {
 		rec := format.Record{Array: layout.Array{Name: m.name, Shape: []int64{m.usize}, Offset: -1, Size: m.usize}, Kind: format.KindOpaque, TypeName: "bytes",
@@ -126,11 +131,13 @@ func (f *File) buildFace() {
 	}
 }
 
-func (f *File) addArray(a *array) {
+func (f *File) addArray(a *array, facts map[string]*format.Facts) {
 	h := a.h
 	dt := h.DType
 	oneD := !f.isZip && len(h.Shape) == 1
-	base := format.Record{Array: layout.Array{Order: h.Order(), Offset: -1}, Extra: map[string]any{}}
+	// Room for every key at once: a map grown by its inserts would leave
+	// the smaller one behind, for each member of a large archive.
+	base := format.Record{Array: layout.Array{Order: h.Order(), Offset: -1}, Extra: make(map[string]any, 5)}
 	if f.isZip {
 		base.Extra["version"] = h.version()
 		base.Extra["member"] = a.m.name
@@ -144,6 +151,17 @@ func (f *File) addArray(a *array) {
 		f.recs = append(f.recs, r)
 		f.refs = append(f.refs, ref)
 	}
+	factsOf := func(descr string) *format.Facts {
+		fa := facts[descr]
+		if fa == nil {
+			fa = &format.Facts{NativeType: descr}
+			facts[descr] = fa
+		}
+		return fa
+	}
+	// Fields of one type share their Extra too: a structured type may
+	// have a hundred thousand fields of a few types.
+	var extras map[string]map[string]any
 	describe := func(r *format.Record, d DType, shape []int64) {
 		r.Type, r.TypeName = d.Type(), d.TypeName()
 		r.BigEndian = d.BigEndian
@@ -152,9 +170,23 @@ func (f *File) addArray(a *array) {
 		for _, n := range shape[len(h.Shape):] {
 			r.Size *= n
 		}
-		if !d.Structured() {
-			r.Extra["descr"] = d.simpleDescr()
-			r.Facts = &format.Facts{NativeType: d.simpleDescr()}
+		switch {
+		case d.Structured():
+			r.Extra = maps.Clone(base.Extra)
+		case !dt.Structured():
+			r.Facts = factsOf(d.simpleDescr())
+			r.Extra["descr"] = r.Facts.NativeType
+		default:
+			r.Facts = factsOf(d.simpleDescr())
+			descr := r.Facts.NativeType
+			if r.Extra = extras[descr]; r.Extra == nil {
+				r.Extra = maps.Clone(base.Extra)
+				r.Extra["descr"] = descr
+				if extras == nil {
+					extras = map[string]map[string]any{}
+				}
+				extras[descr] = r.Extra
+			}
 		}
 		switch {
 		case d.Structured():
@@ -186,18 +218,19 @@ func (f *File) addArray(a *array) {
 		f.table = true
 	}
 	fields := dt.Fields
+	scalarShape := slices.Clone(h.Shape) // the shape of every scalar field
 	for i := 0; i < len(fields); i++ {
 		fl := &fields[i]
 		r := base
-		r.Extra = map[string]any{}
-		for k, v := range base.Extra {
-			r.Extra[k] = v
-		}
 		r.Name = fl.Name
 		if f.isZip {
 			r.Name = a.key + "/" + fl.Name
 		}
-		describe(&r, fl.DType, append(append([]int64{}, h.Shape...), fl.Shape...))
+		shape := scalarShape
+		if len(fl.Shape) > 0 {
+			shape = append(slices.Clone(h.Shape), fl.Shape...)
+		}
+		describe(&r, fl.DType, shape)
 		ref := recRef{t: target{name: r.Name, a: a, field: fl}}
 		if r.Kind == format.KindColumn && i+1 < len(fields) {
 			if m := &fields[i+1]; m.Name == fl.Name+MaskSuffix && m.DType.Kind == 'b' && m.Shape == nil {
@@ -1178,9 +1211,9 @@ func addAll(z *ZipWriter, src format.Source) error {
 	if f := ownFile(src); f != nil {
 		return f.addTo(z)
 	}
-	recs := src.Records()
-	for i := range recs {
-		r := &recs[i]
+	// Record by record: a source that describes its records on demand
+	// (a CSV of a million columns) never holds a list of them.
+	return format.EachRecord(src, func(i int, r *format.Record) error {
 		// Text arrays of other formats (HDF5's strings); NumPy's own,
 		// which may be fields of a structured member, convert with their
 		// file whole.
@@ -1210,12 +1243,10 @@ func addAll(z *ZipWriter, src format.Source) error {
 			}
 		}
 		if r.Kind == format.KindColumn && r.Nullable {
-			if err := addMaskColumn(z, src, i); err != nil {
-				return err
-			}
+			return addMaskColumn(z, src, i)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // columnIndex is the position of record i among src's table columns.
@@ -1231,7 +1262,7 @@ func columnIndex(src format.Source, i int) int {
 
 // addTextColumn adds a text column of a table as a 1-D text member.
 func addTextColumn(z *ZipWriter, src format.Source, i int) error {
-	r := src.Records()[i]
+	r := format.RecordAt(src, i)
 	if r.Kind != format.KindColumn || len(r.Shape) != 1 {
 		return format.Unrepresentable(&r, "an .npz member cannot hold "+r.TypeString()+" values")
 	}
@@ -1308,27 +1339,25 @@ func textOf(src format.Source, i int, shape []int64, dt DType) (Header, func(io.
 // addMaskColumn adds the nulls of a nullable column as the bool member
 // "<name>.mask".
 func addMaskColumn(z *ZipWriter, src format.Source, i int) error {
-	r := src.Records()[i]
-	if _, ok := src.(format.TextTable); ok && r.Type.Valid() {
-		// In a column of numbers stored as text, an empty cell can only
-		// be null: the column read on its own gives its mask.
-		if tr, ok := src.(format.TextReader); ok {
-			h := Header{DType: DType{Kind: 'b', ItemSize: 1}, Shape: []int64{r.Shape[0]}}
-			return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error {
-				var buf []byte
-				return tr.ReadText(i, func(batch []string) error {
-					buf = slices.Grow(buf[:0], len(batch))[:len(batch)]
-					for k, v := range batch {
-						buf[k] = 0
-						if v == "" {
-							buf[k] = 1
-						}
+	r := format.RecordAt(src, i)
+	if nr, ok := src.(format.NullReader); ok {
+		// The column's nulls read on their own, rather than one scan of
+		// the whole table for each nullable column.
+		h := Header{DType: DType{Kind: 'b', ItemSize: 1}, Shape: []int64{r.Shape[0]}}
+		return z.addNPY(r.Name+MaskSuffix, h, func(w io.Writer) error {
+			var buf []byte
+			return nr.ReadNulls(i, func(batch []bool) error {
+				buf = slices.Grow(buf[:0], len(batch))[:len(batch)]
+				for k, null := range batch {
+					buf[k] = 0
+					if null {
+						buf[k] = 1
 					}
-					_, err := w.Write(buf)
-					return err
-				})
+				}
+				_, err := w.Write(buf)
+				return err
 			})
-		}
+		})
 	}
 	fields := []tableField{{col: columnIndex(src, i), mask: true, dt: DType{Kind: 'b', ItemSize: 1}}}
 	h := Header{DType: fields[0].dt, Shape: []int64{r.Shape[0]}}

@@ -100,7 +100,12 @@ type npyHeader struct {
 
 func (h *npyHeader) dataOff() int64 { return h.textOff + h.textLen }
 
-func (h *npyHeader) version() string { return fmt.Sprintf("%d.%d", h.major, h.minor) }
+func (h *npyHeader) version() string {
+	if h.minor == 0 && h.major >= 1 && h.major <= 3 {
+		return [...]string{"1.0", "2.0", "3.0"}[h.major-1] // without an allocation per member
+	}
+	return fmt.Sprintf("%d.%d", h.major, h.minor)
+}
 
 // readHeader reads and checks the .npy header at offset base of ra, whose
 // .npy bytes end at limit (the file's size, or a member's end). Errors
@@ -267,22 +272,32 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 // room for a growth-axis length of this many digits.
 const growthAxisDigits = 21
 
-// dictText is the header's dict as np.save writes it, with the spaces
-// that leave room for the growth axis to lengthen.
-func (h *Header) dictText() string {
+// appendDictText appends to dst the header's dict as np.save writes it
+// (UTF-8), with the spaces that leave room for the growth axis to
+// lengthen.
+func (h *Header) appendDictText(dst []byte) []byte {
 	fo := "False"
 	if h.FortranOrder {
 		fo = "True"
 	}
-	s := "{'descr': " + h.DType.descr() + ", 'fortran_order': " + fo + ", 'shape': " + shapeRepr(h.Shape) + ", }"
+	dst = append(dst, "{'descr': "...)
+	dst = append(dst, h.DType.descr()...)
+	dst = append(dst, ", 'fortran_order': "...)
+	dst = append(dst, fo...)
+	dst = append(dst, ", 'shape': "...)
+	dst = append(dst, shapeRepr(h.Shape)...)
+	dst = append(dst, ", }"...)
 	if len(h.Shape) > 0 {
 		axis := 0
 		if h.FortranOrder {
 			axis = len(h.Shape) - 1
 		}
-		s += strings.Repeat(" ", max(0, growthAxisDigits-len(strconv.FormatInt(h.Shape[axis], 10))))
+		var digits [24]byte
+		for range max(0, growthAxisDigits-len(strconv.AppendInt(digits[:0], h.Shape[axis], 10))) {
+			dst = append(dst, ' ')
+		}
 	}
-	return s
+	return dst
 }
 
 // check verifies a header given to a writer.
@@ -306,7 +321,32 @@ func (h *Header) Encode() ([]byte, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	text := h.dictText()
+	// The text is built where a version 2.0 header puts it, in the
+	// buffer that is returned: a header of ASCII text (nearly all) takes
+	// that one allocation.
+	const pre2 = 12
+	b := h.appendDictText(make([]byte, pre2, pre2+128))
+	text := b[pre2:]
+	ascii := true
+	for _, c := range text {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		return encodeDictText(string(text)), nil
+	}
+	if w, ok := wrapHeaderIn(b, 1); ok {
+		return w, nil
+	}
+	w, _ := wrapHeaderIn(b, 2)
+	return w, nil
+}
+
+// encodeDictText is Encode for a dict text that is not ASCII: latin-1 in
+// version 1.0 or 2.0 where every character is one, else UTF-8 in 3.0.
+func encodeDictText(text string) []byte {
 	latin1 := true
 	for _, r := range text {
 		if r > 0xff {
@@ -320,20 +360,20 @@ func (h *Header) Encode() ([]byte, error) {
 			enc = append(enc, byte(r))
 		}
 		if b, ok := wrapHeader(enc, 1); ok {
-			return b, nil
+			return b
 		}
 		b, _ := wrapHeader(enc, 2)
-		return b, nil
+		return b
 	}
 	b, _ := wrapHeader([]byte(text), 3)
-	return b, nil
+	return b
 }
 
-// wrapHeader prefixes the encoded dict with the magic, the version and the
-// length, and pads it with spaces and a newline to a multiple of 64 (a
-// whole 64 when it is already aligned, as NumPy does). ok is false when
-// the length does not fit version 1.0's 16 bits.
-func wrapHeader(text []byte, major byte) ([]byte, bool) {
+// wrapHeaderIn is wrapHeader for a text that b holds from offset 12 on:
+// it puts the magic, version and length before it (moving it for a
+// version 1.0 header's shorter prefix) and pads it in place.
+func wrapHeaderIn(b []byte, major byte) ([]byte, bool) {
+	text := b[12:]
 	pre := int64(12)
 	if major == 1 {
 		pre = 10
@@ -344,17 +384,25 @@ func wrapHeader(text []byte, major byte) ([]byte, bool) {
 	if major == 1 && total > 0xffff {
 		return nil, false
 	}
-	b := make([]byte, 0, pre+total)
-	b = append(b, magic...)
-	b = append(b, major, 0)
 	if major == 1 {
-		b = binary.LittleEndian.AppendUint16(b, uint16(total))
+		b = b[:10+copy(b[10:], text)]
+		binary.LittleEndian.PutUint16(b[8:], uint16(total))
 	} else {
-		b = binary.LittleEndian.AppendUint32(b, uint32(total))
+		binary.LittleEndian.PutUint32(b[8:], uint32(total))
 	}
-	b = append(b, text...)
-	b = append(b, bytes.Repeat([]byte{' '}, int(pad))...)
+	copy(b, magic)
+	b[6], b[7] = major, 0
+	for range pad {
+		b = append(b, ' ')
+	}
 	return append(b, '\n'), true
+}
+
+// wrapHeader is the header of the given version around the dict text:
+// magic, version, length, the text, then spaces and a newline up to a
+// multiple of 64 bytes; false if a 1.0 header cannot say its length.
+func wrapHeader(text []byte, major byte) ([]byte, bool) {
+	return wrapHeaderIn(append(make([]byte, 12, 12+len(text)+64), text...), major)
 }
 
 // regrow returns the header text with the shape tuple replaced by shape's

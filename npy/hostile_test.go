@@ -298,6 +298,12 @@ func TestHeaderSpellings(t *testing.T) {
 		{"r'<f8'", "(1,)", "<f8", 8},
 		{"'\\x3cf' '8'", "(0x1,)", "<f8", 8},
 		{"'<c16' # a comment\n", "(+1,)", "<c16", 16},
+		// A literal followed by another, on the same line or the next,
+		// past a comment: the two are one string.
+		{"'<f' '8'", "(1,)", "<f8", 8},
+		{"'<f'\t\"8\"", "(1,)", "<f8", 8},
+		{"[('a' 'b', '<f' # c\n '8')]", "(1,)", "[('ab', '<f8')]", 8},
+		{"[(\"a\\\"\", '<f8')]", "(1,)", "[('a\"', '<f8')]", 8},
 	} {
 		text := header(c.descr, c.shape)
 		f, err := NewReader(bytes.NewReader(npyBytes(1, text, make([]byte, c.data))), int64(len(npyBytes(1, text, nil))+c.data), nil)

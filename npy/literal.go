@@ -2,8 +2,10 @@ package npy
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -65,6 +67,14 @@ type parser struct {
 	p      int
 	latin1 bool
 	dropL  bool
+	// stack holds the items of the containers being parsed, innermost
+	// last: a container's items move to a slice of their exact number
+	// when it closes, so that a long list or many short tuples take no
+	// more than their items.
+	stack []pyValue
+	// text is src as a string, made at the first string literal that
+	// can be a part of it.
+	text string
 }
 
 // itemBound is the most items a container may hold, and what to say when
@@ -88,9 +98,32 @@ func (ps *parser) fail(pos int, format string, args ...any) error {
 	return &syntaxError{pos: pos, msg: fmt.Sprintf(format, args...)}
 }
 
+// push adds items to the stack, which doubles as it grows (append's
+// smaller steps for large slices would leave four times a long list's
+// items behind).
+func (ps *parser) push(items ...pyValue) {
+	if len(ps.stack)+len(items) > cap(ps.stack) {
+		ps.stack = slices.Grow(ps.stack, max(len(items), cap(ps.stack), 16))
+	}
+	ps.stack = append(ps.stack, items...)
+}
+
+// stacks keeps the parsers' stacks of up to a thousand items between
+// headers: an archive of many members parses many small ones.
+var stacks = sync.Pool{New: func() any { return new([]pyValue) }}
+
 // parseLiteral parses the whole of src as one Python literal expression.
 func parseLiteral(src []byte, latin1, dropL bool) (pyValue, error) {
 	ps := &parser{src: src, latin1: latin1, dropL: dropL}
+	stack := stacks.Get().(*[]pyValue)
+	ps.stack = (*stack)[:0]
+	defer func() {
+		if cap(ps.stack) <= 1000 {
+			clear(ps.stack[:cap(ps.stack)])
+			*stack = ps.stack[:0]
+			stacks.Put(stack)
+		}
+	}()
 	v, err := ps.value(0, nil)
 	if err != nil {
 		return pyValue{}, err
@@ -259,9 +292,8 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 		v.kind, close = pyList, ']'
 	}
 	header := d == 0 && open == '{' // the header's own dict
-	if header {
-		v.items = make([]pyValue, 0, 6) // its three keys and their values
-	}
+	base := len(ps.stack)
+	count := func() int { return len(ps.stack) - base }
 	comma := false // a comma was seen: (x,) is a tuple, (x) is x
 	for n := 0; ; n++ {
 		if err := ps.space(); err != nil {
@@ -285,12 +317,12 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 				break
 			}
 		}
-		if limit != nil && len(v.items) >= limit.max {
+		if limit != nil && count() >= limit.max {
 			return pyValue{}, ps.fail(ps.p, "%s", limit.msg)
 		}
 		// (x) is x: the bound of a parenthesised value is its item's.
 		var itemLimit *itemBound
-		if open == '(' && len(v.items) == 0 {
+		if open == '(' && count() == 0 {
 			itemLimit = limit
 		}
 		item, err := ps.value(d+1, itemLimit)
@@ -324,16 +356,20 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 				if err != nil {
 					return pyValue{}, err
 				}
-				v.items = append(v.items, item, val)
+				ps.push(item, val)
 				continue
 			}
 		}
-		v.items = append(v.items, item)
+		ps.push(item)
 	}
 	v.end = ps.p
-	if open == '(' && len(v.items) == 1 && !comma {
-		return v.items[0], nil
+	if open == '(' && count() == 1 && !comma {
+		v = ps.stack[base]
+	} else if count() > 0 {
+		v.items = slices.Clone(ps.stack[base:])
 	}
+	clear(ps.stack[base:]) // no strings kept alive by the stack
+	ps.stack = ps.stack[:base]
 	return v, nil
 }
 
@@ -449,6 +485,9 @@ func isBaseDigit(c byte, base int) bool {
 // concatenates ('<' 'f8' is '<f8'). Mixing bytes and str is an error.
 func (ps *parser) strings() (pyValue, error) {
 	start := ps.p
+	if v, ok := ps.plainString(); ok {
+		return v, nil
+	}
 	v := pyValue{pos: start}
 	var b strings.Builder
 	for n := 0; ; n++ {
@@ -483,6 +522,65 @@ func (ps *parser) strings() (pyValue, error) {
 	}
 	v.s, v.end = b.String(), ps.p
 	return v, nil
+}
+
+// plainString parses the most common string literal, one in single or
+// double quotes of printable ASCII without backslashes and not followed
+// by another literal, as a part of the header's text rather than a copy:
+// the names of a hundred thousand fields then take no memory of their
+// own. It reports false, having read nothing, for any other literal.
+func (ps *parser) plainString() (pyValue, bool) {
+	q := ps.src[ps.p]
+	end := ps.p + 1
+	for ; end < len(ps.src) && ps.src[end] != q; end++ {
+		if c := ps.src[end]; c < 0x20 || c >= 0x7f || c == '\\' {
+			return pyValue{}, false
+		}
+	}
+	if end >= len(ps.src) || end == ps.p+1 && end+1 < len(ps.src) && ps.src[end+1] == q {
+		return pyValue{}, false // unterminated, or a triple quote
+	}
+	// What follows, past spaces, must not be another literal that
+	// Python would join to this one.
+	next := end + 1
+	for next < len(ps.src) && (ps.src[next] == ' ' || ps.src[next] == '\t') {
+		next++
+	}
+	if next < len(ps.src) && (ps.src[next] == '\'' || ps.src[next] == '"' || isIdentChar(ps.src[next]) || ps.src[next] == '\\' || ps.src[next] == '#' || ps.src[next] == '\n' || ps.src[next] == '\r' || ps.src[next] == '\f') {
+		return pyValue{}, false
+	}
+	v := pyValue{kind: pyStr, pos: ps.p, end: end + 1}
+	switch b := ps.src[ps.p+1 : end]; {
+	case len(ps.src) <= 1<<12:
+		// A header of an array's usual size: a copy of each string
+		// keeps less than its whole text would.
+		v.s = headerWord(b)
+	default:
+		if ps.text == "" {
+			ps.text = string(ps.src)
+		}
+		v.s = ps.text[ps.p+1 : end]
+	}
+	ps.p = end + 1
+	return v, true
+}
+
+// headerWord is b as a string, without an allocation for the words
+// every header has.
+func headerWord(b []byte) string {
+	switch string(b) {
+	case "descr":
+		return "descr"
+	case "fortran_order":
+		return "fortran_order"
+	case "shape":
+		return "shape"
+	case "<f8":
+		return "<f8"
+	case "<i8":
+		return "<i8"
+	}
+	return string(b)
 }
 
 // string1 parses one string literal (with its prefix) and appends its

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
@@ -30,6 +31,8 @@ type ZipWriter struct {
 	off     int64
 	entries []zipEntry
 	names   map[string]bool
+	cw      crcWriter
+	scratch []byte // a member's local header and extra field, or a directory entry
 	err     error
 	done    bool
 	// largeHeaders: Options.LargeHeaders.
@@ -145,7 +148,11 @@ func (z *ZipWriter) addMember(name string, size int64, write func(io.Writer) err
 	}
 	z.names[name] = true
 	big := size >= 0xffffffff || forceZip64
-	extra := []byte{}
+	// The extra field (zip64 sizes, padding of at most 69 bytes) and the
+	// header are built in buffers that every member reuses: an archive
+	// of a million members makes no garbage of a million headers.
+	var extraBuf [96]byte
+	extra := extraBuf[:0]
 	if big {
 		extra = binary.LittleEndian.AppendUint16(extra, zip64ID)
 		extra = binary.LittleEndian.AppendUint16(extra, 16)
@@ -163,11 +170,13 @@ func (z *ZipWriter) addMember(name string, size int64, write func(io.Writer) err
 		extra = binary.LittleEndian.AppendUint16(extra, paddingID)
 		extra = binary.LittleEndian.AppendUint16(extra, uint16(pad-4))
 		extra = binary.LittleEndian.AppendUint16(extra, 64)
-		extra = append(extra, make([]byte, pad-6)...)
+		extra = append(extra, zeros[:pad-6]...)
 	}
 	local := z.off
-	h := localHeader(name, extra, size, big)
-	cw := &crcWriter{w: z.bw}
+	h := localHeader(z.scratch[:0], name, extra, size, big)
+	z.scratch = h[:0]
+	cw := &z.cw
+	*cw = crcWriter{w: z.bw}
 	if _, err := cw.Write(h); err != nil {
 		return z.fail(err)
 	}
@@ -185,15 +194,24 @@ func (z *ZipWriter) addMember(name string, size int64, write func(io.Writer) err
 	if err := putU32(z.tmp, local+14, cw.crc); err != nil {
 		return z.fail(err)
 	}
+	if len(z.entries) == cap(z.entries) {
+		// Doubling: append's quarter steps past a few hundred entries
+		// would leave four times the list behind.
+		z.entries = slices.Grow(z.entries, max(cap(z.entries), 64))
+	}
 	z.entries = append(z.entries, zipEntry{name: name, crc: cw.crc, size: size, local: local})
 	z.off = local + int64(len(h)) + size
 	return nil
 }
 
-// localHeader is a stored member's local header, its CRC-32 zero.
-func localHeader(name string, extra []byte, size int64, big bool) []byte {
+// zeros pads extra fields.
+var zeros [128]byte
+
+// localHeader appends to dst a stored member's local header, its CRC-32
+// zero.
+func localHeader(dst []byte, name string, extra []byte, size int64, big bool) []byte {
 	le := binary.LittleEndian
-	h := make([]byte, localLen, localLen+len(name)+len(extra))
+	h := append(dst, zeros[:localLen]...)
 	le.PutUint32(h, sigLocal)
 	le.PutUint16(h[4:], versionNeeded(big))
 	le.PutUint16(h[6:], nameFlags(name))
@@ -295,7 +313,7 @@ func (z *ZipWriter) finish() error {
 				extra = le.AppendUint64(extra, uint64(e.local))
 			}
 		}
-		h := make([]byte, centralLen, centralLen+len(e.name)+len(extra))
+		h := append(z.scratch[:0], zeros[:centralLen]...)
 		le.PutUint32(h, sigCentral)
 		le.PutUint16(h[4:], 3<<8|versionNeeded(needSize || needOff)) // made by: Unix
 		le.PutUint16(h[6:], versionNeeded(needSize || needOff))
@@ -316,6 +334,7 @@ func (z *ZipWriter) finish() error {
 		le.PutUint32(h[38:], 0o600<<16) // rw------- as Python's zipfile
 		le.PutUint32(h[42:], off)
 		h = append(append(h, e.name...), extra...)
+		z.scratch = h
 		if _, err := z.bw.Write(h); err != nil {
 			return err
 		}

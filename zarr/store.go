@@ -205,16 +205,27 @@ func (s *Store) readMeta(key string) ([]byte, bool, error) {
 		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document of %d bytes is larger than %d", fi.Size(), maxMetadata)
 	}
 	// Read into a buffer of the size the file says (checked above), not
-	// one grown by doubling: a group's metadata may be megabytes.
-	b := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
-	_, err = b.ReadFrom(io.LimitReader(f, maxMetadata+1))
-	if err != nil {
-		return nil, false, s.keyErr(key, err)
+	// one grown by doubling or padded for reads to come: a group's
+	// metadata may be megabytes, in documents of a hundred bytes each. A
+	// file that grew since is read on to EOF, up to the limit.
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false, s.keyErr(key, err)
+		}
+		if len(b) > maxMetadata {
+			return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document larger than %d bytes", maxMetadata)
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(len(b), maxMetadata+1-len(b)))
+		}
 	}
-	if b.Len() > maxMetadata {
-		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document larger than %d bytes", maxMetadata)
-	}
-	return b.Bytes(), true, nil
+	return b, true, nil
 }
 
 // keyErr names the key in an error of the file system (a symlink out of
@@ -237,8 +248,21 @@ func (s *Store) checkKey(where, key string) error {
 	return nil
 }
 
-// load reads the hierarchy.
+// load reads the hierarchy and describes its arrays.
 func (s *Store) load() error {
+	if err := s.loadArrays(); err != nil {
+		return err
+	}
+	s.recs = make([]format.Record, len(s.arrays))
+	var d describer
+	for i, a := range s.arrays {
+		s.recs[i] = d.record(a.m)
+	}
+	return nil
+}
+
+// loadArrays reads the hierarchy's arrays.
+func (s *Store) loadArrays() error {
 	if doc, ok, err := s.readMeta("zarr.json"); err != nil {
 		return err
 	} else if ok {
@@ -265,34 +289,22 @@ func (s *Store) load() error {
 	} else if ok {
 		return s.loadConsolidatedV2(doc)
 	}
-	var paths []string
-	if err := s.walk("", func(p string) (bool, error) {
-		if _, ok, err := s.readMeta(join(p, ".zarray")); err != nil || ok {
-			if ok {
-				paths = append(paths, p)
+	// Each array is added as the walk finds it, its document read once.
+	return s.walk("", func(p string) (bool, error) {
+		key := join(p, ".zarray")
+		if doc, ok, err := s.readMeta(key); err != nil || ok {
+			if !ok {
+				return false, err
 			}
-			return false, err
+			attrs, err := s.readAttrs(join(p, ".zattrs"))
+			if err != nil {
+				return false, err
+			}
+			return false, s.addV2(p, key, doc, attrs)
 		}
 		_, ok, err := s.readMeta(join(p, ".zgroup"))
 		return ok, err
-	}); err != nil {
-		return err
-	}
-	for _, p := range paths {
-		key := join(p, ".zarray")
-		doc, _, err := s.readMeta(key)
-		if err != nil {
-			return err
-		}
-		attrs, err := s.readAttrs(join(p, ".zattrs"))
-		if err != nil {
-			return err
-		}
-		if err := s.addV2(p, key, doc, attrs); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // walk visits the sub-directories of the group at prefix, depth first in
@@ -371,7 +383,6 @@ func (s *Store) add(m *meta, p, key string) error {
 	m.path, m.metaKey = p, key
 	m.name = "/" + p
 	s.arrays = append(s.arrays, &Array{s: s, m: m, i: len(s.arrays)})
-	s.recs = append(s.recs, record(m))
 	return nil
 }
 
@@ -500,12 +511,20 @@ func (s *Store) addV3(p, key string, z *zarrJSONDoc) error {
 	return s.add(m, p, key)
 }
 
+// describer describes arrays as format.Records. Arrays described alike
+// (their chunks, codecs and fill value, without attributes or dimension
+// names), as most of a large group's are, share one Extra and one Facts:
+// a record's are never changed.
+type describer struct {
+	extras map[string]map[string]any
+	facts  map[string]*format.Facts
+}
+
 // record describes an array as a format.Record.
-func record(m *meta) format.Record {
+func (d *describer) record(m *meta) format.Record {
 	r := format.Record{
 		Array: layout.Array{Name: m.name, Type: m.dt.typ, Shape: m.shape, BigEndian: m.dt.big, Offset: -1},
 		Kind:  format.KindArray, TypeName: m.dt.name,
-		Extra: map[string]any{"chunks": m.unit},
 	}
 	if m.colMajor() {
 		r.Order = layout.ColMajor
@@ -518,6 +537,15 @@ func record(m *meta) format.Record {
 	} else if n, err := layout.Count(m.shape); err == nil {
 		r.Size, _ = layout.Mul(n, m.dt.itemsize)
 	}
+	storage := storageOf(m)
+	var key string
+	if m.dims == nil && len(m.attrs) == 0 {
+		key = strings.Join([]string{storage, layout.ShapeString(m.unit), layout.ShapeString(m.grid), string(m.compressor), string(m.codecs), string(m.fillJSON)}, "\x00")
+		if r.Extra, r.Facts = d.extras[key], d.facts[key]; r.Extra != nil {
+			return r
+		}
+	}
+	r.Extra = map[string]any{"chunks": m.unit}
 	if m.shard != nil {
 		r.Extra["shards"] = m.grid
 	}
@@ -543,7 +571,13 @@ func record(m *meta) format.Record {
 		facts.Attributes = m.attrs
 	}
 	r.Facts = facts
-	r.Extra["storage"] = storageOf(m)
+	r.Extra["storage"] = storage
+	if key != "" {
+		if d.extras == nil {
+			d.extras, d.facts = map[string]map[string]any{}, map[string]*format.Facts{}
+		}
+		d.extras[key], d.facts[key] = r.Extra, r.Facts
+	}
 	return r
 }
 

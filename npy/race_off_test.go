@@ -1,0 +1,5 @@
+//go:build !race
+
+package npy
+
+const raceEnabled = false
