@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -679,4 +682,181 @@ func isPermutation(p []int) bool {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// fillOf encodes a fill value given as a Go value or as JSON.
+func fillOf(v any, t layout.Type, bo binary.ByteOrder) ([]byte, error) {
+	var raw []byte
+	switch x := v.(type) {
+	case nil:
+		return make([]byte, t.Size()), nil
+	case json.RawMessage:
+		raw = x
+	case float64:
+		raw = floatJSON(x)
+	case float32:
+		raw = floatJSON(float64(x))
+	case complex128:
+		raw = []byte("[" + string(floatJSON(real(x))) + "," + string(floatJSON(imag(x))) + "]")
+	case complex64:
+		raw = []byte("[" + string(floatJSON(float64(real(x)))) + "," + string(floatJSON(float64(imag(x)))) + "]")
+	default:
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("fill value %v: %v", v, err)
+		}
+	}
+	return parseFill(raw, t, bo)
+}
+
+func floatJSON(f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return []byte(`"NaN"`)
+	case math.IsInf(f, 1):
+		return []byte(`"Infinity"`)
+	case math.IsInf(f, -1):
+		return []byte(`"-Infinity"`)
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64)
+}
+
+// writeMeta writes the metadata documents: each array's, then the groups',
+// the root's last with the consolidated metadata.
+func (w *writer) writeMeta() error {
+	all := map[string]any{} // consolidated: key (v2) or path (v3) → document
+	groups := map[string]bool{}
+	for i, m := range w.arrays {
+		for g := path.Dir(m.path); m.path != "" && g != "."; g = path.Dir(g) {
+			groups[g] = true
+		}
+		doc := w.docs[i]
+		if w.version == 2 {
+			zt, err := json.Marshal(m.attrs)
+			if err != nil {
+				return err
+			}
+			if err := w.put(join(m.path, ".zarray"), doc); err != nil {
+				return err
+			}
+			if err := w.put(join(m.path, ".zattrs"), json.RawMessage(zt)); err != nil {
+				return err
+			}
+			all[join(m.path, ".zarray")], all[join(m.path, ".zattrs")] = doc, json.RawMessage(zt)
+			continue
+		}
+		if err := w.put(join(m.path, "zarr.json"), doc); err != nil {
+			return err
+		}
+		all[m.path] = doc
+	}
+	if len(w.arrays) == 1 && w.arrays[0].path == "" {
+		return nil
+	}
+	for g := range groups {
+		if w.version == 2 {
+			doc := map[string]any{"zarr_format": 2}
+			all[g+"/.zgroup"] = doc
+			if err := w.put(g+"/.zgroup", doc); err != nil {
+				return err
+			}
+			continue
+		}
+		doc := map[string]any{"zarr_format": 3, "node_type": "group", "attributes": map[string]any{}}
+		all[g] = doc
+		if err := w.put(g+"/zarr.json", doc); err != nil {
+			return err
+		}
+	}
+	if w.version == 2 {
+		root := map[string]any{"zarr_format": 2}
+		all[".zgroup"] = root
+		if err := w.put(".zgroup", root); err != nil {
+			return err
+		}
+		return w.put(".zmetadata", map[string]any{"metadata": all, "zarr_consolidated_format": 1})
+	}
+	return w.put("zarr.json", map[string]any{"zarr_format": 3, "node_type": "group", "attributes": map[string]any{},
+		"consolidated_metadata": map[string]any{"kind": "inline", "must_understand": false, "metadata": all}})
+}
+
+func (w *writer) put(key string, doc any) error {
+	b, err := json.MarshalIndent(doc, "", "    ")
+	if err != nil {
+		return err
+	}
+	return w.st.write(key, append(b, '\n'))
+}
+
+// docV2 is an array's .zarray and .zattrs.
+func docV2(m *meta) (map[string]any, map[string]any) {
+	order := "C"
+	if m.colMajor() {
+		order = "F"
+	}
+	var comp any
+	if len(m.chain) > 0 {
+		comp = map[string]any{"id": m.chain[0].name, "level": m.chain[0].level}
+		if o := m.chain[0].blosc; o != nil {
+			comp = bloscConfigV2(o)
+		}
+	}
+	za := map[string]any{
+		"zarr_format": 2, "shape": m.shape, "chunks": m.unit, "dtype": dtypeV2(m.dt),
+		"compressor": comp, "fill_value": format.FillJSON(m.fill, m.dt.typ, m.byteOrder()),
+		"order": order, "filters": nil, "dimension_separator": m.sep,
+	}
+	if m.noFill {
+		za["fill_value"] = nil
+	}
+	return za, m.attrs
+}
+
+// docV3 is an array's zarr.json.
+func docV3(m *meta) map[string]any {
+	endian := "little"
+	if m.dt.big {
+		endian = "big"
+	}
+	var codecs []any
+	if m.colMajor() {
+		codecs = append(codecs, map[string]any{"name": "transpose", "configuration": map[string]any{"order": m.perm}})
+	}
+	codecs = append(codecs, map[string]any{"name": "bytes", "configuration": map[string]any{"endian": endian}})
+	for _, c := range m.chain {
+		switch c.name {
+		case "zstd":
+			codecs = append(codecs, map[string]any{"name": "zstd", "configuration": map[string]any{"level": c.level, "checksum": false}})
+		case "gzip":
+			codecs = append(codecs, map[string]any{"name": "gzip", "configuration": map[string]any{"level": c.level}})
+		case "zlib":
+			codecs = append(codecs, map[string]any{"name": "numcodecs.zlib", "configuration": map[string]any{"level": c.level}})
+		case "blosc":
+			codecs = append(codecs, bloscConfigV3(c.blosc))
+		}
+	}
+	if m.shard != nil {
+		codecs = []any{map[string]any{"name": "sharding_indexed", "configuration": map[string]any{
+			"chunk_shape": m.unit, "codecs": codecs, "index_location": "end",
+			"index_codecs": []any{
+				map[string]any{"name": "bytes", "configuration": map[string]any{"endian": "little"}},
+				map[string]any{"name": "crc32c"},
+			},
+		}}}
+	}
+	keys := "v2"
+	if m.defaultKeys {
+		keys = "default"
+	}
+	doc := map[string]any{
+		"zarr_format": 3, "node_type": "array", "shape": m.shape, "data_type": dtypeV3(m.dt),
+		"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": m.grid}},
+		"chunk_key_encoding": map[string]any{"name": keys, "configuration": map[string]any{"separator": m.sep}},
+		"fill_value":         format.FillJSON(m.fill, m.dt.typ, m.byteOrder()),
+		"codecs":             codecs, "attributes": m.attrs,
+	}
+	if len(m.dims) == len(m.shape) {
+		doc["dimension_names"] = m.dims
+	}
+	return doc
 }

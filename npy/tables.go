@@ -1,0 +1,206 @@
+package npy
+
+import (
+	"encoding/hex"
+	"errors"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
+	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
+)
+
+// ScanTable reads the table's columns in batches of rows.
+func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	var cols []int
+	for i, r := range f.recs {
+		if r.Kind == format.KindColumn {
+			cols = append(cols, i)
+		}
+	}
+	if batch <= 0 {
+		batch = 1 << 16
+	}
+	f.mu.RLock()
+	a := f.refs[cols[0]].t.a
+	rows := a.h.Shape[0]
+	item := int64(a.h.DType.ItemSize)
+	f.mu.RUnlock()
+	batch = format.BatchRows(batch, item)
+	raw := make([]byte, int64(batch)*item)
+	out := make([]format.Column, len(cols))
+	bufs := make([][]byte, len(cols))
+	reasons := make([][]int8, len(cols))
+	whole := target{name: a.key, a: a}
+	for first := int64(0); first < rows || first == 0; first += int64(batch) {
+		k := min(int64(batch), rows-first)
+		chunk := raw[:k*item]
+		f.mu.RLock()
+		err := error(nil)
+		if f.closed {
+			err = f.errf(-1, mmapfile.ErrClosed, "scan")
+		} else if k > 0 {
+			err = f.readRaw(&whole, first, chunk)
+		}
+		f.mu.RUnlock()
+		if err != nil {
+			return err
+		}
+		for j, i := range cols {
+			ref := &f.refs[i]
+			var v any
+			var err error
+			v, bufs[j], err = f.column(i, ref, chunk, k, item, bufs[j])
+			if err != nil {
+				return err
+			}
+			out[j] = format.Column{Values: v}
+			if ref.mask != nil {
+				if int64(cap(reasons[j])) < k {
+					reasons[j] = make([]int8, k)
+				}
+				r := reasons[j][:k]
+				for row := int64(0); row < k; row++ {
+					r[row] = -1
+					if chunk[row*item+int64(ref.mask.Offset)] != 0 {
+						r[row] = 0
+					}
+				}
+				out[j].Reason = r
+			}
+		}
+		if err := fn(first, out); err != nil {
+			return err
+		}
+		if rows == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// column takes record i's values out of k whole records in chunk.
+func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
+	rec := &f.recs[i]
+	off, dt := int64(0), ref.t.a.h.DType
+	if ref.t.field != nil {
+		off, dt = int64(ref.t.field.Offset), ref.t.field.DType
+	}
+	size := int64(dt.ItemSize)
+	if !rec.Type.Valid() {
+		vals := make([]string, k)
+		for row := int64(0); row < k; row++ {
+			p := row*item + off
+			if dt.Kind == 'V' {
+				// Raw bytes as text, as SetText reads them back.
+				vals[row] = "0x" + hex.EncodeToString(chunk[p:p+size])
+			} else {
+				vals[row] = decodeText(dt, chunk[p:p+size])
+			}
+		}
+		return vals, buf, nil
+	}
+	if int64(cap(buf)) < k*size {
+		buf = unsafeslice.AlignedBytes(k * size)
+	}
+	b := buf[:k*size]
+	for row := int64(0); row < k; row++ {
+		p := row*item + off
+		copy(b[row*size:], chunk[p:p+size])
+	}
+	layout.SwapOrder(b, rec.Type, dt.byteOrder(), layout.HostOrder())
+	if bad := layout.CheckBools(b, rec.Type, f.opts.Lenient); bad >= 0 {
+		return nil, buf, f.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
+	}
+	return layout.SliceOf(rec.Type, b), buf, nil
+}
+
+// ReadText calls fn with the elements of record i, an array or field of
+// bytes, str or void elements, in logical (C) order; see
+// format.TextReader. A Fortran-order array is read an element at a time.
+func (f *File) ReadText(i int, fn func(batch []string) error) error {
+	ref := &f.refs[i]
+	if !ref.isText() {
+		return f.bad(i, errors.ErrUnsupported, "%s is not text", f.recs[i].TypeString())
+	}
+	t := ref.t
+	dt := t.dtype()
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return f.bad(i, mmapfile.ErrClosed, "read")
+	}
+	text := func(b []byte) string {
+		if dt.Kind == 'V' {
+			return "0x" + hex.EncodeToString(b)
+		}
+		return decodeText(dt, b)
+	}
+	n, size := t.count(), int64(dt.ItemSize)
+	shape := t.a.h.Shape
+	sub := int64(1)
+	if t.field != nil {
+		sub = t.subCount()
+	}
+	fortran := t.a.h.Order() == layout.ColMajor
+	const batch = 4096
+	out := make([]string, 0, min(n, batch))
+	buf := make([]byte, min(n, batch)*size)
+	for k := int64(0); k < n; {
+		m := min(n-k, batch)
+		out = out[:0]
+		if !fortran {
+			if err := f.readRaw(&t, k, buf[:m*size]); err != nil {
+				return err
+			}
+			for j := range m {
+				out = append(out, text(buf[j*size:(j+1)*size]))
+			}
+		} else {
+			for j := range m {
+				// Logical element k+j: its outer index, row-major,
+				// stored column-major; a field's subarray in C order.
+				outer, inner := (k+j)/sub, (k+j)%sub
+				var stored, stride int64 = 0, 1
+				for d := len(shape) - 1; d >= 0; d-- {
+					stride *= shape[d]
+				}
+				rest := outer
+				for d := range shape {
+					stride /= shape[d]
+					stored += (rest / stride) * colStride(shape, d)
+					rest %= stride
+				}
+				if err := f.readRaw(&t, stored*sub+inner, buf[:size]); err != nil {
+					return err
+				}
+				out = append(out, text(buf[:size]))
+			}
+		}
+		if err := fn(out); err != nil {
+			return err
+		}
+		k += m
+	}
+	return nil
+}
+
+// isText reports whether the record is an array or field of bytes, str
+// or void elements.
+func (r *recRef) isText() bool {
+	if r.t.a == nil {
+		return false
+	}
+	dt := r.t.dtype()
+	return !dt.Structured() && (dt.Kind == 'S' || dt.Kind == 'U' || dt.Kind == 'V')
+}
+
+// colStride is the distance between neighbours along axis d of a
+// column-major array of shape.
+func colStride(shape []int64, d int) int64 {
+	s := int64(1)
+	for _, n := range shape[:d] {
+		s *= n
+	}
+	return s
+}
