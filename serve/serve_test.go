@@ -357,9 +357,7 @@ func TestTruncatedUnderResponse(t *testing.T) {
 // 200 requests at once through 8 connections at a time, all answered
 // right, and nothing left behind: no goroutine, no descriptor.
 func TestConcurrentAndNothingLeaks(t *testing.T) {
-	before := runtime.NumGoroutine()
-	fdsBefore := openFDs(t)
-	func() {
+	nothingLeaks(t, func() {
 		fx := start(t, &Options{MaxConns: 8})
 		var wg sync.WaitGroup
 		errs := make(chan error, 200)
@@ -395,7 +393,16 @@ func TestConcurrentAndNothingLeaks(t *testing.T) {
 		defer cancel()
 		require.NoError(t, fx.srv.Shutdown(ctx))
 		fx.srv.Close()
-	}()
+	})
+}
+
+// nothingLeaks runs work, which starts and stops a server, and checks
+// that no goroutine or descriptor outlives it.
+func nothingLeaks(t *testing.T, work func()) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	fdsBefore := openFDs(t)
+	work()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) && (runtime.NumGoroutine() > before+2 || openFDs(t) > fdsBefore) {
 		time.Sleep(50 * time.Millisecond)

@@ -1,14 +1,20 @@
 package serve
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -326,4 +332,74 @@ func TestZarrComputed(t *testing.T) {
 	_, body = fx.get(t, "/refs/t.csv.json")
 	assert.NotContains(t, string(body), `a/.zarray`, "a reference set holds ranges only")
 	assert.Contains(t, string(body), `".zgroup"`)
+}
+
+// The Zarr and reference routes, hammered with good and hostile keys
+// through a few connections, leave no goroutine or descriptor behind
+// once the server stops (the descriptors chunks are sent from included).
+func TestZarrAndRefsNothingLeaks(t *testing.T) {
+	nothingLeaks(t, func() {
+		fx := startArrays(t, &Options{MaxConns: 8})
+		file, err := os.ReadFile(filepath.Join(fx.dir, "x.npy"))
+		require.NoError(t, err)
+		data := file[len(file)-64*6*8:]
+		cases := []struct {
+			path, rng string
+			status    int
+			body      []byte
+		}{
+			{"/zarr/x.npy/0/0.0", "bytes=8-15", http.StatusPartialContent, data[8:16]},
+			{"/zarr/x.npy/0/0.0", "", http.StatusOK, data},
+			{"/zarr/x.npy/.zmetadata", "", http.StatusOK, nil},
+			{"/zarr/sub/x.zarr/0/6.0", "", http.StatusOK, nil},
+			{"/zarr/sub/x.abf/0/0.0", "", http.StatusOK, nil},
+			{"/refs/x.npy.json", "", http.StatusOK, nil},
+			{"/refs/sub/x.zarr.json", "", http.StatusOK, nil},
+			{"/zarr/x.npy/%2e%2e/a.bin", "", http.StatusForbidden, nil},
+			{"/zarr/x.npy/0%00/.zarray", "", http.StatusForbidden, nil},
+			{"/zarr/out-file/.zgroup", "", http.StatusForbidden, nil},
+			{"/zarr/fifo/.zgroup", "", http.StatusNotFound, nil},
+			{"/zarr/nope.npy/.zgroup", "", http.StatusNotFound, nil},
+			{"/zarr/x.npy/0/9.9", "", http.StatusNotFound, nil},
+			{"/zarr/x.npy/0/0.0", "bytes=3072-", http.StatusRequestedRangeNotSatisfiable, nil},
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 200)
+		for i := range 200 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := cases[i%len(cases)]
+				req, _ := http.NewRequest("GET", fx.base+c.path, nil)
+				if c.rng != "" {
+					req.Header.Set("Range", c.rng)
+				}
+				tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true}
+				resp, err := (&http.Client{Transport: tr, Timeout: 20 * time.Second}).Do(req)
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", c.path, err)
+					return
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("%s: %w", c.path, err)
+				case resp.StatusCode != c.status:
+					errs <- fmt.Errorf("%s: status %d, want %d: %s", c.path, resp.StatusCode, c.status, body)
+				case c.body != nil && !bytes.Equal(body, c.body):
+					errs <- fmt.Errorf("%s: wrong bytes", c.path)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		require.NoError(t, fx.srv.Shutdown(ctx))
+		fx.srv.Close()
+	})
 }
