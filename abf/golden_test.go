@@ -540,7 +540,7 @@ func TestHostile(t *testing.T) {
 		{"read of a Bool byte 7", boolArr, "", func(f *File) error { _, err := Read[bool](f, "x"); return err }, 40, mmapfile.ErrInvalidBool, "neither 0 nor 1"},
 		{"view of BitArray unused bits", with(tv1, 104, 0x0D), "", func(f *File) error { _, err := f.ViewBits("b"); return err }, 104, nil, "unused bits"},
 		{"read outside the array", tv1, "", func(f *File) error { return ReadAt(f, "x", 1, make([]float64, 2)) }, 48, mmapfile.ErrOutOfRange, "outside [0, 2)"},
-		{"set outside the array", tv1, "r+", func(f *File) error { return Set(f, "x", []int64{2}, 1.0) }, 48, mmapfile.ErrOutOfRange, "out of range"},
+		{"set outside the array", tv1, "r+", func(f *File) error { return Set(f, "x", []int64{2}, 1.0) }, 48, mmapfile.ErrOutOfRange, "past the end of dimension 0"},
 		{"no such key", tv1, "", view("nope"), -1, format.ErrNoRecord, `no such record "nope"`},
 		{"write to a file opened r", tv1, "", func(f *File) error { return Write(f, "y", []int64{1}, []int8{1}) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},
 		{"set in a file opened r", tv1, "", func(f *File) error { return Set(f, "x", []int64{0}, 1.0) }, -1, mmapfile.ErrNotWritable, `mode "r" cannot write`},

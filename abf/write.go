@@ -579,7 +579,7 @@ func (f *File) set(key string, t layout.Type, idx []int64, linear int64, le []by
 	}
 	if idx != nil {
 		if linear, err = layout.Index(e.dimsSlice(), layout.ColMajor, idx...); err != nil {
-			return f.errf(e.start, mmapfile.ErrOutOfRange, "record %q: %v", key, err)
+			return f.errf(e.start, format.IndexError(err), "record %q", key)
 		}
 	}
 	if linear < 0 || linear >= int64(n) {

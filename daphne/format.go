@@ -354,11 +354,8 @@ func (f *File) checkSet(rec *format.Record, idx []int64) error {
 	if !f.contiguous() {
 		return f.errf(f.hdr.DataOffset, errors.ErrUnsupported, "record %q: a matrix stored in several blocks is not changed in place", rec.Name)
 	}
-	if len(idx) != 2 {
-		return f.errf(-1, mmapfile.ErrOutOfRange, "record %q: index %v: a matrix takes [row, col]", rec.Name, idx)
-	}
-	if _, err := layout.Index(rec.Shape, layout.RowMajor, idx...); err != nil {
-		return f.errf(-1, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "record %q: index %v", rec.Name, idx)
+	if err := layout.CheckIndex("", rec.Shape, idx); err != nil {
+		return f.errf(-1, format.IndexError(err), "record %q", rec.Name)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package format
 import (
 	"errors"
 	"io/fs"
+
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"strconv"
 	"strings"
 )
@@ -145,3 +147,14 @@ type Located interface {
 func fileError(path string, err error, msg string) *FileError {
 	return &FileError{File: path, Offset: -1, Msg: msg, Err: err}
 }
+
+// IndexError is err, an index that does not fit a record's shape (from
+// layout.CheckIndex or layout.Index), as a format reports it: its text is
+// err's alone, naming the real cause, and errors.Is still finds
+// mmapfile.ErrOutOfRange, which such errors have always wrapped.
+func IndexError(err error) error { return &indexError{err} }
+
+type indexError struct{ err error }
+
+func (e *indexError) Error() string   { return e.err.Error() }
+func (e *indexError) Unwrap() []error { return []error{e.err, mmapfile.ErrOutOfRange} }

@@ -320,10 +320,10 @@ func setBytes(f File, i int, idx []int64, b []byte) error {
 	if !reg.Writable() {
 		return p.wrap(a.Offset, fmt.Errorf("%w (open it read-write)", mmapfile.ErrNotWritable))
 	}
-	linear, err := layout.Index(a.Shape, a.Order, idx...)
-	if err != nil {
-		return p.wrap(a.Offset, fmt.Errorf("%w: %w", err, mmapfile.ErrOutOfRange))
+	if err := layout.CheckIndex("", a.Shape, idx); err != nil {
+		return p.wrap(a.Offset, IndexError(err))
 	}
+	linear, _ := layout.Index(a.Shape, a.Order, idx...)
 	if a.Type == layout.Bool && b[0] > 1 {
 		return p.wrap(a.Offset, fmt.Errorf("bool byte 0x%02x: %w", b[0], mmapfile.ErrInvalidBool))
 	}

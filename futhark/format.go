@@ -241,7 +241,7 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	}
 	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
 	if err != nil {
-		return f.err(e.start, mmapfile.ErrOutOfRange, "value %d: index %v: %v", i, idx, err)
+		return f.err(e.start, format.IndexError(err), "value %d", i)
 	}
 	return f.setElement(i, e, linear, b)
 }

@@ -3,10 +3,10 @@ package hdf5
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -364,7 +364,7 @@ func (f *File) setRaw(d *dataset, idx []int64, b []byte) error {
 	}
 	k, err := layout.Index(d.shape, layout.RowMajor, idx...)
 	if err != nil {
-		return errAt(f.name, d.at, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "dataset %s: index %v", d.path, idx)
+		return errAt(f.name, d.at, format.IndexError(err), "dataset %s", d.path)
 	}
 	t := d.typ.innermost()
 	if t.elem == layout.Bool && b[0] > 1 {

@@ -2,7 +2,9 @@ package layout
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -70,17 +72,79 @@ func (a *Array) Check(fileSize int64) error {
 	return nil
 }
 
-// Index returns the linear position of the 0-based index idx in an array of
-// the given shape and order, after checking every index against its
-// dimension.
-func Index(shape []int64, order Order, idx ...int64) (int64, error) {
-	if len(idx) != len(shape) {
-		return 0, fmt.Errorf("layout: index has %d components, array has rank %d", len(idx), len(shape))
+// ErrIndexCount is wrapped by an index with a different number of
+// components than its array has dimensions; ErrIndexRange by one with a
+// component outside its dimension. Both say which, so that a caller's
+// message names the real cause rather than a range of bytes.
+var (
+	ErrIndexCount = errors.New("wrong number of indices")
+	ErrIndexRange = errors.New("index outside its dimension")
+)
+
+// indexError prints only its message: the sentinel it wraps is for
+// errors.Is, and its text would repeat what the message says.
+type indexError struct {
+	msg  string
+	kind error
+}
+
+func (e *indexError) Error() string { return e.msg }
+func (e *indexError) Unwrap() error { return e.kind }
+
+// CheckIndex refuses a 0-based index idx that does not fit an array of the
+// given shape, saying whether it has the wrong number of components (an
+// error wrapping ErrIndexCount) or which component is outside its
+// dimension (ErrIndexRange). name is the record's name, or "" where the
+// caller names it itself.
+func CheckIndex(name string, shape, idx []int64) error {
+	text := IndexString(idx)
+	subject, prefix := "the array", ""
+	if name != "" {
+		subject = fmt.Sprintf("record %q", name)
+		prefix = subject + ": "
 	}
-	for i, x := range idx {
-		if x < 0 || x >= shape[i] {
-			return 0, fmt.Errorf("layout: index %d out of range [0,%d) in dimension %d", x, shape[i], i)
+	if len(idx) != len(shape) {
+		if len(shape) == 0 {
+			return &indexError{fmt.Sprintf("%s is a scalar: its index is [], not %s", subject, text), ErrIndexCount}
 		}
+		return &indexError{fmt.Sprintf("index %s has %s, but %s has %s (shape %s): give one number per dimension, as %s",
+			text, plural(len(idx), "number"), subject, plural(len(shape), "dimension"), ShapeString(shape), IndexString(make([]int64, len(shape)))), ErrIndexCount}
+	}
+	for d, x := range idx {
+		switch {
+		case x < 0:
+			return &indexError{fmt.Sprintf("%sindex %s: %d is negative (dimension %d of shape %s)", prefix, text, x, d, ShapeString(shape)), ErrIndexRange}
+		case x >= shape[d] && shape[d] == 0:
+			return &indexError{fmt.Sprintf("%sindex %s: dimension %d of shape %s is empty: the record has no elements to set", prefix, text, d, ShapeString(shape)), ErrIndexRange}
+		case x >= shape[d]:
+			return &indexError{fmt.Sprintf("%sindex %s: %d is past the end of dimension %d of shape %s (0 to %d)", prefix, text, x, d, ShapeString(shape), shape[d]-1), ErrIndexRange}
+		}
+	}
+	return nil
+}
+
+// IndexString writes idx as the command line takes it: [2,3].
+func IndexString(idx []int64) string {
+	parts := make([]string, len(idx))
+	for i, x := range idx {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// plural is "1 number", "2 numbers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Index returns the linear position of the 0-based index idx in an array of
+// the given shape and order, after checking it with CheckIndex.
+func Index(shape []int64, order Order, idx ...int64) (int64, error) {
+	if err := CheckIndex("", shape, idx); err != nil {
+		return 0, err
 	}
 	var pos int64
 	if order == RowMajor {

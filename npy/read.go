@@ -508,19 +508,13 @@ func (f *File) setRaw(t *target, idx []int64, b []byte) error {
 		return f.errf(a.m.data, errors.ErrUnsupported, "%q is a deflated member, which cannot be edited in place; the file is unchanged", t.name)
 	}
 	outer := len(a.h.Shape)
-	if len(idx) != outer+len(t.field.shapeOrNil()) {
-		return f.recordErr(t.name, a.data, mmapfile.ErrOutOfRange, "index %v for shape %s", idx, shapeRepr(t.shape()))
+	if err := layout.CheckIndex("", t.shape(), idx); err != nil {
+		return f.recordErr(t.name, a.data, format.IndexError(err), "")
 	}
-	o, err := layout.Index(a.h.Shape, a.h.Order(), idx[:outer]...)
-	if err != nil {
-		return f.recordErr(t.name, a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "")
-	}
+	o, _ := layout.Index(a.h.Shape, a.h.Order(), idx[:outer]...)
 	pos := o * int64(a.h.DType.ItemSize)
 	if t.field != nil {
-		s, err := layout.Index(t.field.Shape, layout.RowMajor, idx[outer:]...)
-		if err != nil {
-			return f.recordErr(t.name, a.data, fmt.Errorf("%w: %w", mmapfile.ErrOutOfRange, err), "")
-		}
+		s, _ := layout.Index(t.field.Shape, layout.RowMajor, idx[outer:]...)
 		pos += int64(t.field.Offset) + s*int64(t.field.DType.ItemSize)
 	}
 	if t.dtype().Kind == 'b' && b[0] > 1 {

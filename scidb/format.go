@@ -290,8 +290,8 @@ func (m *File) SetText(i int, idx []int64, value string) error {
 	if i < 0 || i >= len(m.f.Attrs) {
 		return fileError(m.path, -1, format.ErrNoRecord, "record %d of %d", i, len(m.f.Attrs))
 	}
-	if len(idx) != 1 {
-		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %q: index %v: an attribute is 1-D, the index is [cell]", m.f.name(i), idx)
+	if err := m.checkCell(i, idx); err != nil {
+		return err
 	}
 	c := m.f.Attr(i)
 	v, err := parseCell(c, value)

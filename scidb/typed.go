@@ -163,8 +163,17 @@ func Set[T layout.Elem](m *File, attr int, idx []int64, v T) error {
 // SetBytes changes attribute attr of cell idx[0] to b, a present value
 // in the file's byte order; see format.BytesSetter and SetValue.
 func (m *File) SetBytes(attr int, idx []int64, b []byte) error {
-	if len(idx) != 1 {
-		return fileError(m.path, -1, mmapfile.ErrOutOfRange, "attribute %d (%s): index %v: an attribute is 1-D, the index is [cell]", attr, m.f.name(attr), idx)
+	if err := m.checkCell(attr, idx); err != nil {
+		return err
 	}
 	return m.SetValue(idx[0], attr, copiedValue(b))
+}
+
+// checkCell refuses an index into attribute attr that is not one cell of
+// the file's: an attribute is 1-D, its index [cell].
+func (m *File) checkCell(attr int, idx []int64) error {
+	if err := layout.CheckIndex("", []int64{m.Len()}, idx); err != nil {
+		return fileError(m.path, -1, format.IndexError(err), "attribute %q", m.f.name(attr))
+	}
+	return nil
 }

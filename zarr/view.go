@@ -308,7 +308,7 @@ func (a *Array) setElement(idx []int64, b []byte) error {
 		return s.errf(m.metaKey, -1, mmapfile.ErrNotWritable, "array %q: the store is open read-only", m.name)
 	}
 	if _, err := layout.Index(m.shape, layout.RowMajor, idx...); err != nil {
-		return s.errf(m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: %v", m.name, err)
+		return s.errf(m.metaKey, -1, format.IndexError(err), "array %q", m.name)
 	}
 	size := int64(m.dt.typ.Size())
 	sstr := permStrides(m.unit, m.perm)

@@ -64,7 +64,8 @@ func setIn(f format.File, name string, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkIndex(format.RecordAt(f, i), idx); err != nil {
+	rec := format.RecordAt(f, i)
+	if err := layout.CheckIndex(rec.Name, rec.Shape, idx); err != nil {
 		return err
 	}
 	s, ok := f.(format.Setter)
@@ -98,47 +99,4 @@ func parseIndex(s string) ([]int64, error) {
 		idx = append(idx, v)
 	}
 	return idx, nil
-}
-
-// checkIndex refuses an index that does not fit rec's shape, saying
-// whether it has the wrong number of components or which one is past its
-// dimension, before a format reports either as a range outside the file.
-func checkIndex(rec format.Record, idx []int64) error {
-	text := indexText(idx)
-	if len(idx) != len(rec.Shape) {
-		if len(rec.Shape) == 0 {
-			return fmt.Errorf("record %q is a scalar: its index is [], not %s", rec.Name, text)
-		}
-		zeros := make([]int64, len(rec.Shape))
-		return fmt.Errorf("index %s has %s, but record %q has %s (shape %s): give one number per dimension, as %s",
-			text, plural(len(idx), "number"), rec.Name, plural(len(rec.Shape), "dimension"), layout.ShapeString(rec.Shape), indexText(zeros))
-	}
-	for d, x := range idx {
-		if x >= rec.Shape[d] && rec.Shape[d] == 0 {
-			return fmt.Errorf("record %q: index %s: dimension %d of shape %s is empty: the record has no elements to set",
-				rec.Name, text, d, layout.ShapeString(rec.Shape))
-		}
-		if x >= rec.Shape[d] {
-			return fmt.Errorf("record %q: index %s: %d is past the end of dimension %d of shape %s (0 to %d)",
-				rec.Name, text, x, d, layout.ShapeString(rec.Shape), rec.Shape[d]-1)
-		}
-	}
-	return nil
-}
-
-// indexText writes idx as set takes it: [2,3].
-func indexText(idx []int64) string {
-	parts := make([]string, len(idx))
-	for i, x := range idx {
-		parts[i] = strconv.FormatInt(x, 10)
-	}
-	return "[" + strings.Join(parts, ",") + "]"
-}
-
-// plural is "1 number", "2 numbers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
