@@ -16,6 +16,9 @@ import (
 // equal-length 1-D arrays; see format.ScanTable. Null cells are empty
 // fields.
 func Encode(w io.Writer, src format.Source) error {
+	if hasTextArrays(src) {
+		return encodeArrays(w, src)
+	}
 	// The columns one at a time: a table may have millions.
 	err := format.EachTableColumn(src, func(r *format.Record) error {
 		if r.Type.IsComplex() {
@@ -50,33 +53,41 @@ func Encode(w io.Writer, src format.Source) error {
 		return err
 	}
 	err = format.ScanTable(src, 1<<14, func(first int64, batch []format.Column) error {
-		n := 0
-		if len(batch) > 0 {
-			n = batch[0].Len()
-		}
-		for k := 0; k < n; k++ {
-			line = line[:0]
-			for j := range batch {
-				if j > 0 {
-					line = append(line, ',')
-				}
-				c := &batch[j]
-				if c.Reason != nil && c.Reason[k] >= 0 {
-					continue
-				}
-				line = appendCell(line, c.Values, k)
-			}
-			line = append(line, '\n')
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		}
-		return nil
+		var werr error
+		line, werr = appendRows(bw, line, batch)
+		return werr
 	})
 	if err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// appendRows writes the rows of a batch of columns to bw, line being the
+// buffer to reuse, which it returns.
+func appendRows(bw *bufio.Writer, line []byte, batch []format.Column) ([]byte, error) {
+	n := 0
+	if len(batch) > 0 {
+		n = batch[0].Len()
+	}
+	for k := 0; k < n; k++ {
+		line = line[:0]
+		for j := range batch {
+			if j > 0 {
+				line = append(line, ',')
+			}
+			c := &batch[j]
+			if c.Reason != nil && c.Reason[k] >= 0 {
+				continue
+			}
+			line = appendCell(line, c.Values, k)
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return line, err
+		}
+	}
+	return line, nil
 }
 
 // AppendField appends s as one CSV field, quoted when RFC 4180 needs it

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -264,4 +265,73 @@ with h5py.File(sys.argv[1], "r") as f:
 want = (["item", "qty", "price", "price.reason"], ["tea", "caf\u00e9", "a,b"], [3, 4, 5], [2.5, 0.0, 1000.0], [-1, 0, -1], "int64")
 print("ok" if got == want else got)
 `, out))
+}
+
+// A CSV of numbers and text converts to HDF5 and back to the same bytes
+// (the columns renamed from the group's "<file>/<column>"), nulls kept in
+// "<column>.reason" and an empty text apart from a null. The columns are
+// named in byte order: HDF5 lists a group's datasets by name, as h5py's
+// visititems does, so other orders come back sorted.
+func TestHDF5CSVRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name, csv, names, header string
+	}{
+		{"numbers and text", "id,item,price\n1,tea,2.5\n-7,\"a,b\",1e+300\n3,café,0.1\n", "id,item,price", "t/id,t/item,t/price\n"},
+		{"nulls", "id,item,price\n1,tea,\n,,2.5\n3,\"\",0.5\n", "id,id.reason,item,item.reason,price,price.reason", "t/id,t/item,t/price\n"},
+		{"quotes and lines", "n,s\n1,\"say \"\"hi\"\"\"\n2,\"two\nlines\"\n", "n,s", "t/n,t/s\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "t.csv")
+			require.NoError(t, os.WriteFile(in, []byte(tc.csv), 0o644))
+			h5 := filepath.Join(dir, "t.h5")
+			mustMk(t, "convert", in, h5)
+			back := filepath.Join(dir, "back.csv")
+			mustMk(t, "convert", "--names", tc.names, h5, back)
+			got, err := os.ReadFile(back)
+			require.NoError(t, err)
+			assert.Equal(t, tc.csv, string(got))
+			// Without --names, the columns keep the datasets' names.
+			_, body, _ := strings.Cut(tc.csv, "\n")
+			named := filepath.Join(dir, "named.csv")
+			mustMk(t, "convert", h5, named)
+			got, err = os.ReadFile(named)
+			require.NoError(t, err)
+			assert.Equal(t, tc.header+body, string(got))
+		})
+	}
+}
+
+// h5py's 1-D string datasets of one length, fixed and variable-length,
+// convert to CSV beside numbers; text of other shapes is refused naming
+// the record.
+func TestHDF5StringsToCSV(t *testing.T) {
+	dir := t.TempDir()
+	oracle.Run(t, []string{"h5py", "numpy"}, `
+import sys, os
+import numpy as np, h5py
+with h5py.File(os.path.join(sys.argv[1], "one.h5"), "w") as f:
+    f["a"] = np.array([b"ab", b"cde", b""], dtype="S3")
+    f["b"] = np.array([3, -1, 0], dtype="<i2")
+    f.create_dataset("c", data=np.array(["h\u00e9llo", "x,y", ""], dtype=object), dtype=h5py.string_dtype())
+with h5py.File(os.path.join(sys.argv[1], "other.h5"), "w") as f:
+    f["a"] = np.array([b"ab", b"cde"], dtype="S3")
+    f["b"] = np.array([1, 2, 3], dtype="<i2")
+with h5py.File(os.path.join(sys.argv[1], "two.h5"), "w") as f:
+    f["s2"] = np.array([[b"a", b"bb"], [b"ccc", b"d"]], dtype="S3")
+`, dir)
+	out := filepath.Join(dir, "one.csv")
+	mustMk(t, "convert", filepath.Join(dir, "one.h5"), out)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "a,b,c\nab,3,héllo\ncde,-1,\"x,y\"\n\"\",0,\"\"\n", string(got))
+	for file, want := range map[string]string{
+		"other.h5": `record "b" (i16[3]): the target format cannot hold this record: a table's columns have one length, and record "a" (bytes<3>[2]) has 2`,
+		"two.h5":   `record "s2" (bytes<3>[2][2]): the target format cannot hold this record: a table's columns are 1-D`,
+	} {
+		r := mk(t, "convert", filepath.Join(dir, file), filepath.Join(dir, file+".csv"))
+		assert.Equal(t, 1, r.code, file)
+		assert.Contains(t, r.stderr, want, file)
+		assert.NoFileExists(t, filepath.Join(dir, file+".csv"))
+	}
 }
