@@ -359,41 +359,61 @@ func TestTruncatedUnderResponse(t *testing.T) {
 func TestConcurrentAndNothingLeaks(t *testing.T) {
 	nothingLeaks(t, func() {
 		fx := start(t, &Options{MaxConns: 8})
-		var wg sync.WaitGroup
-		errs := make(chan error, 200)
-		for i := range 200 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				req, _ := http.NewRequest("GET", fx.base+"/raw/a.bin", nil)
-				lo := (i * 4099) % (1 << 20)
-				req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", lo, lo+999))
-				tr := &http.Transport{DisableKeepAlives: true}
-				resp, err := (&http.Client{Transport: tr, Timeout: 20 * time.Second}).Do(req)
-				if err != nil {
-					errs <- err
-					return
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err == nil && !bytes.Equal(body, fx.data[lo:min(lo+1000, len(fx.data))]) {
-					err = fmt.Errorf("range %d: wrong bytes", lo)
-				}
-				if err != nil {
-					errs <- err
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		require.NoError(t, fx.srv.Shutdown(ctx))
-		fx.srv.Close()
+		hammer(t, fx, 200, func(i int) error {
+			lo := (i * 4099) % (1 << 20)
+			_, body, err := fetch(fx.base+"/raw/a.bin", fmt.Sprintf("bytes=%d-%d", lo, lo+999))
+			if err == nil && !bytes.Equal(body, fx.data[lo:min(lo+1000, len(fx.data))]) {
+				err = fmt.Errorf("range %d: wrong bytes", lo)
+			}
+			return err
+		})
 	})
+}
+
+// hammer runs request(0) … request(n-1) at once, reports their errors,
+// and stops fx's server.
+func hammer(t *testing.T, fx *fixture, n int, request func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := request(i); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	require.NoError(t, fx.srv.Shutdown(ctx))
+	fx.srv.Close()
+}
+
+// fetch GETs url on a connection of its own (with a Range header unless
+// rng is empty) and reads the whole body.
+func fetch(url, rng string) (int, []byte, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if rng != "" {
+		req.Header.Set("Range", rng)
+	}
+	tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true}
+	resp, err := (&http.Client{Transport: tr, Timeout: 20 * time.Second}).Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
 }
 
 // nothingLeaks runs work, which starts and stops a server, and checks

@@ -2,19 +2,15 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -363,43 +359,18 @@ func TestZarrAndRefsNothingLeaks(t *testing.T) {
 			{"/zarr/x.npy/0/9.9", "", http.StatusNotFound, nil},
 			{"/zarr/x.npy/0/0.0", "bytes=3072-", http.StatusRequestedRangeNotSatisfiable, nil},
 		}
-		var wg sync.WaitGroup
-		errs := make(chan error, 200)
-		for i := range 200 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := cases[i%len(cases)]
-				req, _ := http.NewRequest("GET", fx.base+c.path, nil)
-				if c.rng != "" {
-					req.Header.Set("Range", c.rng)
-				}
-				tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true}
-				resp, err := (&http.Client{Transport: tr, Timeout: 20 * time.Second}).Do(req)
-				if err != nil {
-					errs <- fmt.Errorf("%s: %w", c.path, err)
-					return
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				switch {
-				case err != nil:
-					errs <- fmt.Errorf("%s: %w", c.path, err)
-				case resp.StatusCode != c.status:
-					errs <- fmt.Errorf("%s: status %d, want %d: %s", c.path, resp.StatusCode, c.status, body)
-				case c.body != nil && !bytes.Equal(body, c.body):
-					errs <- fmt.Errorf("%s: wrong bytes", c.path)
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		require.NoError(t, fx.srv.Shutdown(ctx))
-		fx.srv.Close()
+		hammer(t, fx, 200, func(i int) error {
+			c := cases[i%len(cases)]
+			status, body, err := fetch(fx.base+c.path, c.rng)
+			switch {
+			case err != nil:
+				return fmt.Errorf("%s: %w", c.path, err)
+			case status != c.status:
+				return fmt.Errorf("%s: status %d, want %d: %s", c.path, status, c.status, body)
+			case c.body != nil && !bytes.Equal(body, c.body):
+				return fmt.Errorf("%s: wrong bytes", c.path)
+			}
+			return nil
+		})
 	})
 }
