@@ -534,10 +534,3 @@ func (f *File) setRaw(t *target, idx []int64, b []byte) error {
 	}
 	return nil
 }
-
-func (fl *Field) shapeOrNil() []int64 {
-	if fl == nil {
-		return nil
-	}
-	return fl.Shape
-}
