@@ -159,7 +159,7 @@ func Create(path string, t layout.Type, shape []int64, o *Options) (*File, error
 	if !ok {
 		return nil, errAt(path, -1, ErrDims, "create: "+TypeString(t, shape)+" does not fit in a file")
 	}
-	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mmapfile.Options{Lock: mmapfile.LockNone})
+	mf, err := tmp.Map(&mmapfile.Options{Lock: mmapfile.LockNone})
 	if err != nil {
 		return nil, err
 	}

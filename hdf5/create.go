@@ -8,7 +8,6 @@ import (
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/atomicfile"
 	"github.com/mmapkit/mmapkit/layout"
-	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // DatasetSpec describes a dataset for Create.
@@ -50,9 +49,7 @@ func Create(path string, datasets []DatasetSpec, o *Options) (*File, error) {
 		tmp.Abort()
 		return nil, errAt(path, -1, err, "create")
 	}
-	mo := opts.Options
-	mo.Create, mo.Truncate = false, false
-	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mo)
+	mf, err := tmp.Map(&opts.Options)
 	if err != nil {
 		tmp.Abort()
 		return nil, err

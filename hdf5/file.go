@@ -523,11 +523,7 @@ func (f *File) Close() error {
 	}
 	err := f.mf.Close()
 	if f.commit != nil {
-		if err != nil {
-			f.commit.Abort()
-			return err
-		}
-		return f.commit.Commit()
+		return f.commit.Finish(err)
 	}
 	return err
 }

@@ -703,11 +703,7 @@ func (f *File) Close() error {
 		err = cerr
 	}
 	if f.commit != nil {
-		if err != nil {
-			f.commit.Abort()
-			return err
-		}
-		return f.commit.Commit()
+		return f.commit.Finish(err)
 	}
 	return err
 }

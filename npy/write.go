@@ -46,9 +46,7 @@ func Create(path string, h Header, o *Options) (*File, error) {
 		tmp.Abort()
 		return nil, err
 	}
-	mo := opts.Options
-	mo.Create, mo.Truncate = false, false
-	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mo)
+	mf, err := tmp.Map(&opts.Options)
 	if err != nil {
 		tmp.Abort()
 		return nil, err

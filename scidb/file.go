@@ -112,7 +112,7 @@ func Create(path string, n int64, o *Options) (*File, error) {
 		return nil, err
 	}
 	defer tmp.Abort()
-	mf, err := mmapfile.OpenFile(tmp.Name(), mmapfile.ReadWrite, &mmapfile.Options{Lock: mmapfile.LockNone})
+	mf, err := tmp.Map(&mmapfile.Options{Lock: mmapfile.LockNone})
 	if err != nil {
 		return nil, err
 	}

@@ -331,6 +331,31 @@ func openTemp(target string, perm, keep fs.FileMode) (*os.File, error) {
 // Target returns the path that Commit replaces, as given to Create.
 func (f *File) Target() string { return f.target }
 
+// Map opens the temporary file read-write through mmapfile, for contents
+// filled in place through a mapping before Commit (NumPy's
+// open_memmap(mode="w+")). o's mapping options apply; Create, Truncate and
+// File do not (the temporary file exists and is opened by its name). Close
+// the mmapfile.File before Finish or Commit.
+func (f *File) Map(o *mmapfile.Options) (*mmapfile.File, error) {
+	var mo mmapfile.Options
+	if o != nil {
+		mo = *o
+	}
+	mo.Create, mo.Truncate, mo.File = false, false, nil
+	return mmapfile.OpenFile(f.File.Name(), mmapfile.ReadWrite, &mo)
+}
+
+// Finish ends the replacement as err says: it commits the temporary file
+// when err is nil, and otherwise aborts it and returns err, so that a
+// writer's last error decides whether the target is replaced.
+func (f *File) Finish(err error) error {
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
 // Commit syncs the temporary file, closes it and renames it over the
 // target, then syncs the directory. On error the temporary file is removed
 // and the target is as it was.
@@ -415,10 +440,7 @@ func WriteFile(path string, o *Options, fn func(*os.File) error) error {
 		return err
 	}
 	defer f.Abort()
-	if err := fn(f.File); err != nil {
-		return err
-	}
-	return f.Commit()
+	return f.Finish(fn(f.File))
 }
 
 // syncDir makes a rename in dir durable where the OS allows it; it is best

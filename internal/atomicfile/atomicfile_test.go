@@ -1,11 +1,13 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -132,4 +134,47 @@ func TestReplacementsAreSynced(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(d.Path(), "x", "0.0"), []byte("c"), 0o644))
 	require.NoError(t, d.CommitSynced())
 	assert.Equal(t, []string{d.Path(), filepath.Join(d.Path(), "x"), dir}, synced)
+}
+
+// TestMapAndFinish fills a replacement through a mapping of its temporary
+// file, then lets the last error decide: nil puts the new contents in
+// place, an error leaves the old file and no temporary behind.
+func TestMapAndFinish(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"committed", nil, "new!"},
+		{"aborted", errors.New("writer failed"), "old"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "x")
+			require.NoError(t, os.WriteFile(p, []byte("old"), 0o600))
+			f, err := Create(p, 0)
+			require.NoError(t, err)
+			// The options of an open of another file must not leak in:
+			// Truncate and File are for the target, not the temporary.
+			other, err := os.Open(p)
+			require.NoError(t, err)
+			defer other.Close()
+			mf, err := f.Map(&mmapfile.Options{Create: true, Truncate: true, File: other, Lock: mmapfile.LockNone})
+			require.NoError(t, err)
+			assert.Equal(t, f.Name(), mf.Name())
+			require.NoError(t, mf.Grow(4))
+			r, err := mf.MapAll()
+			require.NoError(t, err)
+			copy(r.Bytes(), "new!")
+			require.NoError(t, mf.Close())
+
+			err = f.Finish(tc.err)
+			assert.Equal(t, tc.err, err)
+			got, err := os.ReadFile(p)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+			assert.Equal(t, []string{"x"}, entries(t, dir), "no temporary left")
+			require.Error(t, f.Commit(), "Finish ended the replacement")
+		})
+	}
 }
