@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/plainjson"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
@@ -156,7 +157,7 @@ func Build(f format.File, path string, o *Options) (*Set, error) {
 			return nil, fmt.Errorf("%s: record %q (%s%s): %w", path, rec.Name, rec.TypeString(), layout.ShapeString(rec.Shape), err)
 		}
 	}
-	consolidated, err := marshal(map[string]any{"metadata": b.meta, "zarr_consolidated_format": 1})
+	consolidated, err := plainjson.Marshal(map[string]any{"metadata": b.meta, "zarr_consolidated_format": 1})
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ type builder struct {
 
 // put adds a metadata document.
 func (b *builder) put(key string, doc any) error {
-	text, err := marshal(doc)
+	text, err := plainjson.Marshal(doc)
 	if err != nil {
 		return err
 	}
@@ -477,18 +478,6 @@ func (s *Set) WriteJSON(w io.Writer) error {
 }
 
 func writeString(buf *bytes.Buffer, s string) {
-	b, _ := marshal(s)
+	b, _ := plainjson.Marshal(s)
 	buf.Write(b)
-}
-
-// marshal is json.Marshal without escaping <, > and & (a dtype "<f8"
-// stays as written).
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/plainjson"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/spf13/cobra"
@@ -106,11 +106,11 @@ type lsEntry struct {
 // fields in sorted order.
 func (l lsEntry) MarshalJSON() ([]byte, error) {
 	type plain lsEntry
-	b, err := jsonText(plain(l))
+	b, err := plainjson.Marshal(plain(l))
 	if err != nil || len(l.Extra) == 0 {
 		return b, err
 	}
-	ext, err := jsonText(l.Extra)
+	ext, err := plainjson.Marshal(l.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func optInt(v int64) *int64 {
 func writeLsJSON(w io.Writer, path string, f format.File) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	field := func(sep, key, value string) error {
-		b, err := jsonText(value)
+		b, err := plainjson.Marshal(value)
 		if err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func writeLsJSON(w io.Writer, path string, f format.File) error {
 	}
 	bw.WriteString(`,"records":[`)
 	err := format.EachRecord(f, func(i int, r *format.Record) error {
-		b, err := jsonText(lsEntryOf(r))
+		b, err := plainjson.Marshal(lsEntryOf(r))
 		if err != nil {
 			return err
 		}
@@ -319,16 +319,4 @@ func isPlainName(s string) bool {
 		}
 	}
 	return true
-}
-
-// jsonText is json.Marshal without its HTML escaping: a listing is read by
-// people and by grep, for which NumPy's "<f4" is "<f4", not "\u003cf4".
-func jsonText(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
