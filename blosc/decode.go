@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
-	"sync"
 
+	"github.com/mmapkit/mmapkit/internal/bufpool"
 	"github.com/mmapkit/mmapkit/internal/parallel"
 )
 
@@ -83,7 +83,7 @@ func (d *blockDecoder) block(dst []byte, j int) error {
 	target := out
 	if shuffle || bits {
 		if cap(d.tmp) < size {
-			d.tmp = scratch(min(h.BlockSize, h.Size))
+			d.tmp = scratchBuffers.Get(min(h.BlockSize, h.Size))
 		}
 		target = d.tmp[:size]
 	}
@@ -125,24 +125,11 @@ func (d *blockDecoder) block(dst []byte, j int) error {
 
 // scratchBuffers are the blocks' shuffle buffers, reused across frames:
 // a chunk's decode would otherwise allocate (and clear) one block per core.
-var scratchBuffers sync.Pool
-
-// scratch returns a buffer of n bytes, not cleared.
-func scratch(n int) []byte {
-	if v, ok := scratchBuffers.Get().(*[]byte); ok && cap(*v) >= n {
-		return (*v)[:n]
-	}
-	return make([]byte, n)
-}
-
-// putScratch returns a buffer of scratch to the pool.
-func putScratch(b []byte) {
-	scratchBuffers.Put(&b)
-}
+var scratchBuffers bufpool.Pool
 
 func (d *blockDecoder) release() {
 	if d.tmp != nil {
-		putScratch(d.tmp)
+		scratchBuffers.Put(d.tmp)
 		d.tmp = nil
 	}
 }

@@ -51,8 +51,8 @@ func bitUnshuffle(dst, src []byte, k int) {
 		return
 	}
 	le := binary.LittleEndian
-	planes := scratch(n * k)
-	defer putScratch(planes)
+	planes := scratchBuffers.Get(n * k)
+	defer scratchBuffers.Put(planes)
 	row := n / 8
 	for j := range k {
 		rows := src[8*j*row : 8*(j+1)*row]

@@ -3,8 +3,8 @@ package h5
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
+	"github.com/mmapkit/mmapkit/internal/bufpool"
 	"github.com/mmapkit/mmapkit/internal/parallel"
 	"github.com/mmapkit/mmapkit/layout"
 )
@@ -165,25 +165,12 @@ func (r *Reader) ReadChunkTable(t *ChunkTable, p *Pipeline, elemSize int, fill [
 }
 
 // buffers keeps the chunk buffers of finished reads for the next ones.
-var buffers sync.Pool
-
-func getBuffer(n int) []byte {
-	if b, ok := buffers.Get().(*[]byte); ok && cap(*b) >= n {
-		return (*b)[:n]
-	}
-	return make([]byte, n)
-}
-
-func putBuffer(b []byte) {
-	if cap(b) > 0 {
-		buffers.Put(&b)
-	}
-}
+var buffers bufpool.Pool
 
 // release returns the worker's buffers to the pool.
 func (cr *chunkReader) release() {
-	putBuffer(cr.stored)
-	putBuffer(cr.decoded)
+	buffers.Put(cr.stored)
+	buffers.Put(cr.decoded)
 	cr.stored, cr.decoded = nil, nil
 }
 
@@ -265,8 +252,8 @@ func (cr *chunkReader) read(t chunkTask) error {
 		return err
 	}
 	if c.Size > uint64(cap(cr.stored)) {
-		putBuffer(cr.stored)
-		cr.stored = getBuffer(int(c.Size))
+		buffers.Put(cr.stored)
+		cr.stored = buffers.Get(int(c.Size))
 	}
 	stored := cr.stored[:c.Size]
 	if err := cr.r.readAt(stored, c.Addr, "chunk"); err != nil {
@@ -283,7 +270,7 @@ func (cr *chunkReader) read(t chunkTask) error {
 		return nil
 	}
 	if cr.decoded == nil {
-		cr.decoded = getBuffer(cr.chunkBytes)[:cr.chunkBytes]
+		cr.decoded = buffers.Get(cr.chunkBytes)[:cr.chunkBytes]
 	}
 	if err := cr.p.Decode(cr.decoded, stored, mask, cr.elemSize); err != nil {
 		return wrapf(c.Addr, err, "chunk %v", c.Offset)
