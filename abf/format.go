@@ -30,12 +30,7 @@ func init() {
 		Sniff:       sniff,
 		Open:        openFormat,
 		Write:       writeFormat,
-		ParseParams: func(p map[string]string, write bool) (any, error) {
-			if !write {
-				return nil, nil
-			}
-			return parseWriteParams(p)
-		},
+		ParseParams: format.ParamsOfWriting(parseWriteParams),
 		Params: []format.Param{
 			{Name: "abf-version", Write: true,
 				Usage: "ABF version to write: C (AlignedBinaryFormat.jl v0.5 and later; the default) or A (v0.1 to v0.3)"},

@@ -85,6 +85,18 @@ func (f Format) CheckParams(o *Options, write bool) error {
 	return nil
 }
 
+// ParamsOfWriting makes a Format.ParseParams for a format whose own
+// options are all options of writing: parse reads them for Write, and
+// reading takes none (nil).
+func ParamsOfWriting[T any](parse func(params map[string]string) (T, error)) func(params map[string]string, write bool) (any, error) {
+	return func(params map[string]string, write bool) (any, error) {
+		if !write {
+			return nil, nil
+		}
+		return parse(params)
+	}
+}
+
 // parsedKey names what CheckParams kept: a format's options of reading or
 // of writing.
 type parsedKey struct {

@@ -219,3 +219,52 @@ func TestParamsAreParsedOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 }
+
+func init() {
+	Register(Format{
+		Name: "writeparams",
+		Open: func(string, mmapfile.Mode, *Options) (File, error) { return nil, errors.ErrUnsupported },
+		ParseParams: ParamsOfWriting(func(p map[string]string) (*struct{ level string }, error) {
+			if p["level"] == "bad" {
+				return nil, errors.New("level is bad")
+			}
+			return &struct{ level string }{p["level"]}, nil
+		}),
+	})
+}
+
+// A format whose options are all of writing parses them for Write and
+// takes none for reading, whatever the options say.
+func TestParamsOfWriting(t *testing.T) {
+	f, ok := Lookup("writeparams")
+	require.True(t, ok)
+	for _, tc := range []struct {
+		level   string
+		write   bool
+		want    string // "" with wantNil: nothing parsed
+		wantNil bool
+		err     string
+	}{
+		{level: "high", write: true, want: "high"},
+		{level: "", write: true, want: ""},
+		{level: "high", write: false, wantNil: true},
+		{level: "bad", write: false, wantNil: true},
+		{level: "bad", write: true, err: "level is bad"},
+	} {
+		o := &Options{Params: map[string]string{"level": tc.level}}
+		err := f.CheckParams(o, tc.write)
+		if tc.err != "" {
+			require.EqualError(t, err, tc.err, "%+v", tc)
+			continue
+		}
+		require.NoError(t, err, "%+v", tc)
+		v, err := ParsedParams[*struct{ level string }](o, "writeparams", tc.write)
+		require.NoError(t, err, "%+v", tc)
+		if tc.wantNil {
+			assert.Nil(t, v, "%+v", tc)
+			continue
+		}
+		require.NotNil(t, v, "%+v", tc)
+		assert.Equal(t, tc.want, v.level, "%+v", tc)
+	}
+}

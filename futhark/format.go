@@ -26,12 +26,7 @@ func init() {
 		Open:        openFormat,
 		Write:       writeFormat,
 		Encode:      encodeFormat,
-		ParseParams: func(p map[string]string, write bool) (any, error) {
-			if !write {
-				return nil, nil
-			}
-			return parseWriteParams(p)
-		},
+		ParseParams: format.ParamsOfWriting(parseWriteParams),
 		Params: []format.Param{
 			{Name: "text", Usage: "write Futhark's text form instead of binary", Write: true, Switch: true},
 			{Name: "aligned", Write: true, NoValue: "elem",

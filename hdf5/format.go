@@ -28,12 +28,7 @@ func init() {
 		Probe:       probe,
 		Open:        openFormat,
 		Write:       Write,
-		ParseParams: func(p map[string]string, write bool) (any, error) {
-			if !write {
-				return nil, nil
-			}
-			return writeParams(p)
-		},
+		ParseParams: format.ParamsOfWriting(writeParams),
 		Params: []format.Param{
 			{Name: "chunks", Usage: "chunk shape of the datasets written, such as 512,1024 (default: contiguous; with --compress, chunks of about 1 MiB chosen from each shape)", Write: true},
 			{Name: "compress", Usage: "none|gzip[:LEVEL] (default none: contiguous datasets that map as typed slices; gzip: shuffle then deflate, level 4)", Write: true},

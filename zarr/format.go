@@ -37,12 +37,7 @@ func init() {
 			opts.Version, opts.Chunks, opts.Shards, opts.Compress = wp.Version, wp.Chunks, wp.Shards, wp.Compress
 			return Write(path, src, opts)
 		},
-		ParseParams: func(p map[string]string, write bool) (any, error) {
-			if !write {
-				return nil, nil
-			}
-			return writeParams(p)
-		},
+		ParseParams: format.ParamsOfWriting(writeParams),
 		Params: []format.Param{
 			{Name: "zarr-version", Usage: "Zarr version of the store written: 2 or 3 (default 3)", Write: true},
 			{Name: "chunks", Usage: "chunk shape of the arrays written, such as 512,1024 (default: chunks of about 8 MiB chosen from each array's shape)", Write: true},
