@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // Meta is the JSON sidecar DAPHNE keeps beside a data file as
@@ -705,17 +707,11 @@ func (p *jsonParser) hex4() (rune, error) {
 	}
 	var r rune
 	for _, c := range p.b[p.i : p.i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
+		d := layout.DigitValue(c)
+		if d >= 16 {
 			return 0, p.fail("invalid \\u escape")
 		}
+		r = r<<4 | rune(d)
 	}
 	p.i += 4
 	return r, nil

@@ -54,6 +54,14 @@ func TestMetaParse(t *testing.T) {
 	assert.Error(t, err, "nlohmann refuses to dump invalid UTF-8")
 }
 
+// \u escapes take hex digits of either case, as JSON says.
+func TestMetaUnicodeEscapes(t *testing.T) {
+	m, err := ParseMeta([]byte(`{"numRows":1,"numCols":1,"schema":[{"label":"\u00C9\u00e9\u004A","valueType":"f64"}]}`))
+	require.NoError(t, err)
+	require.Len(t, m.Schema, 1)
+	assert.Equal(t, "ÉéJ", m.Schema[0].Label)
+}
+
 func TestMetaErrors(t *testing.T) {
 	tests := []struct {
 		in  string
@@ -78,6 +86,8 @@ func TestMetaErrors(t *testing.T) {
 		{`{"numRows":1,"numCols":3,"l":"` + "\xff" + `"}`, 30, ErrMeta},
 		{`{"numRows":1,"numCols":3,"l":"\ud800"}`, 36, ErrMeta},
 		{`{"numRows":1,"numCols":3,"l":"\x"}`, 31, ErrMeta},
+		{`{"numRows":1,"numCols":3,"l":"\u00g9"}`, 32, ErrMeta},
+		{`{"numRows":1,"numCols":3,"l":"\u00"}`, 32, ErrMeta},
 		{`{"numRows":1,"numCols":3,"l":tru}`, 29, ErrMeta},
 		{strings.Repeat("[", 200), 129, ErrMeta},
 	}

@@ -483,7 +483,7 @@ func (p *textParser) escape(i int) (rune, int, bool) {
 	if c >= '0' && c <= '9' || c == 'o' || c == 'x' {
 		v, k := 0, j
 		for ; k < lim; k++ {
-			dv := digitVal(p.d[k])
+			dv := layout.DigitValue(p.d[k])
 			if dv >= base {
 				break
 			}
@@ -509,16 +509,4 @@ func (p *textParser) escape(i int) (rune, int, bool) {
 		best = ' '
 	}
 	return rune(best), i + 1 + bestLen, true
-}
-
-func digitVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return 99
 }

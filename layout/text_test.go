@@ -293,3 +293,17 @@ func FuzzParseText(f *testing.F) {
 		}
 	})
 }
+
+func TestDigitValue(t *testing.T) {
+	for _, tc := range []struct {
+		c    byte
+		want int
+	}{
+		{'0', 0}, {'7', 7}, {'9', 9},
+		{'a', 10}, {'f', 15}, {'A', 10}, {'F', 15},
+		{'g', 16}, {'z', 35}, {'Z', 35},
+		{'_', 99}, {' ', 99}, {'/', 99}, {':', 99}, {'@', 99}, {'[', 99}, {'`', 99}, {'{', 99}, {0, 99}, {0xff, 99},
+	} {
+		assert.Equal(t, tc.want, DigitValue(tc.c), "%q", tc.c)
+	}
+}

@@ -156,6 +156,11 @@ var digitValues = func() (t [256]uint8) {
 	return
 }()
 
+// DigitValue is c's value as a digit of any base up to 36 (0–9, then
+// a–z or A–Z for 10–35), and 99 for a byte that is no digit: a parser of
+// base b takes c while DigitValue(c) < b.
+func DigitValue(c byte) int { return int(digitValues[c]) }
+
 // intSpan scans sign? ("0b" bdigits | "0x" xdigits | ddigits), digits with
 // underscores after the first digit, and returns where the digits lie.
 func (s *scanner) intSpan(i int) (neg bool, base, from, to int, ok bool) {

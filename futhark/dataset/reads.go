@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // readsInt reads an integer as Haskell's `reads :: Int` with a whole-input
@@ -33,15 +35,15 @@ func readsIntP(s string) (uint64, string, bool) {
 	}
 	base := uint64(10)
 	switch {
-	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") && digitOf(s[2]) < 16:
+	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") && layout.DigitValue(s[2]) < 16:
 		base, s = 16, s[2:]
-	case len(s) > 2 && (s[:2] == "0o" || s[:2] == "0O") && digitOf(s[2]) < 8:
+	case len(s) > 2 && (s[:2] == "0o" || s[:2] == "0O") && layout.DigitValue(s[2]) < 8:
 		base, s = 8, s[2:]
 	}
 	i := 0
 	var v uint64
 	for ; i < len(s); i++ {
-		d := digitOf(s[i])
+		d := uint64(layout.DigitValue(s[i]))
 		if d >= base {
 			break
 		}
@@ -54,18 +56,6 @@ func readsIntP(s string) (uint64, string, bool) {
 		v = -v
 	}
 	return v, s[i:], true
-}
-
-func digitOf(c byte) uint64 {
-	switch {
-	case c >= '0' && c <= '9':
-		return uint64(c - '0')
-	case c >= 'a' && c <= 'f':
-		return uint64(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return uint64(c-'A') + 10
-	}
-	return 99
 }
 
 // readsFloat reads a finite float as Haskell's `reads :: Double`:

@@ -180,20 +180,10 @@ func parseDim(w string) (int64, bool) {
 	}
 	var v uint64
 	for i := 0; i < len(w); i++ {
-		c := w[i]
-		var d uint64
-		switch {
-		case c == '_':
+		if w[i] == '_' {
 			continue
-		case c >= '0' && c <= '9':
-			d = uint64(c - '0')
-		case c >= 'a' && c <= 'f':
-			d = uint64(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			d = uint64(c-'A') + 10
-		default:
-			return 0, false
 		}
+		d := uint64(layout.DigitValue(w[i]))
 		if d >= base || v > (math.MaxInt64-d)/base {
 			return 0, false
 		}
