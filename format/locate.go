@@ -165,25 +165,15 @@ func FillJSON(b []byte, t layout.Type, bo binary.ByteOrder) any {
 		half := t.Size() / 2
 		return []any{FillJSON(b[:half], t.Part(), bo), FillJSON(b[half:], t.Part(), bo)}
 	}
-	u := layout.Uint(b, bo)
 	switch {
 	case t == layout.Bool:
 		return b[0] != 0
 	case t.IsSigned():
-		shift := 64 - uint(t.Size()*8)
-		return int64(u<<shift) >> shift
+		return layout.Int(b, bo)
 	case t.IsUnsigned():
-		return u
+		return layout.Uint(b, bo)
 	}
-	var f float64
-	switch t {
-	case layout.F16:
-		f = layout.Float16(u).Float64()
-	case layout.F32:
-		f = float64(math.Float32frombits(uint32(u)))
-	default:
-		f = math.Float64frombits(u)
-	}
+	f := layout.Float(b, bo, t)
 	switch {
 	case math.IsNaN(f):
 		return "NaN"

@@ -1,7 +1,10 @@
 package format
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -87,6 +90,35 @@ func TestPayloadLocation(t *testing.T) {
 	} {
 		if _, err := PayloadLocation(bad, ""); !errors.Is(err, errors.ErrUnsupported) {
 			t.Errorf("PayloadLocation(%v) = %v, want ErrUnsupported", bad.Array.Type, err)
+		}
+	}
+}
+
+func TestFillJSON(t *testing.T) {
+	le, be := binary.LittleEndian, binary.BigEndian
+	for _, c := range []struct {
+		b    []byte
+		t    layout.Type
+		bo   binary.ByteOrder
+		want any
+	}{
+		{[]byte{1}, layout.Bool, le, true},
+		{[]byte{0}, layout.Bool, le, false},
+		{[]byte{0xff}, layout.I8, le, int64(-1)},
+		{[]byte{0xff}, layout.U8, le, uint64(255)},
+		{[]byte{0xff, 0xfe}, layout.I16, be, int64(-2)},
+		{[]byte{0, 0, 0, 0x80}, layout.I32, le, int64(math.MinInt32)},
+		{[]byte{0, 0, 0, 0x80}, layout.U32, le, uint64(1 << 31)},
+		{[]byte{0x3e, 0x00}, layout.F16, be, 1.5},
+		{[]byte{0, 0, 0xc0, 0x7f}, layout.F32, le, "NaN"},
+		{[]byte{0, 0, 0x80, 0x7f}, layout.F32, le, "Infinity"},
+		{[]byte{0xff, 0xf0, 0, 0, 0, 0, 0, 0}, layout.F64, be, "-Infinity"},
+		{[]byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}, layout.F64, le, 1.5},
+		{[]byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0}, layout.C64, le, []any{1.0, -2.0}},
+	} {
+		got := FillJSON(c.b, c.t, c.bo)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("FillJSON(% x, %s) = %#v, want %#v", c.b, c.t, got, c.want)
 		}
 	}
 }

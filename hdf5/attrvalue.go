@@ -114,12 +114,10 @@ func (f *File) value(d *dtype, b []byte) any {
 
 // intValue is the integer of type t in b.
 func intValue(t layout.Type, b []byte, o binary.ByteOrder) any {
-	u := layout.Uint(b, o)
 	if !t.IsSigned() {
-		return u
+		return layout.Uint(b, o)
 	}
-	shift := 64 - 8*len(b)
-	return int64(u<<shift) >> shift
+	return layout.Int(b, o)
 }
 
 // floatValue is v for JSON: NaN and infinities as text.

@@ -35,6 +35,13 @@ func Uint(b []byte, bo binary.ByteOrder) uint64 {
 	return bo.Uint64(b)
 }
 
+// Int reads the signed integer element of size len(b) (1, 2, 4 or 8) in
+// byte order bo, sign-extended.
+func Int(b []byte, bo binary.ByteOrder) int64 {
+	shift := 64 - 8*uint(len(b))
+	return int64(Uint(b, bo)<<shift) >> shift
+}
+
 // PutFloat stores x as an element of the float type t (F16, F32 or F64,
 // rounding to the nearest) in b, in byte order bo.
 func PutFloat(b []byte, bo binary.ByteOrder, t Type, x float64) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -436,6 +437,28 @@ func TestSwapBytes(t *testing.T) {
 	b = []byte{1, 2, 3}
 	SwapBytes(b, 1)
 	assert.Equal(t, []byte{1, 2, 3}, b)
+}
+
+func TestInt(t *testing.T) {
+	for _, c := range []struct {
+		le   []byte
+		want int64
+	}{
+		{[]byte{0x7f}, 127},
+		{[]byte{0x80}, -128},
+		{[]byte{0xff}, -1},
+		{[]byte{0xfe, 0xff}, -2},
+		{[]byte{0xff, 0x7f}, 32767},
+		{[]byte{0x00, 0x00, 0x00, 0x80}, math.MinInt32},
+		{[]byte{0x01, 0x02, 0x03, 0x04}, 0x04030201},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -1},
+		{[]byte{0, 0, 0, 0, 0, 0, 0, 0x80}, math.MinInt64},
+	} {
+		assert.Equal(t, c.want, Int(c.le, binary.LittleEndian), "% x", c.le)
+		be := slices.Clone(c.le)
+		slices.Reverse(be)
+		assert.Equal(t, c.want, Int(be, binary.BigEndian), "% x big-endian", be)
+	}
 }
 
 func TestPutUintAndFloat(t *testing.T) {
