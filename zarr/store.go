@@ -76,6 +76,7 @@ type Store struct {
 	lock   *mmapfile.File // the root metadata document, locked while read-write
 
 	wmu    sync.Mutex // serialises Set and chunk creation
+	swaps  keyLocks   // keep chunk files in place while they are read
 	mu     sync.Mutex
 	maps   map[string]*mapping // chunk and shard files mapped for views and edits
 	shards map[string]*shardIndex
