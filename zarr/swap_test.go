@@ -333,3 +333,26 @@ func TestViewsTakenWhileSetRewritesShards(t *testing.T) {
 		require.NoError(t, r.Close())
 	}
 }
+
+// BenchmarkSetCompressed: Set of one element of a zstd chunk, which
+// re-encodes the chunk to a new file renamed over it (synced), on disk.
+func BenchmarkSetCompressed(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "s.zarr")
+	src := (&memSource{}).add("/", layout.F64, []int64{64, 64}, layout.RowMajor, false, ramp(layout.F64, 64*64, 0))
+	if err := Write(p, src, &Options{Chunks: []int64{8, 8}, Compress: "zstd"}); err != nil {
+		b.Fatal(err)
+	}
+	s, err := OpenFile(p, mmapfile.ReadWrite, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	a := s.Arrays()[0]
+	k := 0
+	for b.Loop() {
+		k++
+		if err := Set(a, []int64{int64(k % 64), int64(k * 7 % 64)}, float64(k)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
