@@ -74,6 +74,11 @@
 //     next Sync or Close: a crash before leaves it missing, or holding the
 //     fill value or part of what was written, as for any write through a
 //     view.
+//   - A copying read while Set re-encodes a chunk (or rewrites its
+//     shard) to a new file gets each element's old value or its new one:
+//     the rename of the new file waits for the reads inside the old one,
+//     and those reads copy from the file they found the chunk in. Readers
+//     of other chunks do not wait.
 //   - A missing shard of raw inner chunks is created, for a view or Set,
 //     laid out whole: every inner chunk at a fixed offset holding the fill
 //     value, and its index, synced before the shard takes its name.

@@ -136,6 +136,10 @@ func (a *Array) readUnit(u []int64, dst []byte, start, count, dstr []int64, w *w
 		p.Fill(dst, doff, m.fill) // Options.Salvage; Damage reports it
 		return nil
 	}
+	key, _ := m.locate(u)
+	l := a.s.swaps.of(key)
+	l.RLock()
+	defer l.RUnlock()
 	loc, err := a.locateUnit(u)
 	if err != nil {
 		return err
@@ -315,6 +319,7 @@ func (s *Store) withBytes(key string, off, n int64, w *worker, fn func(b []byte)
 	mp := s.maps[key]
 	s.mu.Unlock()
 	if mp != nil {
+		mappingFound(key)
 		b := mp.r.Bytes()
 		if off+n > int64(len(b)) {
 			return s.errf(key, int64(len(b)), mmapfile.ErrTruncated, "mapping of %d bytes, want [%d, %d)", len(b), off, off+n)
@@ -340,6 +345,11 @@ func (s *Store) withBytes(key string, off, n int64, w *worker, fn func(b []byte)
 	}
 	return s.guard(key, r, func() { fn(r.Bytes()) })
 }
+
+// mappingFound is called by a copying read that found the mapping of the
+// file key, before it copies from it; a variable so that tests can act at
+// that moment.
+var mappingFound = func(key string) {}
 
 // guard runs fn over a mapping of key, turning a fault into an error
 // naming the key.

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io/fs"
 	"math"
 	"os"
 	"sort"
+	"sync"
+
+	"golang.org/x/sys/cpu"
 
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -135,19 +139,42 @@ func (s *Store) shardIndexOf(m *meta, key string) (*shardIndex, error) {
 	return si, nil
 }
 
-// forget drops what the store remembers of the file key (its shard index,
-// its mapping), after the file was replaced.
-func (s *Store) forget(key string) error {
+// forget drops what the store remembers of the file key (its decoded
+// chunks, its shard index, its mapping), after the file was replaced, the
+// key's lock held for writing. It returns the old file's mapping, for the
+// caller to close once that lock is let go: no reader holds it then, and
+// none can find it again.
+func (s *Store) forget(key string) *mapping {
 	s.cache.drop(key)
 	s.pays.Reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.shards, key)
-	if mp, ok := s.maps[key]; ok {
-		delete(s.maps, key)
-		return mp.f.Close()
-	}
-	return nil
+	mp := s.maps[key]
+	delete(s.maps, key)
+	return mp
+}
+
+// keyLocks keep the chunk and shard files of a store in place while they
+// are read. A copying read holds its file's lock for reading from finding
+// its chunk (the file's size, the shard's index) to the end of its copy;
+// replacing the file (Set re-encoding a compressed chunk, a shard
+// rewritten) takes it for writing. So a reader never applies an index
+// read from the old file to the new one, never copies from a mapping
+// unmapped under it, and never keeps a chunk decoded from the old file
+// after the replacement. Keys share the locks by their hash: readers
+// never wait for one another, and a replacement holds up only the readers
+// of its own lock's keys, only while it renames.
+type keyLocks [64]struct {
+	sync.RWMutex
+	_ cpu.CacheLinePad // no two on one cache line
+}
+
+var keySeed = maphash.MakeSeed()
+
+// of returns the lock of the file key.
+func (l *keyLocks) of(key string) *sync.RWMutex {
+	return &l[maphash.String(keySeed, key)%uint64(len(l))].RWMutex
 }
 
 // statKey returns the size of the file key.

@@ -76,6 +76,7 @@ type Store struct {
 	lock   *mmapfile.File // the root metadata document, locked while read-write
 
 	wmu    sync.Mutex // serialises Set and chunk creation
+	swaps  keyLocks   // keep chunk files in place while they are read
 	mu     sync.Mutex
 	maps   map[string]*mapping // chunk and shard files mapped for views and edits
 	shards map[string]*shardIndex
@@ -132,13 +133,18 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
 		lock = mmapfile.LockExclusive
 	}
 	if lock == mmapfile.LockShared || lock == mmapfile.LockExclusive {
+		beforeLock(path)
+		// The document locked is the one loaded, opened through the
+		// directory opened: the path may lead to another store by now.
 		key := s.rootKey()
-		if _, err := s.root.Stat(key); err != nil {
+		doc, err := s.root.Open(key)
+		if err != nil {
 			s.root.Close()
 			return nil, err
 		}
-		s.lock, err = mmapfile.OpenFile(filepath.Join(path, key), mmapfile.ReadOnly, &mmapfile.Options{Lock: lock, Wait: s.opts.Wait})
+		s.lock, err = mmapfile.OpenFile(filepath.Join(path, key), mmapfile.ReadOnly, &mmapfile.Options{File: doc, Lock: lock, Wait: s.opts.Wait})
 		if err != nil {
+			doc.Close()
 			s.root.Close()
 			return nil, err
 		}
@@ -148,6 +154,10 @@ func OpenFile(path string, mode mmapfile.Mode, o *Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// beforeLock is called by OpenFile between loading the store at path and
+// locking it; a variable so that tests can replace the store then.
+var beforeLock = func(path string) {}
 
 // NewReader opens a store held in any file system — an in-memory one, an
 // archive, a remote store behind fs.FS — read-only. Its chunks are

@@ -100,11 +100,10 @@ func viewChunk[T layout.Elem](a *Array, idx []int64) ([]T, error) {
 	if err := a.checkChunk(idx); err != nil {
 		return nil, err
 	}
-	mp, loc, err := a.viewable(idx)
+	mp, loc, err := a.viewable(idx, true)
 	if err != nil {
 		return nil, err
 	}
-	s.viewing(mp)
 	n := m.unitBytes() / int64(m.dt.typ.Size())
 	v, err := mmapfile.View[T](mp.r, loc.off, int(n), m.byteOrder())
 	if err != nil {
@@ -130,8 +129,10 @@ func (s *Store) viewing(mp *mapping) {
 // viewable returns the mapping of chunk idx (checked) and where the chunk
 // is in it, after checking that its bytes can be viewed as the array's
 // elements: stored raw, in row- or column-major order, in the host's byte
-// order. A missing chunk is created in a store open read-write.
-func (a *Array) viewable(idx []int64) (*mapping, where, error) {
+// order. A missing chunk is created in a store open read-write. view
+// marks the mapping as handed out in a writable view, before a rewrite of
+// its file can start (which then fails, naming the view).
+func (a *Array) viewable(idx []int64, view bool) (*mapping, where, error) {
 	s, m := a.s, a.m
 	key, _ := m.locate(idx)
 	if len(m.chain) > 0 {
@@ -143,27 +144,24 @@ func (a *Array) viewable(idx []int64) (*mapping, where, error) {
 	if m.dt.typ.Size() > 1 && !layout.IsHostOrder(m.byteOrder()) {
 		return nil, where{}, s.errf(key, -1, mmapfile.ErrByteOrder, "array %q: chunks are %v: use Read or ReadRegion, which swap", m.name, m.byteOrder())
 	}
+	// Held from finding the chunk to marking its mapping viewed: the
+	// file is not replaced in between.
+	l := s.swaps.of(key)
+	l.RLock()
 	loc, err := a.locateView(idx)
+	if err == nil && loc.missing {
+		l.RUnlock()
+		if err := a.createForView(idx, loc.key); err != nil {
+			return nil, where{}, err
+		}
+		l.RLock()
+		if loc, err = a.locateView(idx); err == nil && loc.missing {
+			err = s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v is gone as soon as created", m.name, idx)
+		}
+	}
+	defer l.RUnlock()
 	if err != nil {
 		return nil, where{}, err
-	}
-	if loc.missing {
-		if err := s.inPlace(); err != nil {
-			return nil, where{}, err
-		}
-		if !s.writable {
-			return nil, where{}, s.errf(loc.key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
-		}
-		s.wmu.Lock()
-		if loc, err = a.locateUnit(idx); err == nil && loc.missing {
-			if err = a.createUnit(idx); err == nil {
-				loc, err = a.locateUnit(idx)
-			}
-		}
-		s.wmu.Unlock()
-		if err != nil {
-			return nil, where{}, err
-		}
 	}
 	if ub := m.unitBytes(); loc.n != ub {
 		return nil, where{}, a.sizeErr(loc, ub)
@@ -172,7 +170,29 @@ func (a *Array) viewable(idx []int64) (*mapping, where, error) {
 	if err != nil {
 		return nil, where{}, err
 	}
+	if view {
+		s.viewing(mp)
+	}
 	return mp, loc, nil
+}
+
+// createForView creates the missing chunk idx, stored in the file key,
+// for a view: in a store open read-write, if it is still missing.
+func (a *Array) createForView(idx []int64, key string) error {
+	s, m := a.s, a.m
+	if err := s.inPlace(); err != nil {
+		return err
+	}
+	if !s.writable {
+		return s.errf(key, -1, ErrMissingChunk, "array %q: chunk %v: use Read or ReadRegion (which fill it in), or open the store read-write to create it", m.name, idx)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	loc, err := a.locateUnit(idx)
+	if err == nil && loc.missing {
+		err = a.createUnit(idx)
+	}
+	return err
 }
 
 // Payload returns the reader of array i's elements (format.Payloader):
@@ -196,7 +216,7 @@ func (s *Store) Payload(i int) (*format.Payload, error) {
 func (a *Array) payload(rec *format.Record) (*format.Payload, error) {
 	s, m := a.s, a.m
 	zero := make([]int64, len(m.shape))
-	mp, loc, err := a.viewable(zero)
+	mp, loc, err := a.viewable(zero, false)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +429,7 @@ func (a *Array) rewriteUnit(u []int64, b []byte, pos int64) error {
 	}
 	key, inner := m.locate(u)
 	if inner < 0 {
-		return s.writeKey(key, enc)
+		return s.writeKey(key, enc, nil)
 	}
 	return a.rewriteShard(key, u, inner, enc)
 }
@@ -444,14 +464,20 @@ func (a *Array) readUnitRaw(loc where, buf []byte, w *worker) error {
 func (a *Array) rewriteShard(key string, u []int64, inner int64, enc []byte) error {
 	s, m := a.s, a.m
 	spec := m.shard
-	s.mu.Lock()
-	mp := s.maps[key]
-	viewed := mp != nil && mp.viewed
-	s.mu.Unlock()
-	if viewed {
-		// The writes made through the view after the shard was read
-		// would go to the file replaced: lost.
-		return s.errf(key, -1, ErrUnsupported, "array %q: inner chunk %d of shard %s is not stored, and writing it means rewriting the shard, whose inner chunks are mapped for a writable view: Close the store (or Sync and let go of the views), reopen it and create the chunk before taking views", m.name, inner, key)
+	unviewed := func() error {
+		s.mu.Lock()
+		mp := s.maps[key]
+		viewed := mp != nil && mp.viewed
+		s.mu.Unlock()
+		if viewed {
+			// The writes made through the view after the shard was read
+			// would go to the file replaced: lost.
+			return s.errf(key, -1, ErrUnsupported, "array %q: inner chunk %d of shard %s is not stored, and writing it means rewriting the shard, whose inner chunks are mapped for a writable view: Close the store (or Sync and let go of the views), reopen it and create the chunk before taking views", m.name, inner, key)
+		}
+		return nil
+	}
+	if err := unviewed(); err != nil {
+		return err
 	}
 	si, err := s.shardIndexOf(m, key)
 	if err != nil {
@@ -491,7 +517,9 @@ func (a *Array) rewriteShard(key string, u []int64, inner int64, enc []byte) err
 			}
 		}
 	}
-	return s.writeKey(key, encodeShard(spec, chunks, len(m.chain) == 0))
+	// Checked again as the shard is replaced: a view taken meanwhile
+	// maps the file read above.
+	return s.writeKey(key, encodeShard(spec, chunks, len(m.chain) == 0), unviewed)
 }
 
 // encodeShard lays out a shard file: the inner chunks in C order (nil
@@ -518,8 +546,10 @@ func encodeShard(spec *shardSpec, chunks [][]byte, raw bool) []byte {
 }
 
 // writeKey replaces the file key with data: written to a temporary file
-// beside it and renamed over it, inside the store.
-func (s *Store) writeKey(key string, data []byte) error {
+// beside it and renamed over it, inside the store. The rename holds the
+// key's lock for writing (no reader is inside the file, no view is being
+// taken of it), after ok, if not nil, agrees.
+func (s *Store) writeKey(key string, data []byte, ok func() error) error {
 	if s.root == nil {
 		return s.errf(key, -1, mmapfile.ErrNotWritable, "a store opened with NewReader cannot be written")
 	}
@@ -531,14 +561,42 @@ func (s *Store) writeKey(key string, data []byte) error {
 	if fi, err := s.root.Lstat(key); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		return s.errf(key, -1, ErrInvalid, "is a symlink: not replaced")
 	}
-	err := atomicfile.Write(s.path(key), s.opts.Perm, func(f *os.File) error {
-		_, err := f.Write(data)
-		return err
-	})
+	f, err := atomicfile.New(s.path(key), &atomicfile.Options{Perm: s.opts.Perm})
 	if err != nil {
 		return s.errf(key, -1, err, "cannot be written")
 	}
-	return s.forget(key)
+	defer f.Abort()
+	// Synced before the lock is taken, so that the commit's own sync
+	// finds nothing to write while readers of the key wait.
+	if _, err := f.Write(data); err != nil {
+		return s.errf(key, -1, err, "cannot be written")
+	}
+	if err := f.Sync(); err != nil {
+		return s.errf(key, -1, err, "cannot be written")
+	}
+	l := s.swaps.of(key)
+	l.Lock()
+	if ok != nil {
+		if err := ok(); err != nil {
+			l.Unlock()
+			return err
+		}
+	}
+	err = f.Commit()
+	var old *mapping
+	if err == nil {
+		old = s.forget(key)
+	}
+	l.Unlock()
+	if err != nil {
+		return s.errf(key, -1, err, "cannot be written")
+	}
+	if old != nil {
+		if err := old.f.Close(); err != nil {
+			return s.errf(key, -1, err, "the replaced file cannot be closed")
+		}
+	}
+	return nil
 }
 
 // Sync makes the changes made through writable views and Set durable,
@@ -717,15 +775,26 @@ func (s *Store) createMapped(key string, n int64, init func(f *os.File) error) e
 	if err := r.PopulateWrite(); err != nil {
 		return fail(err)
 	}
+	l := s.swaps.of(key)
+	l.Lock()
 	if err := s.root.Rename(tmp, key); err != nil {
+		l.Unlock()
 		return fail(err)
 	}
-	s.cache.drop(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.maps[key]; ok { // not expected: the chunk was missing
+	old := s.forget(key) // none expected: the chunk was missing
+	s.created(key, dir, f, r)
+	l.Unlock()
+	if old != nil {
 		old.f.Close()
 	}
+	return nil
+}
+
+// created keeps the mapping r of f, the chunk file key just created in
+// directory dir for a writable view.
+func (s *Store) created(key, dir string, f *mmapfile.File, r *mmapfile.Region) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.maps == nil {
 		s.maps = map[string]*mapping{}
 	}
@@ -741,7 +810,6 @@ func (s *Store) createMapped(key string, n int64, init func(f *os.File) error) e
 		go atomicfile.StartWriteback(old.f.OSFile(), 0, 0)
 	}
 	s.fresh = append(s.fresh[:0], mp)
-	return nil
 }
 
 // mkdirs makes the directory dir of the store and any parents missing,
