@@ -63,6 +63,12 @@ func (r *recRef) typ() *dtype {
 // buildFace makes the records of the listed datasets, then those of the
 // netCDF dimensions that are not variables.
 func (f *File) buildFace() {
+	n := 0
+	for _, d := range f.datasets {
+		n += max(1, len(d.typ.members))
+	}
+	f.recs = make([]format.Record, 0, n)
+	f.refs = make([]recRef, 0, n)
 	for _, listed := range []bool{true, false} {
 		for _, d := range f.datasets {
 			if d.listed == listed {
