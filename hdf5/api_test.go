@@ -424,7 +424,7 @@ func TestPartialElements(t *testing.T) {
 			assert.Equal(t, all[8*first:8*(first+n)], dst, "[%d, %d)", first, first+n)
 		}
 	}
-	h := f.(*source).File()
+	h := f.(*File)
 	assert.Equal(t, int64(0), h.UserBlock())
 	assert.Equal(t, "/", h.Groups()[0].Name)
 

@@ -80,7 +80,7 @@ func TestDenseGroups(t *testing.T) {
 		f, err := Open(filepath.Join(dir, name), nil)
 		require.NoError(t, err, name)
 		got := map[string]string{}
-		src := newSource(f)
+		src := f
 		for i, r := range src.Records() {
 			b, err := format.ReadAll(src, i, layout.RowMajor, binary.LittleEndian)
 			require.NoError(t, err, "%s %s", name, r.Name)

@@ -32,6 +32,13 @@
 // (Links) and never followed. A compound dataset's members are the
 // columns of a table, "<dataset>/<member>", for package format.
 //
+// A *File is the format.File that format.Open returns for an HDF5 file,
+// and the typed calls (View, Read, ReadAt, Set) are a name's lookup
+// followed by package format's. Its records are the datasets and table
+// columns; a netCDF dimension that is not a variable is none, as
+// netCDF4-python and xarray have no variable of it, but it is still a
+// dataset that the typed calls and Lookup reach by name, as h5py does.
+//
 // # Zero copy, and when a copy is made
 //
 // View returns a []T over the mapping when the dataset is contiguous,

@@ -61,6 +61,8 @@ type File struct {
 	reg    *mmapfile.Region
 	closed bool
 	commit *atomicfile.File // Create's file, put in place by Close
+
+	face
 }
 
 // dataset is one dataset of the file.
@@ -87,6 +89,7 @@ type dataset struct {
 	// listed is false for a netCDF dimension that is not a variable.
 	listed bool
 	dims   []string // netCDF dimension names, where known
+	rec    int      // its record, a table's first column's; -1 for none
 
 	tableOnce sync.Once
 	table     *h5.ChunkTable // a chunked dataset's chunks, once read
@@ -199,6 +202,7 @@ func (f *File) parse() error {
 		return err
 	}
 	f.netCDFDims()
+	f.buildFace()
 	return nil
 }
 

@@ -63,7 +63,7 @@ func openAll(b []byte, name string) error {
 	if err != nil {
 		return err
 	}
-	src := newSource(f)
+	src := f
 	for i, r := range src.Records() {
 		var err error
 		switch {
@@ -376,7 +376,7 @@ func TestDatasetOfUnknownClass(t *testing.T) {
 	b[m.at] = b[m.at]&0xf0 | 12
 	f, err := NewReader(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
-	src := newSource(f)
+	src := f
 	r := src.Records()[0]
 	assert.Equal(t, "unknown", r.TypeString())
 	assert.Equal(t, int64(4), r.Size)

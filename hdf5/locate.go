@@ -2,15 +2,12 @@ package hdf5
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
 	"github.com/mmapkit/mmapkit/layout"
 )
-
-var _ format.Locator = (*source)(nil)
 
 // hiddenAttributes are the attributes of the HDF5 dimension-scale and
 // netCDF-4 conventions, which say what the reference set says otherwise
@@ -28,22 +25,22 @@ var hiddenAttributes = map[string]bool{
 // missing (the dataset's fill value). Table columns, text, other filters,
 // a chunk stored with a filter skipped and an edge chunk stored unfiltered
 // cannot be described.
-func (s *source) Locate(i int) (*format.Location, error) {
-	s.f.mu.RLock()
-	defer s.f.mu.RUnlock()
-	if i < 0 || i >= len(s.recs) {
-		return nil, fmt.Errorf("hdf5: record %d of %d", i, len(s.recs))
-	}
-	if err := s.check(i); err != nil {
+func (f *File) Locate(i int) (*format.Location, error) {
+	if err := f.listedRecord(i); err != nil {
 		return nil, err
 	}
-	rec, ref := &s.recs[i], &s.refs[i]
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if err := f.check(i); err != nil {
+		return nil, err
+	}
+	rec, ref := &f.recs[i], &f.refs[i]
 	d := ref.d
 	if ref.mb != nil {
 		return nil, format.Unlocatable("a column of the compound dataset %s: its values are strided through the table's rows", d.path)
 	}
 	loc := &format.Location{Shape: slices.Clone(rec.Shape), Order: layout.RowMajor,
-		DType: format.NumPyDType(rec.Type, "", rec.BigEndian), Attributes: s.attributes(d)}
+		DType: format.NumPyDType(rec.Type, "", rec.BigEndian), Attributes: f.jsonAttributes(d)}
 	if len(d.dims) == len(rec.Shape) {
 		loc.DimensionNames = slices.Clone(d.dims)
 	}
@@ -58,13 +55,13 @@ func (s *source) Locate(i int) (*format.Location, error) {
 		loc.Offset, loc.Length = max(d.data, 0), d.nbytes
 		return loc, nil
 	case h5.Chunked:
-		return s.locateChunks(d, rec, loc)
+		return f.locateChunks(d, rec, loc)
 	}
 	return nil, format.Unlocatable("%s storage", d.lay.Class)
 }
 
 // locateChunks fills in the chunk grid of the chunked dataset d.
-func (s *source) locateChunks(d *dataset, rec *format.Record, loc *format.Location) (*format.Location, error) {
+func (f *File) locateChunks(d *dataset, rec *format.Record, loc *format.Location) (*format.Location, error) {
 	g := &format.ChunkGrid{Separator: ".", Compressor: []byte("null"), Filters: []byte("null"), FillValue: []byte("null")}
 	for _, c := range d.lay.ChunkDims {
 		g.Chunks = append(g.Chunks, int64(c))
@@ -102,14 +99,14 @@ func (s *source) locateChunks(d *dataset, rec *format.Record, loc *format.Locati
 	if filters != nil {
 		g.Filters = mustJSON(filters)
 	}
-	t, err := d.chunkTable(s.f.m.r)
+	t, err := d.chunkTable(f.m.r)
 	if err != nil {
-		return nil, wrapErr(s.f.name, d.at, err, "dataset %s", d.path)
+		return nil, wrapErr(f.name, d.at, err, "dataset %s", d.path)
 	}
 	filtered := len(pipe) > 0
 	err = t.Each(func(c h5.Chunk, partial bool) error {
 		if err := h5.CheckStored(c, t.ChunkBytes(), len(pipe)); err != nil {
-			return wrapErr(s.f.name, d.at, err, "dataset %s", d.path)
+			return wrapErr(f.name, d.at, err, "dataset %s", d.path)
 		}
 		switch {
 		case c.FilterMask != 0:
@@ -146,15 +143,15 @@ func (s *source) locateChunks(d *dataset, rec *format.Record, loc *format.Locati
 	return loc, nil
 }
 
-// attributes are the dataset's attributes that JSON can hold, without
-// those of the dimension-scale conventions.
-func (s *source) attributes(d *dataset) map[string]any {
+// jsonAttributes are the dataset's attributes that JSON can hold,
+// without those of the dimension-scale conventions.
+func (f *File) jsonAttributes(d *dataset) map[string]any {
 	var out map[string]any
 	for _, a := range d.attrs {
 		if hiddenAttributes[a.name] {
 			continue
 		}
-		v := s.f.attrValue(a)
+		v := f.attrValue(a)
 		if _, err := json.Marshal(v); err != nil || v == nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/internal/oracle"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // netCDFFile writes a netCDF-4 file with netCDF4-python (dimensions, one
@@ -84,4 +86,41 @@ func TestNetCDF4(t *testing.T) {
 		assert.Equal(t, w.SHA256, hex.EncodeToString(sum[:]), r.Name)
 	}
 	assert.Len(t, got, len(want), "every variable is a record")
+}
+
+// A netCDF dimension without a coordinate variable (ocean.nc's bnd) is no
+// record, as netCDF4-python and xarray have no variable of it; it is
+// still an HDF5 dataset, which the typed calls read by name as h5py does:
+// never written, so its values are the fill value (h5py reads [0. 0.]).
+func TestNetCDFDimensionWithoutVariable(t *testing.T) {
+	p := copyRef(t, "ocean.nc")
+	f, err := OpenFile(p, mmapfile.ReadWrite, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, r := range f.Records() {
+		assert.NotEqual(t, "/bnd", r.Name, "a dimension is no variable")
+	}
+	_, err = format.Find(f, "bnd")
+	assert.ErrorIs(t, err, format.ErrNoRecord)
+	assert.Contains(t, err.Error(), "netCDF dimension")
+
+	v, err := Read[float32](f, "bnd")
+	require.NoError(t, err)
+	assert.Equal(t, []float32{0, 0}, v)
+	part := []float32{9}
+	require.NoError(t, ReadAt(f, "/bnd", 1, part))
+	assert.Equal(t, []float32{0}, part)
+	assert.ErrorIs(t, ReadAt(f, "bnd", 1, make([]float32, 2)), mmapfile.ErrOutOfRange)
+	_, err = Read[float64](f, "bnd")
+	assert.ErrorIs(t, err, mmapfile.ErrTypeMismatch)
+	_, err = View[float32](f, "bnd")
+	assert.ErrorIs(t, err, errors.ErrUnsupported, "never written: nothing to alias")
+	assert.Regexp(t, `use Read\b`, err.Error())
+	assert.ErrorIs(t, Set(f, "bnd", []int64{0}, float32(1)), errors.ErrUnsupported, "never written: nothing to change in place")
+
+	// The methods of format.File take the listed records only.
+	n := len(f.Records())
+	assert.ErrorIs(t, f.ReadArray(n, make([]byte, 8), 0, layout.RowMajor, binary.LittleEndian), mmapfile.ErrOutOfRange)
+	_, err = f.Payload(n)
+	assert.ErrorIs(t, err, mmapfile.ErrOutOfRange)
 }

@@ -1,14 +1,11 @@
 package hdf5
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
-	"math"
 
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/hdf5/internal/h5"
-	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -235,7 +232,21 @@ func (f *File) typed(name string, lt layout.Type) (*dataset, error) {
 	return d, nil
 }
 
-// count is the number of logical elements (an array datatype's included).
+// recordOf resolves name to its record after checking that lt is its
+// element type: the file the typed calls hand to package format, and the
+// record's index there.
+func (f *File) recordOf(name string, lt layout.Type) (allDatasets, int, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	d, err := f.typed(name, lt)
+	if err != nil {
+		return allDatasets{}, 0, err
+	}
+	return allDatasets{f}, d.rec, nil
+}
+
+// logical is the number of logical elements (an array datatype's
+// included).
 func (d *dataset) logical() int64 {
 	n, _ := layout.Count(d.shape) // checked when the file was opened
 	return n
@@ -252,38 +263,11 @@ func (d *dataset) logical() int64 {
 // In a file opened read-write, writing to the slice changes the file.
 // The slice is valid until Close.
 func View[T layout.Elem](f *File, name string) ([]T, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	d, err := f.typed(name, layout.TypeOf[T]())
+	a, i, err := f.recordOf(name, layout.TypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case d.unreadable != nil:
-		return nil, d.unreadable
-	case f.reg == nil && f.mf == nil:
-		return nil, errAt(f.name, -1, errors.ErrUnsupported, "dataset %s: a file read through NewReader is not mapped; use Read", d.path)
-	case d.lay.Class != h5.Contiguous:
-		return nil, errAt(f.name, d.at, errors.ErrUnsupported, "dataset %s has %s storage, which is not one run of the file; use Read", d.path, d.lay.Class)
-	case d.count == 0:
-		return []T{}, nil
-	case d.data < 0:
-		return nil, errAt(f.name, d.at, errors.ErrUnsupported, "dataset %s was never written (no storage: its values are the fill value); use Read", d.path)
-	case d.typ.innermost().bigEndian && layout.TypeOf[T]().Size() > 1:
-		return nil, errAt(f.name, d.data, mmapfile.ErrByteOrder, "dataset %s is big-endian; use Read, which swaps", d.path)
-	}
-	n := d.logical()
-	if n > math.MaxInt {
-		return nil, errAt(f.name, d.data, mmapfile.ErrTooLarge, "dataset %s: %d elements", d.path, n)
-	}
-	v, err := mmapfile.View[T](f.reg, d.data, int(n), binary.LittleEndian)
-	if errors.Is(err, mmapfile.ErrMisaligned) {
-		return nil, errAt(f.name, d.data, mmapfile.ErrMisaligned, "dataset %s: its data at offset %d are not aligned for %s; use Read", d.path, d.data, layout.TypeOf[T]())
-	}
-	if err != nil {
-		return nil, wrapErr(f.name, d.data, err, "dataset %s: view", d.path)
-	}
-	return v, nil
+	return format.View[T](a, i)
 }
 
 // Read returns a copy of the dataset name in logical (row-major) order,
@@ -291,48 +275,21 @@ func View[T layout.Elem](f *File, name string) ([]T, error) {
 // decoded in parallel, unallocated storage read as the fill value. T must
 // be the element type.
 func Read[T layout.Elem](f *File, name string) ([]T, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	d, err := f.typed(name, layout.TypeOf[T]())
+	a, i, err := f.recordOf(name, layout.TypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
-	n := d.logical()
-	if n > math.MaxInt {
-		return nil, errAt(f.name, d.at, mmapfile.ErrTooLarge, "dataset %s: %d elements", d.path, n)
-	}
-	dst := make([]T, n)
-	return dst, f.readTyped(d, 0, unsafeslice.Bytes(dst))
+	return format.Read[T](a, i)
 }
 
 // ReadAt copies len(dst) elements of the dataset name, from logical
 // element start on, into dst: part of a large dataset in bounded memory.
 func ReadAt[T layout.Elem](f *File, name string, start int64, dst []T) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	d, err := f.typed(name, layout.TypeOf[T]())
+	a, i, err := f.recordOf(name, layout.TypeOf[T]())
 	if err != nil {
 		return err
 	}
-	if end, ok := layout.Add(start, int64(len(dst))); start < 0 || !ok || end > d.logical() {
-		return errAt(f.name, d.at, mmapfile.ErrOutOfRange, "dataset %s: elements [%d, %d+%d) outside [0, %d)", d.path, start, start, len(dst), d.logical())
-	}
-	return f.readTyped(d, start, unsafeslice.Bytes(dst))
-}
-
-// readTyped copies logical elements from start into dst in the host's
-// byte order, checking bools.
-func (f *File) readTyped(d *dataset, start int64, dst []byte) error {
-	t := d.typ.innermost()
-	size := int64(t.elem.Size())
-	if err := f.readBytes(d, dst, start*size); err != nil {
-		return err
-	}
-	layout.SwapOrder(dst, t.elem, t.order(), layout.HostOrder())
-	if bad := layout.CheckBools(dst, t.elem, f.opts.Lenient); bad >= 0 {
-		return errAt(f.name, d.at, mmapfile.ErrInvalidBool, "dataset %s, element %d: byte 0x%02x (Options.Lenient reads it as true)", d.path, start+int64(bad), dst[bad])
-	}
-	return nil
+	return format.ReadAt(a, i, start, dst)
 }
 
 // Set changes the element of the dataset name at the 0-based logical
@@ -343,25 +300,16 @@ func (f *File) readTyped(d *dataset, start int64, dst []byte) error {
 // errors.ErrUnsupported, the file unchanged. The change is visible to
 // every reader at once and durable after Close.
 func Set[T layout.Elem](f *File, name string, idx []int64, v T) error {
-	f.wmu.Lock()
-	defer f.wmu.Unlock()
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	d, err := f.typed(name, layout.TypeOf[T]())
+	a, i, err := f.recordOf(name, layout.TypeOf[T]())
 	if err != nil {
 		return err
 	}
-	return f.setRaw(d, idx, layout.ElemBytes(v, d.typ.innermost().order()))
+	return format.Set(a, i, idx, v)
 }
 
-// setRaw writes one logical element's bytes (file byte order) at idx.
+// setRaw writes one logical element's bytes (file byte order) at idx;
+// settable has checked the file and the record.
 func (f *File) setRaw(d *dataset, idx []int64, b []byte) error {
-	if !f.writable {
-		return errAt(f.name, -1, mmapfile.ErrNotWritable, "dataset %s: the file is open read-only", d.path)
-	}
-	if d.unreadable != nil {
-		return d.unreadable
-	}
 	k, err := layout.Index(d.shape, layout.RowMajor, idx...)
 	if err != nil {
 		return errAt(f.name, d.at, format.IndexError(err), "dataset %s", d.path)

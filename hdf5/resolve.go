@@ -22,6 +22,9 @@ func (f *File) resolve(name string) (*dataset, error) {
 	if f.closed {
 		return nil, errAt(f.name, -1, mmapfile.ErrClosed, "dataset %q", name)
 	}
+	if d := f.byPath[name]; d != nil {
+		return d, nil // a first path as the walk wrote it: clean costs an allocation
+	}
 	p := clean(name)
 	if d := f.byPath[p]; d != nil {
 		return d, nil

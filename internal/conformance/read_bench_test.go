@@ -8,6 +8,7 @@ import (
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/hdf5"
 	"github.com/mmapkit/mmapkit/npy"
 	"github.com/mmapkit/mmapkit/scidb"
 	"github.com/mmapkit/mmapkit/zarr"
@@ -34,6 +35,10 @@ func BenchmarkTypedRead(b *testing.B) {
 		},
 		"scidb single fixed attribute": func(f format.File) (int, error) {
 			v, err := scidb.Read[float64](f.(*scidb.File), 0)
+			return len(v), err
+		},
+		"hdf5 contiguous": func(f format.File) (int, error) {
+			v, err := hdf5.Read[float64](f.(*hdf5.File), "/a")
 			return len(v), err
 		},
 		"zarr single chunk": func(f format.File) (int, error) {

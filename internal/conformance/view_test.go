@@ -13,6 +13,7 @@ import (
 	"github.com/mmapkit/mmapkit/daphne"
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/futhark"
+	"github.com/mmapkit/mmapkit/hdf5"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/npy"
@@ -85,6 +86,9 @@ func viewCases() []viewCase {
 				}
 				return views(zarr.View[float64](a))
 			}},
+		{name: "hdf5 contiguous", file: "x.h5", src: arrays().array("/a", []float64{1, 2, 3, 4, 5, 6}, 3, 2),
+			fileType: reflect.TypeFor[*hdf5.File](), engine: f64,
+			view: func(f format.File) (any, []float64, error) { return views(hdf5.View[float64](f.(*hdf5.File), "/a")) }},
 	}
 }
 
