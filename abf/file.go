@@ -70,8 +70,10 @@ type writerAt interface {
 	WriteAt(p []byte, off int64) (int, error)
 }
 
-// File is an open ABF file. It is safe for concurrent use; writes are
-// serialised.
+// File is an open ABF file. It is safe for concurrent use as format.File
+// says: Set of a mapped element is one store into the mapping, as a write
+// through a view is; appends and BitArray bits (whose words are read,
+// changed and written back) are serialised.
 type File struct {
 	name     string
 	mode     string

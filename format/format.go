@@ -168,10 +168,15 @@ type RecordLister interface {
 // type (*npy.File, *abf.File, …), which format.Open returns.
 //
 // A File may be used from several goroutines at once: its reads, views
-// and listings run concurrently; its changes (Setter, a format's writes)
-// are serialised by the File; a reader, and a view, may see a change at
-// any moment, as any reader of shared memory does, and a program that
-// needs more orders its calls itself. Close ends every view: slices from
+// and listings run concurrently. Set of an element that lies in a mapped
+// run of bytes is one store into the mapping, as a write through a
+// writable view is: changes of different elements run concurrently, and
+// goroutines that change the same element order their calls themselves.
+// Changes that move, re-encode or read back bytes (appends, re-encoded
+// chunks, packed bits, an archive member's checksum) are serialised by
+// the File. A reader, and a
+// view, may see a change at any moment, as any reader of shared memory
+// does, and a program that needs more orders its calls itself. Close ends every view: slices from
 // View must not be used after it, nor during it. Records' slice is
 // shared and must not be changed; a format whose files grow (appends)
 // describes them afresh.

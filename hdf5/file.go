@@ -33,8 +33,9 @@ const maxGroupDepth = 1024
 // maxSoftHops bounds the soft links followed to resolve one name.
 const maxSoftHops = 16
 
-// File is an open HDF5 (or netCDF-4) file. It is safe for concurrent use;
-// Set is serialised.
+// File is an open HDF5 (or netCDF-4) file. It is safe for concurrent use
+// as format.File says: Set of a contiguous or unfiltered chunked element
+// is one store into the mapping, as a write through a view is.
 type File struct {
 	name     string
 	opts     Options

@@ -84,7 +84,9 @@ type array struct {
 func (a *array) deflated() bool { return a.data < 0 }
 
 // File is an open .npy file or .npz archive. It is safe for concurrent
-// use; writes (Set, Append, Sync) are serialised.
+// use as format.File says: Set of a mapped element is one store into the
+// mapping, as a write through a view is; Append, Sync and the changes of
+// deflated members and their checksums are serialised.
 type File struct {
 	name     string
 	opts     Options
