@@ -174,12 +174,11 @@ type RecordLister interface {
 // goroutines that change the same element order their calls themselves.
 // Changes that move, re-encode or read back bytes (appends, re-encoded
 // chunks, packed bits, an archive member's checksum) are serialised by
-// the File. A reader, and a
-// view, may see a change at any moment, as any reader of shared memory
-// does, and a program that needs more orders its calls itself. Close ends every view: slices from
-// View must not be used after it, nor during it. Records' slice is
-// shared and must not be changed; a format whose files grow (appends)
-// describes them afresh.
+// the File. A reader, and a view, may see a change at any moment, as any
+// reader of shared memory does, and a program that needs more orders its
+// calls itself. Close ends every view: slices from View must not be used
+// after it, nor during it. Records' slice is shared and must not be
+// changed; a format whose files grow (appends) describes them afresh.
 type File interface {
 	Source
 	// Format is the registered name of the file's format ("abf").
