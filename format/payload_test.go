@@ -311,7 +311,7 @@ func BenchmarkSelect(b *testing.B) {
 }
 
 // A target row larger than a band (a huge array with a short first axis)
-// is gathered straight from the mapping, or element by element from any
+// is gathered straight from the mapping, or in blocks read from any
 // other ReaderAt: every range reads as the reordered array.
 func TestPayloadGathersRowsLargerThanABand(t *testing.T) {
 	for _, tc := range []struct {
