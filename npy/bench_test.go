@@ -282,15 +282,18 @@ func BenchmarkMemberCRC(b *testing.B) {
 }
 
 // gatherFile writes, once per benchmark, a .npy of benchBytes bytes: a
-// Fortran-order float64 matrix of 1,024 rows, or a 1-D array of records
-// of ten float64 fields.
-func gatherFile(b *testing.B, structured bool) (path string, n int64) {
+// Fortran-order float64 matrix of 1,024 rows, or an array of records of
+// ten float64 fields (1-D, or with fortran a matrix of 1,024 rows).
+func gatherFile(b *testing.B, structured, fortran bool) (path string, n int64) {
 	b.Helper()
 	size := benchBytes(b)
 	n = size / 8
 	h := Header{DType: DType{Kind: 'f', ItemSize: 8}, Shape: []int64{1024, n / 1024}, FortranOrder: true}
 	if structured {
 		h = Header{DType: DType{ItemSize: 80}, Shape: []int64{n / 10}}
+		if fortran {
+			h.Shape, h.FortranOrder = []int64{1024, n / 10 / 1024}, true
+		}
 		for i := range 10 {
 			h.DType.Fields = append(h.DType.Fields, Field{Name: "f" + strconv.Itoa(i), Offset: 8 * i, DType: DType{Kind: 'f', ItemSize: 8}})
 		}
@@ -304,9 +307,10 @@ func gatherFile(b *testing.B, structured bool) (path string, n int64) {
 }
 
 // benchGather reads the Fortran-order matrix in C order, or field f3 of
-// the records, through a mapping or (reader) through NewReader.
-func benchGather(b *testing.B, structured, reader bool) {
-	path, n := gatherFile(b, structured)
+// the records (in C order), through a mapping or (reader) through
+// NewReader.
+func benchGather(b *testing.B, structured, fortran, reader bool) {
+	path, n := gatherFile(b, structured, fortran)
 	var f *File
 	var err error
 	if reader {
@@ -327,7 +331,7 @@ func benchGather(b *testing.B, structured, reader bool) {
 	i, rec := 0, f.Records()[0]
 	if structured {
 		i, rec = 3, f.Records()[3]
-		n /= 10
+		n = rec.Size / 8
 	}
 	dst := unsafeslice.AlignedBytes(n * 8)
 	b.SetBytes(n * 8)
@@ -348,10 +352,13 @@ func benchGather(b *testing.B, structured, reader bool) {
 
 // BenchmarkReadFortran reads a Fortran-order float64 array of benchBytes
 // in C order; …Reader through NewReader (no mapping).
-func BenchmarkReadFortran(b *testing.B)       { benchGather(b, false, false) }
-func BenchmarkReadFortranReader(b *testing.B) { benchGather(b, false, true) }
+func BenchmarkReadFortran(b *testing.B)       { benchGather(b, false, true, false) }
+func BenchmarkReadFortranReader(b *testing.B) { benchGather(b, false, true, true) }
 
 // BenchmarkReadField reads one float64 field of a 1-D array of records
-// of ten; …Reader through NewReader.
-func BenchmarkReadField(b *testing.B)       { benchGather(b, true, false) }
-func BenchmarkReadFieldReader(b *testing.B) { benchGather(b, true, true) }
+// of ten; …Reader through NewReader; …Fortran of a Fortran-order matrix
+// of records, in C order.
+func BenchmarkReadField(b *testing.B)              { benchGather(b, true, false, false) }
+func BenchmarkReadFieldReader(b *testing.B)        { benchGather(b, true, false, true) }
+func BenchmarkReadFieldFortran(b *testing.B)       { benchGather(b, true, true, false) }
+func BenchmarkReadFieldFortranReader(b *testing.B) { benchGather(b, true, true, true) }
