@@ -7,7 +7,8 @@ package layout
 // Axes are sorted by destination stride, fastest first, and merged where
 // both sides are contiguous across them, so that the copy moves long runs:
 // runs where both sides are contiguous, a cache-blocked transpose where
-// their fastest axes differ, element by element otherwise. Callers check
+// their fastest axes differ, a strided gather in typed loads where only the
+// destination is contiguous, element by element otherwise. Callers check
 // that every element of the box lies inside both slices. A StridedCopy
 // keeps scratch memory: one goroutine uses it at a time, planning it again
 // for each box (Plan), which allocates nothing once it has seen the rank.
