@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -260,14 +261,14 @@ func BenchmarkAppend(b *testing.B) {
 
 // writeSource is a Source of one f64 vector of size bytes held in memory,
 // as a file being converted would be mapped.
-func writeSource(size int64) (*memSource, []byte) {
+func writeSource(size int64) (*memsource.Source, []byte) {
 	x := make([]float64, size/8)
 	for i := range x {
 		x[i] = float64(i & 1023)
 	}
 	raw := unsafeslice.Bytes(x)
-	src := &memSource{fail: -1}
-	src.add(memArray("x", []int64{int64(len(x))}, layout.RowMajor, x))
+	src := &memsource.Source{}
+	src.Add(memArray("x", []int64{int64(len(x))}, layout.RowMajor, x))
 	return src, raw
 }
 
@@ -366,9 +367,9 @@ func BenchmarkWritePaired(b *testing.B) {
 // bytes (ns/record).
 func BenchmarkWriteMany(b *testing.B) {
 	const n = 70000
-	src := &memSource{fail: -1}
+	src := &memsource.Source{}
 	for i := range n {
-		src.add(memArray(strconv.Itoa(i), []int64{}, layout.RowMajor, []int32{int32(i)}))
+		src.Add(memArray(strconv.Itoa(i), []int64{}, layout.RowMajor, []int32{int32(i)}))
 	}
 	p := filepath.Join(b.TempDir(), "many.abf")
 	b.ReportAllocs()

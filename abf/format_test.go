@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -353,44 +354,21 @@ func TestConvertBetweenVersions(t *testing.T) {
 	}
 }
 
-// memSource is a format.Source of arrays held in memory.
-type memSource struct {
-	recs []format.Record
-	data [][]byte // each in its record's order, little-endian
-	fail int      // a record whose reads fail, or -1
-}
-
 var errSource = errors.New("source failed")
-
-func (s *memSource) Records() []format.Record { return s.recs }
-
-func (s *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	if i == s.fail {
-		return errSource
-	}
-	p := &format.Payload{Array: s.recs[i].Array, Data: bytes.NewReader(s.data[i])}
-	return p.ReadArray(dst, first, order, bo)
-}
 
 func memArray[T layout.Elem](name string, shape []int64, order layout.Order, v []T) (format.Record, []byte) {
 	b := unsafeslice.Bytes(v)
 	return format.Record{Array: layout.Array{Name: name, Type: layout.TypeOf[T](), Shape: shape, Order: order, Offset: -1, Size: int64(len(b))}}, b
 }
 
-func (s *memSource) add(r format.Record, b []byte) *memSource {
-	s.recs = append(s.recs, r)
-	s.data = append(s.data, b)
-	return s
-}
-
 // tableSource is a table whose column "a" may be null.
 type tableSource struct {
-	memSource
+	memsource.Source
 	reasons []int8
 }
 
 func (s *tableSource) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
-	return fn(0, []format.Column{{Values: unsafeslice.Cast[int32](s.data[0]), Reason: s.reasons}})
+	return fn(0, []format.Column{{Values: unsafeslice.Cast[int32](s.Data(0)), Reason: s.reasons}})
 }
 
 func TestWriteFromSource(t *testing.T) {
@@ -398,10 +376,10 @@ func TestWriteFromSource(t *testing.T) {
 	// A row-major 3×4 matrix becomes Julia's 3×4 matrix: column-major on
 	// disk, the same logical shape.
 	m := []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
-	src := &memSource{fail: -1}
-	src.add(memArray("m", []int64{3, 4}, layout.RowMajor, m))
-	src.add(memArray("flags", []int64{2, 2}, layout.RowMajor, []bool{true, false, false, true}))
-	src.add(format.Record{Array: layout.Array{Name: "s", Type: layout.U8, Shape: []int64{4}, Offset: -1, Size: 4}, Kind: format.KindString}, []byte("a∘"))
+	src := &memsource.Source{}
+	src.Add(memArray("m", []int64{3, 4}, layout.RowMajor, m))
+	src.Add(memArray("flags", []int64{2, 2}, layout.RowMajor, []bool{true, false, false, true}))
+	src.Add(format.Record{Array: layout.Array{Name: "s", Type: layout.U8, Shape: []int64{4}, Offset: -1, Size: 4}, Kind: format.KindString}, []byte("a∘"))
 	require.NoError(t, format.Write(p, src, nil))
 	f, err := Open(p, nil)
 	require.NoError(t, err)
@@ -422,9 +400,8 @@ func TestWriteFromSource(t *testing.T) {
 
 	// A nullable column travels as its values and an i8 "<name>.reason".
 	ts := &tableSource{reasons: []int8{-1, 3, -1, -1}}
-	ts.fail = -1
-	ts.add(memArray("a", []int64{4}, layout.RowMajor, []int32{1, 0, 3, 4}))
-	ts.recs[0].Kind, ts.recs[0].Nullable = format.KindColumn, true
+	ts.Add(memArray("a", []int64{4}, layout.RowMajor, []int32{1, 0, 3, 4}))
+	ts.Records()[0].Kind, ts.Records()[0].Nullable = format.KindColumn, true
 	q := filepath.Join(t.TempDir(), "t.abf")
 	require.NoError(t, format.Write(q, ts, nil))
 	g, err := Open(q, nil)
@@ -446,14 +423,14 @@ func TestWriteRefuses(t *testing.T) {
 	old := []byte("the old contents")
 	require.NoError(t, os.WriteFile(target, old, 0o600))
 	in := filepath.Join(dir, "in.abf")
-	cplx := &memSource{fail: -1}
-	cplx.add(memArray("z", []int64{1}, layout.RowMajor, []complex128{1i}))
-	failing := &memSource{fail: 1}
-	failing.add(memArray("a", []int64{2}, layout.RowMajor, []int16{1, 2}))
-	failing.add(memArray("b", []int64{2}, layout.RowMajor, []int16{3, 4}))
-	dup := &memSource{fail: -1}
-	dup.add(memArray("a", []int64{1}, layout.RowMajor, []int8{1}))
-	dup.add(memArray("a", []int64{1}, layout.RowMajor, []int8{2}))
+	cplx := &memsource.Source{}
+	cplx.Add(memArray("z", []int64{1}, layout.RowMajor, []complex128{1i}))
+	failing := (&memsource.Source{}).Fail(1, errSource)
+	failing.Add(memArray("a", []int64{2}, layout.RowMajor, []int16{1, 2}))
+	failing.Add(memArray("b", []int64{2}, layout.RowMajor, []int16{3, 4}))
+	dup := &memsource.Source{}
+	dup.Add(memArray("a", []int64{1}, layout.RowMajor, []int8{1}))
+	dup.Add(memArray("a", []int64{1}, layout.RowMajor, []int8{2}))
 	for _, tc := range []struct {
 		name   string
 		src    func() (format.Source, func())

@@ -1,7 +1,6 @@
 package daphne
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
@@ -21,30 +21,16 @@ import (
 // memSource is a format.Source of arrays held in memory, each stored in
 // its record's order and byte order.
 type memSource struct {
-	recs []format.Record
-	data [][]byte
+	memsource.Source
 	// sparse, when set, makes record 0 a sparse matrix whose nonzeros
 	// are the non-zero elements of its data.
 	sparse bool
-	// failAt, when > 0, makes ReadArray fail from that element on.
-	failAt int64
-}
-
-func (m *memSource) Records() []format.Record { return m.recs }
-
-func (m *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	size := int64(m.recs[i].Type.Size())
-	if m.failAt > 0 && first+int64(len(dst))/size > m.failAt {
-		return errors.New("source fails")
-	}
-	p := &format.Payload{Array: m.recs[i].Array, Data: bytes.NewReader(m.data[i])}
-	return p.ReadArray(dst, first, order, bo)
 }
 
 func (m *memSource) IsSparse(i int) bool { return m.sparse && i == 0 }
 
 func (m *memSource) Nonzeros(i int, bo binary.ByteOrder, fn func(row, col int64, value []byte) error) error {
-	r := m.recs[i]
+	r := m.Records()[i]
 	b, err := format.ReadAll(m, i, layout.RowMajor, bo)
 	if err != nil {
 		return err
@@ -72,8 +58,7 @@ func arrayOf[T layout.Elem](name string, v []T, shape ...int64) (format.Record, 
 func source(recs ...any) *memSource {
 	m := &memSource{}
 	for k := 0; k < len(recs); k += 2 {
-		m.recs = append(m.recs, recs[k].(format.Record))
-		m.data = append(m.data, recs[k+1].([]byte))
+		m.Add(recs[k].(format.Record), recs[k+1].([]byte))
 	}
 	return m
 }
@@ -452,13 +437,13 @@ func TestFormatWriteAtomic(t *testing.T) {
 	big := make([]float64, 3<<20) // three chunks of format.Stream
 	rec, data := arrayOf("x", big, 3<<10, 1<<10)
 	src := source(rec, data)
-	src.failAt = 2 << 20
+	src.FailFrom(2<<20, errors.New("source fails"))
 	assert.ErrorContains(t, Write(p, src, nil), "source fails")
 	check("failing source")
 
 	// The .meta's rename fails after the data file's (a directory took its
 	// place after the group began): the old data file is put back.
-	src.failAt = 0
+	src.FailFrom(0, nil)
 	metaAside := p + ".meta.aside"
 	commitHook = func() error {
 		require.NoError(t, os.Rename(p+".meta", metaAside))

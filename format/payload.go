@@ -228,11 +228,19 @@ func (p *Payload) readOther(dst []byte, first, n int64, order layout.Order) erro
 	if rowBytes > bandBytes {
 		// A single target row is larger than a band: gather it element
 		// by element. Rare (a huge array with a short first axis).
-		return p.gather(dst, first, n, q, order)
+		return p.gather(dst, first, n, q)
 	}
 	pos, end := first, first+n
 	// Whole target rows at the start of dst go straight from the file to
-	// dst, in bands (the conversions' path: one pass, no copy).
+	// dst (the conversions' path: one pass, no copy): from a mapping in
+	// bands, from a file read in blocks.
+	if reg, ok := p.Data.(*mmapfile.Region); (!ok || sequential(reg)) && pos%rowElems == 0 && end-pos >= rowElems {
+		whole := (end - pos) / rowElems * rowElems
+		if err := p.copyFrom(dst[:whole*size], q, pos, pos+whole); err != nil {
+			return err
+		}
+		pos += whole
+	}
 	if pos%rowElems == 0 {
 		r := pos / rowElems
 		whole := (end - pos) / rowElems
@@ -334,43 +342,45 @@ func (p *Payload) transposeRows(out []byte, q []int64, r, b int64) error {
 }
 
 // gather copies target elements [first, first+n) when one target row
-// exceeds a band: from a mapping by strided copies, from any other
-// ReaderAt one by one, following an odometer over the target index.
-func (p *Payload) gather(dst []byte, first, n int64, q []int64, order layout.Order) error {
+// exceeds a band: each box of the range one strided copy, straight from a
+// mapping, else from Data read in blocks.
+func (p *Payload) gather(dst []byte, first, n int64, q []int64) error {
+	if reg, ok := p.Data.(*mmapfile.Region); ok && !sequential(reg) {
+		// Storage is row-major over reverse(q).
+		return p.gatherMapped(reg, dst, first, n, q, layout.Strides(q, layout.ColMajor))
+	}
+	return p.copyFrom(dst, q, first, first+n)
+}
+
+// copyFrom copies target elements [lo, hi) into dst from Data read in
+// blocks of at most bandBytes, not through a mapping: each box of the
+// range one strided copy.
+func (p *Payload) copyFrom(dst []byte, q []int64, lo, hi int64) error {
 	size := int64(p.Array.Type.Size())
-	k := len(q)
-	// Storage is row-major over reverse(q): the storage stride of target
-	// axis i is the product of q[0..i-1].
+	data := p.Data
+	if reg, ok := data.(*mmapfile.Region); ok {
+		data = preadAt{reg}
+	}
 	stride := layout.Strides(q, layout.ColMajor)
-	if reg, ok := p.Data.(*mmapfile.Region); ok {
-		return p.gatherMapped(reg, dst, first, n, q, stride)
+	target := layout.Strides(q, layout.RowMajor)
+	count, _ := layout.Count(q)
+	p.runsMu.Lock()
+	defer p.runsMu.Unlock()
+	if need := min(bandBytes, count*size); int64(cap(p.runs)) < need {
+		p.runs = unsafeslice.AlignedBytes(need)
 	}
-	idx := make([]int64, k)
-	rem := first
-	var pos int64
-	for i := k - 1; i >= 0; i-- {
-		idx[i] = rem % q[i]
-		rem /= q[i]
-		pos += idx[i] * stride[i]
-	}
-	step := func() {
-		for i := k - 1; i >= 0; i-- {
-			idx[i]++
-			pos += stride[i]
-			if idx[i] < q[i] {
-				return
-			}
-			pos -= idx[i] * stride[i]
-			idx[i] = 0
+	buf := p.runs[:cap(p.runs)]
+	read := func(b []byte, off int64) error { return p.readRunFrom(data, b, off) }
+	var c layout.StridedCopy
+	return layout.LinearBoxes(q, lo, hi, func(start, count []int64) error {
+		var s0, d0 int64
+		for i := range start {
+			s0 += start[i] * stride[i]
+			d0 += start[i] * target[i]
 		}
-	}
-	for j := int64(0); j < n; j++ {
-		if err := p.readRun(dst[j*size:(j+1)*size], pos*size); err != nil {
-			return err
-		}
-		step()
-	}
-	return nil
+		c.Plan(count, stride, target, int(size))
+		return c.CopyFrom(dst, d0-lo, s0, buf, read)
+	})
 }
 
 // gatherMapped is gather from a mapping: the target range cut into boxes,

@@ -149,7 +149,8 @@ func TestPayloadTruncatedUnderTheMapping(t *testing.T) {
 	require.NoError(t, p.ReadArray(make([]byte, 8), 0, layout.ColMajor, binary.LittleEndian))
 }
 
-// memSource is a Source of arrays held in memory, for the helpers' tests.
+// memSource is Memory's records built a record at a time, for listers
+// and for lists too long for a Payload per record.
 type memSource struct {
 	recs []Record
 	data [][]byte
@@ -157,14 +158,13 @@ type memSource struct {
 
 func (m *memSource) Records() []Record { return m.recs }
 func (m *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	p := &Payload{Array: m.recs[i].Array, Data: bytes.NewReader(m.data[i])}
-	return p.ReadArray(dst, first, order, bo)
+	return Memory(m.recs[i:i+1], m.data[i:i+1]).ReadArray(0, dst, first, order, bo)
 }
 
 func TestStreamDeliversEveryElementInOrder(t *testing.T) {
 	shape := []int64{1500, 1100} // 13 MB of u64: two chunks and a part
 	stored, other := testPayload(t, 8, shape, layout.ColMajor)
-	src := &memSource{recs: []Record{{Array: layout.Array{Name: "x", Type: layout.U64, Shape: shape, Order: layout.ColMajor, Size: int64(len(stored))}}}, data: [][]byte{stored}}
+	src := Memory([]Record{{Array: layout.Array{Name: "x", Type: layout.U64, Shape: shape, Order: layout.ColMajor, Size: int64(len(stored))}}}, [][]byte{stored})
 	var got []byte
 	chunks := 0
 	require.NoError(t, Stream(src, 0, layout.RowMajor, binary.LittleEndian, func(c []byte) error {
@@ -187,14 +187,11 @@ func TestScanTableFromArraysFoldsReasons(t *testing.T) {
 		}
 		return b
 	}
-	src := &memSource{
-		recs: []Record{
-			{Array: layout.Array{Name: "a", Type: layout.I64, Shape: []int64{3}, Size: 24}},
-			{Array: layout.Array{Name: "a.reason", Type: layout.I8, Shape: []int64{3}, Size: 3}},
-			{Array: layout.Array{Name: "b", Type: layout.I64, Shape: []int64{3}, Size: 24}},
-		},
-		data: [][]byte{i64(1, 2, 3), {0xff, 5, 0xff}, i64(4, 5, 6)},
-	}
+	src := Memory([]Record{
+		{Array: layout.Array{Name: "a", Type: layout.I64, Shape: []int64{3}, Size: 24}},
+		{Array: layout.Array{Name: "a.reason", Type: layout.I8, Shape: []int64{3}, Size: 3}},
+		{Array: layout.Array{Name: "b", Type: layout.I64, Shape: []int64{3}, Size: 24}},
+	}, [][]byte{i64(1, 2, 3), {0xff, 5, 0xff}, i64(4, 5, 6)})
 	require.True(t, IsTable(src))
 	cols := TableColumns(src)
 	require.Len(t, cols, 2)
@@ -213,10 +210,10 @@ func TestScanTableFromArraysFoldsReasons(t *testing.T) {
 }
 
 func TestSelectAndRename(t *testing.T) {
-	src := &memSource{recs: []Record{
+	src := Memory([]Record{
 		{Array: layout.Array{Name: "/g/a", Type: layout.U8, Shape: []int64{1}, Size: 1}},
 		{Array: layout.Array{Name: "b", Type: layout.U8, Shape: []int64{1}, Size: 1}},
-	}, data: [][]byte{{1}, {2}}}
+	}, [][]byte{{1}, {2}})
 	s, err := Select(src, "b", "g/a")
 	require.NoError(t, err)
 	require.Len(t, s.Records(), 2)
@@ -311,7 +308,7 @@ func BenchmarkSelect(b *testing.B) {
 }
 
 // A target row larger than a band (a huge array with a short first axis)
-// is gathered straight from the mapping, or element by element from any
+// is gathered straight from the mapping, or in blocks read from any
 // other ReaderAt: every range reads as the reordered array.
 func TestPayloadGathersRowsLargerThanABand(t *testing.T) {
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
@@ -20,23 +21,9 @@ import (
 
 // memSource is a format.Source held in memory: each record's bytes in its
 // storage order and byte order.
-type memSource struct {
-	recs []format.Record
-	data [][]byte
-	fail int // ReadArray of this record fails (-1: none)
-}
+type memSource struct{ memsource.Source }
 
 var errSource = errors.New("source failed")
-
-func (s *memSource) Records() []format.Record { return s.recs }
-
-func (s *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	if i == s.fail {
-		return errSource
-	}
-	p := format.Payload{Array: s.recs[i].Array, Data: bytes.NewReader(s.data[i])}
-	return p.ReadArray(dst, first, order, bo)
-}
 
 // add appends a record of type t and shape holding elems (host order,
 // row-major), stored in order and byte order bo.
@@ -50,8 +37,7 @@ func (s *memSource) add(t *testing.T, name string, typ layout.Type, shape []int6
 	}
 	layout.SwapOrder(stored, typ, layout.HostOrder(), bo)
 	a := layout.Array{Name: name, Type: typ, Shape: shape, Order: order, BigEndian: bo == binary.BigEndian, Offset: -1, Size: int64(len(b))}
-	s.recs = append(s.recs, format.Record{Array: a, Kind: format.KindArray})
-	s.data = append(s.data, stored)
+	s.Add(format.Record{Array: a, Kind: format.KindArray}, stored)
 }
 
 func TestFormatRegistered(t *testing.T) {
@@ -192,7 +178,7 @@ func mustOpen(t *testing.T, p string) format.File {
 // testSource holds records in every Futhark type, stored row- and
 // column-major, little- and big-endian.
 func testSource(t *testing.T) *memSource {
-	s := &memSource{fail: -1}
+	s := &memSource{}
 	s.add(t, "m", layout.F64, []int64{2, 3}, []float64{1, 2, 3, 4, 5, 6}, layout.ColMajor, binary.BigEndian)
 	s.add(t, "i", layout.I16, []int64{3}, []int16{-1, 2, -300}, layout.RowMajor, binary.BigEndian)
 	s.add(t, "b", layout.Bool, []int64{2, 2}, []bool{true, false, false, true}, layout.ColMajor, binary.LittleEndian)
@@ -300,8 +286,7 @@ func TestFormatWriteRefusesWhatFutharkCannotHold(t *testing.T) {
 		{format.Record{Array: layout.Array{Name: "deep", Type: layout.I8, Shape: make([]int64, 128)}}, `record "deep"`},
 	} {
 		s := testSource(t)
-		s.recs = append(s.recs, c.rec)
-		s.data = append(s.data, nil)
+		s.Add(c.rec, nil)
 		err := format.Write(p, s, nil)
 		require.ErrorIs(t, err, format.ErrNotRepresentable, c.want)
 		assert.Contains(t, err.Error(), c.want)
@@ -319,7 +304,7 @@ func TestFormatWriteIsAtomic(t *testing.T) {
 	p := filepath.Join(dir, "t.fut")
 	require.NoError(t, os.WriteFile(p, []byte("1i32\n"), 0o600))
 	s := testSource(t)
-	s.fail = 3
+	s.Fail(3, errSource)
 	err := format.Write(p, s, nil)
 	require.ErrorIs(t, err, errSource)
 	assert.Contains(t, err.Error(), `record "h"`)

@@ -7,7 +7,8 @@ package layout
 // Axes are sorted by destination stride, fastest first, and merged where
 // both sides are contiguous across them, so that the copy moves long runs:
 // runs where both sides are contiguous, a cache-blocked transpose where
-// their fastest axes differ, element by element otherwise. Callers check
+// their fastest axes differ, a strided gather in typed loads where only the
+// destination is contiguous, element by element otherwise. Callers check
 // that every element of the box lies inside both slices. A StridedCopy
 // keeps scratch memory: one goroutine uses it at a time, planning it again
 // for each box (Plan), which allocates nothing once it has seen the rank.
@@ -16,6 +17,9 @@ type StridedCopy struct {
 	size          int64
 	axes          []int // scratch of walk
 	idx           []int64
+	ord           []int        // scratch of CopyFrom: axes by source stride
+	subCnt        []int64      // scratch of CopyFrom: a sub-box's counts
+	sub           *StridedCopy // a sub-box of CopyFrom
 }
 
 // NewStridedCopy plans the copy of a box of count elements of size bytes
@@ -125,11 +129,95 @@ func (p *StridedCopy) Copy(dst []byte, d0 int64, src []byte, s0 int64) {
 		p.walk(0, j, d0, s0, func(d, s int64) {
 			Transpose(dst[d*sz:], p.dst[j], src[s*sz:], p.src[0], rows, cols, int(sz))
 		})
+	case p.dst[0] == 1:
+		// A strided gather into runs (a field out of records): a
+		// transpose of one column, in typed loads.
+		rows := p.cnt[0]
+		p.walk(0, -1, d0, s0, func(d, s int64) {
+			Transpose(dst[d*sz:], 1, src[s*sz:], p.src[0], rows, 1, int(sz))
+		})
 	default:
 		p.walk(-1, -1, d0, s0, func(d, s int64) {
 			copy(dst[d*sz:(d+1)*sz], src[s*sz:(s+1)*sz])
 		})
 	}
+}
+
+// CopyFrom is Copy from a source that is not in memory (a file read with
+// ReadAt, a stream being inflated): read(b, off) fills b with the source's
+// bytes from byte off, counted from the source's element 0. The box is
+// cut along the axes that are slowest in the source into sub-boxes whose
+// bytes, from first to last, fit in buf; each is read with one call, in
+// increasing offsets, and copied from buf. Elements far apart (a single
+// step of an axis longer than buf) are read apart rather than with the
+// bytes between them. len(buf) must be at least the element size.
+func (p *StridedCopy) CopyFrom(dst []byte, d0, s0 int64, buf []byte, read func(b []byte, off int64) error) error {
+	sz := p.size
+	if len(p.cnt) == 0 {
+		if err := read(buf[:sz], s0*sz); err != nil {
+			return err
+		}
+		copy(dst[d0*sz:(d0+1)*sz], buf)
+		return nil
+	}
+	// Axes from slowest to fastest in the source.
+	p.ord = p.ord[:0]
+	for a := range p.cnt {
+		k := len(p.ord)
+		p.ord = append(p.ord, a)
+		for ; k > 0 && p.src[p.ord[k-1]] < p.src[a]; k-- {
+			p.ord[k] = p.ord[k-1]
+		}
+		p.ord[k] = a
+	}
+	if cap(p.subCnt) < len(p.cnt) {
+		p.subCnt = make([]int64, len(p.cnt))
+	}
+	p.subCnt = p.subCnt[:len(p.cnt)]
+	if p.sub == nil {
+		p.sub = new(StridedCopy)
+	}
+	return p.copyFrom(0, dst, d0, s0, buf, read)
+}
+
+// copyFrom copies the sub-box of axes ord[level:] (the slower ones at
+// the index that d and s reach) for CopyFrom.
+func (p *StridedCopy) copyFrom(level int, dst []byte, d, s int64, buf []byte, read func(b []byte, off int64) error) error {
+	sz := p.size
+	inner := sz // bytes from the first to the last element of one step of ax
+	for _, a := range p.ord[level+1:] {
+		inner += (p.cnt[a] - 1) * p.src[a] * sz
+	}
+	ax := p.ord[level]
+	if inner > int64(len(buf)) {
+		for i := range p.cnt[ax] {
+			if err := p.copyFrom(level+1, dst, d+i*p.dst[ax], s+i*p.src[ax], buf, read); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	step := p.src[ax] * sz
+	per := 1 + (int64(len(buf))-inner)/step
+	for i := int64(0); i < p.cnt[ax]; i += per {
+		m := min(per, p.cnt[ax]-i)
+		if err := read(buf[:(m-1)*step+inner], (s+i*p.src[ax])*sz); err != nil {
+			return err
+		}
+		for j, a := range p.ord {
+			switch {
+			case j < level:
+				p.subCnt[a] = 1
+			case j == level:
+				p.subCnt[a] = m
+			default:
+				p.subCnt[a] = p.cnt[a]
+			}
+		}
+		p.sub.Plan(p.subCnt, p.src, p.dst, int(sz))
+		p.sub.Copy(dst, d+i*p.dst[ax], buf, 0)
+	}
+	return nil
 }
 
 // contig is the axis along which the source is contiguous, or 0.

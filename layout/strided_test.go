@@ -49,6 +49,9 @@ func TestStridedCopyMatchesElementByElement(t *testing.T) {
 		{"transpose 3-d", []int64{6, 7, 9}, []int64{6, 7, 9}, []int64{5, 6, 8}, ColMajor, RowMajor, []int64{1, 0, 1}, []int64{0, 1, 0}, 4},
 		{"to column-major", []int64{9, 11}, []int64{9, 11}, []int64{9, 11}, RowMajor, ColMajor, []int64{0, 0}, []int64{0, 0}, 1},
 		{"edge chunk", []int64{10, 10, 3}, []int64{4, 4, 3}, []int64{2, 4, 3}, RowMajor, RowMajor, []int64{8, 4, 0}, []int64{0, 0, 0}, 16},
+		{"field gather", []int64{30, 10}, []int64{30, 1}, []int64{30, 1}, RowMajor, RowMajor, []int64{0, 3}, []int64{0, 0}, 8},
+		{"field gather odd size", []int64{6, 7, 5}, []int64{6, 7, 1}, []int64{6, 7, 1}, RowMajor, RowMajor, []int64{0, 0, 4}, []int64{0, 0, 0}, 3},
+		{"field gather to column-major", []int64{6, 7, 5}, []int64{6, 7, 1}, []int64{5, 6, 1}, ColMajor, ColMajor, []int64{1, 1, 2}, []int64{1, 0, 0}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			size := int64(tc.size)
@@ -71,6 +74,23 @@ func TestStridedCopyMatchesElementByElement(t *testing.T) {
 			c.Copy(got, d0, src, s0)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("copy differs from the element-by-element one")
+			}
+			// CopyFrom reads the same box in blocks that fit its buffer,
+			// in increasing offsets, and copies the same bytes.
+			for _, bufLen := range []int64{size, 3 * size, 64, 1000, sn * size} {
+				got := bytes.Repeat([]byte{0xee}, int(dn*size))
+				next := int64(-1)
+				err := c.CopyFrom(got, d0, s0, make([]byte, bufLen), func(b []byte, off int64) error {
+					if int64(len(b)) > bufLen || off < next || off < 0 || off+int64(len(b)) > sn*size {
+						return fmt.Errorf("read of %d bytes at %d (buffer %d, next %d)", len(b), off, bufLen, next)
+					}
+					next = off + int64(len(b))
+					copy(b, src[off:])
+					return nil
+				})
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("CopyFrom with a buffer of %d bytes: %v, or its copy differs", bufLen, err)
+				}
 			}
 			n, _ := Count(tc.box)
 			if c.Elems() != n {
@@ -170,6 +190,15 @@ func TestStridedCopyReplanAllocatesNothing(t *testing.T) {
 			c.Copy(dst, 3, src, 5)
 		}); n != 0 {
 			t.Errorf("Plan and Copy from strides %v: %.0f allocations, want 0", from, n)
+		}
+		buf := make([]byte, 1000)
+		read := func(b []byte, off int64) error { copy(b, src[off:]); return nil }
+		_ = c.CopyFrom(dst, 3, 5, buf, read)
+		if n := testing.AllocsPerRun(20, func() {
+			c.Plan(count, from, row, 8)
+			_ = c.CopyFrom(dst, 3, 5, buf, read)
+		}); n != 0 {
+			t.Errorf("Plan and CopyFrom from strides %v: %.0f allocations, want 0", from, n)
 		}
 	}
 }

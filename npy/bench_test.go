@@ -1,6 +1,8 @@
 package npy
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/internal/oracle"
+	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
@@ -277,3 +280,85 @@ func BenchmarkMemberCRC(b *testing.B) {
 		b.ReportMetric(float64(m.csize)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 	})
 }
+
+// gatherFile writes, once per benchmark, a .npy of benchBytes bytes: a
+// Fortran-order float64 matrix of 1,024 rows, or an array of records of
+// ten float64 fields (1-D, or with fortran a matrix of 1,024 rows).
+func gatherFile(b *testing.B, structured, fortran bool) (path string, n int64) {
+	b.Helper()
+	size := benchBytes(b)
+	n = size / 8
+	h := Header{DType: DType{Kind: 'f', ItemSize: 8}, Shape: []int64{1024, n / 1024}, FortranOrder: true}
+	if structured {
+		h = Header{DType: DType{ItemSize: 80}, Shape: []int64{n / 10}}
+		if fortran {
+			h.Shape, h.FortranOrder = []int64{1024, n / 10 / 1024}, true
+		}
+		for i := range 10 {
+			h.DType.Fields = append(h.DType.Fields, Field{Name: "f" + strconv.Itoa(i), Offset: 8 * i, DType: DType{Kind: 'f', ItemSize: 8}})
+		}
+	}
+	vals := benchValues(int(n))
+	path = filepath.Join(b.TempDir(), "g.npy")
+	if err := WriteFile(path, h, bytes.NewReader(unsafeslice.Bytes(vals)), nil); err != nil {
+		b.Fatal(err)
+	}
+	return path, n
+}
+
+// benchGather reads the Fortran-order matrix in C order, or field f3 of
+// the records (in C order), through a mapping or (reader) through
+// NewReader.
+func benchGather(b *testing.B, structured, fortran, reader bool) {
+	path, n := gatherFile(b, structured, fortran)
+	var f *File
+	var err error
+	if reader {
+		fh, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer fh.Close()
+		st, _ := fh.Stat()
+		f, err = NewReader(fh, st.Size(), nil)
+	} else {
+		f, err = Open(path, nil)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	i, rec := 0, f.Records()[0]
+	if structured {
+		i, rec = 3, f.Records()[3]
+		n = rec.Size / 8
+	}
+	dst := unsafeslice.AlignedBytes(n * 8)
+	b.SetBytes(n * 8)
+	b.ResetTimer()
+	for range b.N {
+		if err := f.ReadArray(i, dst, 0, layout.RowMajor, binary.LittleEndian); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if structured {
+		want := float64(3%1000) / 4
+		if got := unsafeslice.Cast[float64](dst)[0]; got != want || rec.Name != "f3" {
+			b.Fatalf("%s[0] = %v, want %v", rec.Name, got, want)
+		}
+	}
+}
+
+// BenchmarkReadFortran reads a Fortran-order float64 array of benchBytes
+// in C order; …Reader through NewReader (no mapping).
+func BenchmarkReadFortran(b *testing.B)       { benchGather(b, false, true, false) }
+func BenchmarkReadFortranReader(b *testing.B) { benchGather(b, false, true, true) }
+
+// BenchmarkReadField reads one float64 field of a 1-D array of records
+// of ten; …Reader through NewReader; …Fortran of a Fortran-order matrix
+// of records, in C order.
+func BenchmarkReadField(b *testing.B)              { benchGather(b, true, false, false) }
+func BenchmarkReadFieldReader(b *testing.B)        { benchGather(b, true, false, true) }
+func BenchmarkReadFieldFortran(b *testing.B)       { benchGather(b, true, true, false) }
+func BenchmarkReadFieldFortranReader(b *testing.B) { benchGather(b, true, true, true) }

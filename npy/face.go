@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"io"
 	"maps"
 	"slices"
 	"sync"
@@ -345,13 +344,8 @@ func (f *File) readField(i int, dst []byte, first int64, order layout.Order, bo 
 	if end, ok := layout.Add(first, n); first < 0 || !ok || end > t.count() || int64(len(dst))%size != 0 {
 		return f.bad(i, mmapfile.ErrOutOfRange, "elements [%d, %d+%d) outside [0, %d)", first, first, n, t.count())
 	}
-	shape := t.shape()
 	storage := order == rec.Order && (len(t.field.Shape) == 0 || order == layout.RowMajor)
-	if storage || layout.Trivial(shape) {
-		if err := f.readRaw(t, first, dst); err != nil {
-			return err
-		}
-	} else if err := f.gather(t, dst, first, order); err != nil {
+	if err := f.gather(t, dst, first, order, storage || layout.Trivial(t.shape())); err != nil {
 		return err
 	}
 	layout.SwapOrder(dst, rec.Type, rec.ByteOrder(), bo)
@@ -359,86 +353,4 @@ func (f *File) readField(i int, dst []byte, first int64, order layout.Order, bo 
 		return f.bad(i, mmapfile.ErrInvalidBool, "element %d (%s order): byte 0x%02x", first+int64(bad), order, dst[bad])
 	}
 	return nil
-}
-
-// gather copies the target's elements [first, first+n) listed in order
-// (over its logical shape) into dst, one by one: for fields read in an
-// order that is not their storage order.
-func (f *File) gather(t *target, dst []byte, first int64, order layout.Order) error {
-	shape := t.shape()
-	k := len(shape)
-	outer := len(t.a.h.Shape)
-	fsize := int64(t.field.DType.ItemSize)
-	item := int64(t.a.h.DType.ItemSize)
-	// The logical index of target element first, in order.
-	idx := make([]int64, k)
-	rem := first
-	axes := make([]int, k) // axes from fastest to slowest in order
-	for j := range axes {
-		if order == layout.RowMajor {
-			axes[j] = k - 1 - j
-		} else {
-			axes[j] = j
-		}
-	}
-	for _, ax := range axes {
-		idx[ax] = rem % shape[ax]
-		rem /= shape[ax]
-	}
-	src, base, err := f.source(t.a)
-	if err != nil {
-		return err
-	}
-	w := window{src: src, end: base + t.a.h.dataSize}
-	n := int64(len(dst)) / fsize
-	for j := int64(0); j < n; j++ {
-		o, _ := layout.Index(t.a.h.Shape, t.a.h.Order(), idx[:outer]...)
-		sub, _ := layout.Index(t.field.Shape, layout.RowMajor, idx[outer:]...)
-		pos := o*item + int64(t.field.Offset) + sub*fsize
-		b, err := w.at(base+pos, fsize)
-		if err != nil {
-			return mapRecordErr(f.name, t.name, f.elemOffset(t, 0), err, "reading its data")
-		}
-		copy(dst[j*fsize:], b)
-		for _, ax := range axes {
-			if idx[ax]++; idx[ax] < shape[ax] {
-				break
-			}
-			idx[ax] = 0
-		}
-	}
-	return nil
-}
-
-// window serves small reads of [0, end) of a ReaderAt through a 1 MiB
-// buffer.
-type window struct {
-	src io.ReaderAt
-	end int64
-	buf []byte
-	off int64
-	n   int64
-}
-
-func (w *window) at(pos, size int64) ([]byte, error) {
-	if pos >= w.off && pos+size <= w.off+w.n {
-		return w.buf[pos-w.off : pos-w.off+size], nil
-	}
-	if w.buf == nil {
-		w.buf = make([]byte, 1<<20)
-	}
-	if size > int64(len(w.buf)) {
-		w.buf = make([]byte, size)
-	}
-	w.off = pos
-	n, err := w.src.ReadAt(w.buf[:max(0, min(int64(len(w.buf)), w.end-pos))], pos)
-	if int64(n) < size {
-		if err == nil || err == io.EOF {
-			err = mmapfile.ErrTruncated
-		}
-		w.n = 0
-		return nil, err
-	}
-	w.n = int64(n)
-	return w.buf[:size], nil
 }

@@ -1,7 +1,6 @@
 package npy
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -179,8 +178,8 @@ func TestSetText(t *testing.T) {
 	assert.ErrorIs(t, f.(format.Setter).SetText(0, []int64{9}, "a"), mmapfile.ErrOutOfRange)
 }
 
-// memSource is a Source of in-memory records, in any order and byte
-// order, optionally a table with nulls and text.
+// memSource is a table of in-memory records (format.Memory's), with
+// nulls and text.
 type memSource struct {
 	recs  []format.Record
 	data  [][]byte // layout-typed records, stored as the record says
@@ -190,8 +189,7 @@ type memSource struct {
 
 func (m *memSource) Records() []format.Record { return m.recs }
 func (m *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	p := &format.Payload{Array: m.recs[i].Array, Data: bytes.NewReader(m.data[i])}
-	return p.ReadArray(dst, first, order, bo)
+	return format.Memory(m.recs[i:i+1], m.data[i:i+1]).ReadArray(0, dst, first, order, bo)
 }
 
 type memTable struct{ *memSource }
@@ -273,10 +271,8 @@ a = np.load(sys.argv[1]); print(a["id"].tolist(), a["score.mask"].tolist(), a["n
 // fortran_order True, no transpose); a .npy holds one array.
 func TestWriteFromOtherFormats(t *testing.T) {
 	be := []byte{0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6}
-	src := &memSource{
-		recs: []format.Record{{Array: layout.Array{Name: "m", Type: layout.I32, Shape: []int64{2, 3}, Order: layout.ColMajor, BigEndian: true, Offset: -1}}},
-		data: [][]byte{be},
-	}
+	recs := []format.Record{{Array: layout.Array{Name: "m", Type: layout.I32, Shape: []int64{2, 3}, Order: layout.ColMajor, BigEndian: true, Offset: -1}}}
+	src := format.Memory(recs, [][]byte{be})
 	p := filepath.Join(t.TempDir(), "m.npy")
 	require.NoError(t, format.Write(p, src, nil))
 	f, err := Open(p, nil)
@@ -289,10 +285,10 @@ func TestWriteFromOtherFormats(t *testing.T) {
 	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6}, v, "the storage order kept")
 	require.NoError(t, f.Close())
 
-	two := &memSource{recs: append(src.recs, format.Record{Array: layout.Array{Name: "n", Type: layout.I32, Shape: []int64{1}, Offset: -1}}), data: [][]byte{be, be[:4]}}
+	two := format.Memory(append(recs, format.Record{Array: layout.Array{Name: "n", Type: layout.I32, Shape: []int64{1}, Offset: -1}}), [][]byte{be, be[:4]})
 	err = format.Write(filepath.Join(t.TempDir(), "two.npy"), two, nil)
 	require.ErrorIs(t, err, format.ErrNotRepresentable)
-	wide := &memSource{recs: []format.Record{{Array: layout.Array{Name: "w", Type: layout.I128, Shape: []int64{1}, Offset: -1}}}, data: [][]byte{make([]byte, 16)}}
+	wide := format.Memory([]format.Record{{Array: layout.Array{Name: "w", Type: layout.I128, Shape: []int64{1}, Offset: -1}}}, [][]byte{make([]byte, 16)})
 	err = format.Write(filepath.Join(t.TempDir(), "w.npy"), wide, nil)
 	require.ErrorIs(t, err, format.ErrNotRepresentable)
 	require.True(t, errors.Is(err, format.ErrNotRepresentable))
@@ -384,7 +380,7 @@ func TestWriteKeepsNativeType(t *testing.T) {
 		r := rec
 		r.Facts, r.Extra = c.facts, c.extra
 		p := filepath.Join(dir, "x.npy")
-		require.NoError(t, format.Write(p, &memSource{recs: []format.Record{r}, data: [][]byte{data}}, nil))
+		require.NoError(t, format.Write(p, format.Memory([]format.Record{r}, [][]byte{data}), nil))
 		f, err := format.Open(p, nil)
 		require.NoError(t, err)
 		got := f.Records()[0]
@@ -405,7 +401,7 @@ func TestWriteKeepsNativeType(t *testing.T) {
 func TestReadErrorNamesRecordOnce(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.npy")
 	rec := format.Record{Array: layout.Array{Name: "0", Type: layout.F64, Shape: []int64{2, 3}, Offset: -1, Size: 48}}
-	require.NoError(t, format.Write(p, &memSource{recs: []format.Record{rec}, data: [][]byte{make([]byte, 48)}}, nil))
+	require.NoError(t, format.Write(p, format.Memory([]format.Record{rec}, [][]byte{make([]byte, 48)}), nil))
 	f, err := format.Open(p, nil)
 	require.NoError(t, err)
 	defer f.Close()

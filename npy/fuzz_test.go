@@ -2,9 +2,13 @@ package npy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/layout"
 )
 
 // seedFuzz adds every golden file to the corpus.
@@ -72,6 +76,17 @@ func FuzzNPZ(f *testing.F) {
 				return // bad data (bools, a stream that lies) are errors, not crashes
 			}
 			want[a.Name] = data
+		}
+		// Every array and field reads in both orders, or fails.
+		for i, rec := range r.Records() {
+			n, err := layout.Count(rec.Shape)
+			if err != nil || rec.Kind == format.KindOpaque || !rec.Type.Valid() || n*int64(rec.Type.Size()) > 1<<16 {
+				continue
+			}
+			dst := make([]byte, n*int64(rec.Type.Size()))
+			for _, o := range []layout.Order{layout.RowMajor, layout.ColMajor} {
+				_ = r.ReadArray(i, dst, 0, o, binary.LittleEndian)
+			}
 		}
 		path := filepath.Join(t.TempDir(), "out.npz")
 		z, err := CreateZip(path, nil)

@@ -307,47 +307,18 @@ func (f *File) readRaw(t *target, start int64, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
+	if t.field != nil {
+		return f.gather(t, dst, start, layout.RowMajor, true)
+	}
 	src, base, err := f.source(t.a)
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
+	off := base + start*int64(t.a.h.DType.ItemSize)
+	if err := readFull(src, dst, off); err != nil {
 		return mapRecordErr(f.name, t.name, f.elemOffset(t, start), err, "reading its data")
 	}
-	if t.field == nil {
-		if err := readFull(src, dst, base+start*int64(t.a.h.DType.ItemSize)); err != nil {
-			return fail(err)
-		}
-		return t.a.checkEnd(base + start*int64(t.a.h.DType.ItemSize) + int64(len(dst)))
-	}
-	// A field: read whole elements of the structured array in chunks
-	// and take the field's bytes out of each.
-	item := int64(t.a.h.DType.ItemSize)
-	fsize := int64(t.field.DType.ItemSize)
-	sub := t.subCount()
-	n := int64(len(dst)) / fsize
-	buf := make([]byte, max(item, min((n/sub+2)*item, 1<<20)/item*item))
-	for k := int64(0); k < n; {
-		o := (start + k) / sub
-		per := int64(len(buf)) / item
-		rows := min(per, (start+n-1)/sub-o+1)
-		chunk := buf[:rows*item]
-		if err := readFull(src, chunk, base+o*item); err != nil {
-			return fail(err)
-		}
-		for ; k < n; k++ {
-			ko := (start + k) / sub
-			if ko >= o+rows {
-				break
-			}
-			p := (ko-o)*item + int64(t.field.Offset) + (start+k)%sub*fsize
-			copy(dst[k*fsize:(k+1)*fsize], chunk[p:p+fsize])
-		}
-		if err := t.a.checkEnd(base + (o+rows)*item); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.a.checkEnd(off + int64(len(dst)))
 }
 
 // checkEnd: when a read of a deflated member reaches the end of its

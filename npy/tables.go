@@ -104,10 +104,10 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 		buf = unsafeslice.AlignedBytes(k * size)
 	}
 	b := buf[:k*size]
-	for row := int64(0); row < k; row++ {
-		p := row*item + off
-		copy(b[row*size:], chunk[p:p+size])
-	}
+	// The field out of k records: units of u bytes, where the field's
+	// offset or the record's size is no multiple of its size.
+	u := gcd(gcd(item, size), off)
+	layout.NewStridedCopy([]int64{k, size / u}, []int64{item / u, 1}, []int64{size / u, 1}, int(u)).Copy(b, 0, chunk, off/u)
 	layout.SwapOrder(b, rec.Type, dt.byteOrder(), layout.HostOrder())
 	if bad := layout.CheckBools(b, rec.Type, f.opts.Lenient); bad >= 0 {
 		return nil, buf, f.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
@@ -117,7 +117,7 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 
 // ReadText calls fn with the elements of record i, an array or field of
 // bytes, str or void elements, in logical (C) order; see
-// format.TextReader. A Fortran-order array is read an element at a time.
+// format.TextReader.
 func (f *File) ReadText(i int, fn func(batch []string) error) error {
 	ref := &f.refs[i]
 	if !ref.isText() {
@@ -137,11 +137,6 @@ func (f *File) ReadText(i int, fn func(batch []string) error) error {
 		return decodeText(dt, b)
 	}
 	n, size := t.count(), int64(dt.ItemSize)
-	shape := t.a.h.Shape
-	sub := int64(1)
-	if t.field != nil {
-		sub = t.subCount()
-	}
 	fortran := t.a.h.Order() == layout.ColMajor
 	const batch = 4096
 	out := make([]string, 0, min(n, batch))
@@ -149,33 +144,17 @@ func (f *File) ReadText(i int, fn func(batch []string) error) error {
 	for k := int64(0); k < n; {
 		m := min(n-k, batch)
 		out = out[:0]
-		if !fortran {
-			if err := f.readRaw(&t, k, buf[:m*size]); err != nil {
-				return err
-			}
-			for j := range m {
-				out = append(out, text(buf[j*size:(j+1)*size]))
-			}
+		var err error
+		if fortran {
+			err = f.gather(&t, buf[:m*size], k, layout.RowMajor, false)
 		} else {
-			for j := range m {
-				// Logical element k+j: its outer index, row-major,
-				// stored column-major; a field's subarray in C order.
-				outer, inner := (k+j)/sub, (k+j)%sub
-				var stored, stride int64 = 0, 1
-				for d := len(shape) - 1; d >= 0; d-- {
-					stride *= shape[d]
-				}
-				rest := outer
-				for d := range shape {
-					stride /= shape[d]
-					stored += (rest / stride) * colStride(shape, d)
-					rest %= stride
-				}
-				if err := f.readRaw(&t, stored*sub+inner, buf[:size]); err != nil {
-					return err
-				}
-				out = append(out, text(buf[:size]))
-			}
+			err = f.readRaw(&t, k, buf[:m*size])
+		}
+		if err != nil {
+			return err
+		}
+		for j := range m {
+			out = append(out, text(buf[j*size:(j+1)*size]))
 		}
 		if err := fn(out); err != nil {
 			return err
@@ -193,14 +172,4 @@ func (r *recRef) isText() bool {
 	}
 	dt := r.t.dtype()
 	return !dt.Structured() && (dt.Kind == 'S' || dt.Kind == 'U' || dt.Kind == 'V')
-}
-
-// colStride is the distance between neighbours along axis d of a
-// column-major array of shape.
-func colStride(shape []int64, d int) int64 {
-	s := int64(1)
-	for _, n := range shape[:d] {
-		s *= n
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/stretchr/testify/assert"
@@ -264,20 +265,10 @@ func TestFormatConvertRoundTrip(t *testing.T) {
 }
 
 // arraySource is 1-D arrays in memory (little-endian), for Write.
-type arraySource struct {
-	recs []format.Record
-	data [][]byte
-}
-
-func (s *arraySource) Records() []format.Record { return s.recs }
-
-func (s *arraySource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	return (&format.Payload{Array: s.recs[i].Array, Data: bytes.NewReader(s.data[i])}).ReadArray(dst, first, order, bo)
-}
+type arraySource struct{ memsource.Source }
 
 func (s *arraySource) add(name string, t layout.Type, shape []int64, le []byte) *arraySource {
-	s.recs = append(s.recs, format.Record{Array: layout.Array{Name: name, Type: t, Shape: shape, Offset: -1, Size: int64(len(le))}})
-	s.data = append(s.data, le)
+	s.Add(format.Record{Array: layout.Array{Name: name, Type: t, Shape: shape, Offset: -1, Size: int64(len(le))}}, le)
 	return s
 }
 

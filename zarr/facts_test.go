@@ -19,13 +19,13 @@ import (
 func TestWriteKeepsFacts(t *testing.T) {
 	dir := t.TempDir()
 	src := (&memSource{}).add("a", layout.F64, []int64{2, 3}, layout.RowMajor, false, ramp(layout.F64, 6, 0))
-	src.recs[0].Facts = &format.Facts{
+	src.Records()[0].Facts = &format.Facts{
 		FillValue:      json.RawMessage(`-1.5`),
 		DimensionNames: []string{"y", "x"},
 		Attributes:     map[string]any{"units": "m"},
 	}
 	// A listing's fact of the same name is not a writer's.
-	src.recs[0].Extra = map[string]any{"fill_value": json.RawMessage(`7`), "dimension_names": []string{"p", "q"}}
+	src.Records()[0].Extra = map[string]any{"fill_value": json.RawMessage(`7`), "dimension_names": []string{"p", "q"}}
 	p := filepath.Join(dir, "x.zarr")
 	require.NoError(t, format.Write(p, src, nil))
 

@@ -1,7 +1,6 @@
 package zarr
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math"
 	"os"
@@ -9,30 +8,21 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/format"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
 )
 
 // memSource is an in-memory format.Source: arrays given as their stored
 // bytes, in any storage order and byte order.
-type memSource struct {
-	recs []format.Record
-	pay  []*format.Payload
-}
+type memSource struct{ memsource.Source }
 
 // add appends an array whose payload is data, stored in order and byte
 // order bo.
 func (s *memSource) add(name string, t layout.Type, shape []int64, order layout.Order, big bool, data []byte) *memSource {
 	a := layout.Array{Name: name, Type: t, Shape: shape, Order: order, BigEndian: big, Offset: 0, Size: int64(len(data))}
-	s.recs = append(s.recs, format.Record{Array: a, Kind: format.KindArray})
-	s.pay = append(s.pay, &format.Payload{Array: a, Data: bytes.NewReader(data)})
+	s.Add(format.Record{Array: a, Kind: format.KindArray}, data)
 	return s
-}
-
-func (s *memSource) Records() []format.Record { return s.recs }
-
-func (s *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	return s.pay[i].ReadArray(dst, first, order, bo)
 }
 
 // ramp is n elements of type t (little-endian) with distinct values

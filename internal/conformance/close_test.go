@@ -20,12 +20,11 @@ import (
 // when another goroutine closes the file.
 func scaled(src *memSource, n int) *memSource {
 	out := &memSource{}
-	for i, r := range src.recs {
+	for i, r := range src.Records() {
 		r.Shape = slices.Clone(r.Shape)
 		r.Shape[0] *= int64(n)
 		r.Size *= int64(n)
-		out.recs = append(out.recs, r)
-		out.data = append(out.data, bytes.Repeat(src.data[i], n))
+		out.Add(r, bytes.Repeat(src.Data(i), n))
 	}
 	return out
 }
@@ -50,7 +49,7 @@ func TestCloseWhileReading(t *testing.T) {
 			} else {
 				src := scaled(s.src, 5000)
 				path = s.write(t, t.TempDir(), src)
-				want = src.data[0]
+				want = src.Data(0)
 			}
 			const readers = 4
 			for round := range 10 {

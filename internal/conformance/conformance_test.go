@@ -22,6 +22,7 @@ import (
 	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/futhark"
 	"github.com/mmapkit/mmapkit/hdf5"
+	"github.com/mmapkit/mmapkit/internal/memsource"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/npy"
@@ -31,17 +32,7 @@ import (
 
 // memSource is a format.Source of arrays and columns held in memory, in
 // row-major order and little-endian bytes.
-type memSource struct {
-	recs []format.Record
-	data [][]byte
-}
-
-func (m *memSource) Records() []format.Record { return m.recs }
-
-func (m *memSource) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
-	p := &format.Payload{Array: m.recs[i].Array, Data: bytes.NewReader(m.data[i])}
-	return p.ReadArray(dst, first, order, bo)
-}
+type memSource struct{ memsource.Source }
 
 // add appends a record of kind k holding values (a slice of a layout
 // element type), of the given shape (its length if none).
@@ -68,8 +59,7 @@ func (m *memSource) add(k format.Kind, name string, values any, shape ...int64) 
 	if shape == nil {
 		shape = []int64{int64(reflect.ValueOf(values).Len())}
 	}
-	m.recs = append(m.recs, format.Record{Kind: k, Array: layout.Array{Name: name, Type: t, Shape: shape, Offset: -1, Size: int64(buf.Len())}})
-	m.data = append(m.data, buf.Bytes())
+	m.Add(format.Record{Kind: k, Array: layout.Array{Name: name, Type: t, Shape: shape, Offset: -1, Size: int64(buf.Len())}}, buf.Bytes())
 	return m
 }
 
@@ -389,7 +379,7 @@ func subjects() []*subject {
 			},
 			noAlias: func(t *testing.T, dir string) (string, func() error, error, string) {
 				src := arrays().array("a", []float64{1, 2})
-				src.recs[0].BigEndian = true
+				src.Records()[0].BigEndian = true
 				p := (&subject{format: "zarr", file: "m.zarr"}).write(t, dir, src)
 				return p, func() error {
 					s, err := zarr.Open(p, nil)
@@ -496,7 +486,7 @@ func copyFile(t *testing.T, from, dir string) string {
 func boolByte2(t *testing.T, s *subject, dir string) (string, error) {
 	src := arrays().array("b", []bool{true, false, true})
 	if s.format == "npy" {
-		src.recs[0].Name = "0"
+		src.Records()[0].Name = "0"
 	}
 	p := s.write(t, dir, src)
 	f, err := format.Open(p, s.options(nil))
