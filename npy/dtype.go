@@ -457,68 +457,16 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 		seen := make(map[string]bool, len(v.items))
 		off := 0
 		for _, fv := range v.items {
-			if fv.kind != pyTuple && fv.kind != pyList || len(fv.items) < 2 || len(fv.items) > 3 {
-				return DType{}, at(fv, fmt.Errorf("%w: a field must be (name, descr) or (name, descr, shape)", ErrHeader))
-			}
-			var f Field
-			nv := fv.items[0]
-			switch {
-			case nv.kind == pyStr:
-				f.Name = nv.s
-			case nv.kind == pyTuple && len(nv.items) == 2 && nv.items[0].kind == pyStr && nv.items[1].kind == pyStr:
-				f.Title, f.Name = nv.items[0].s, nv.items[1].s
-			default:
-				return DType{}, at(nv, fmt.Errorf("%w: a field name must be a str or a (title, name) tuple", ErrHeader))
-			}
-			fd, err := parseDescrAt(fv.items[1], depth+1)
+			f, next, pad, err := fieldOf(fv, off, depth)
 			if err != nil {
 				return DType{}, err
 			}
-			f.DType = fd
-			size := int64(fd.ItemSize)
-			if len(fv.items) == 3 {
-				sv := fv.items[2]
-				var dims []pyValue
-				switch sv.kind {
-				case pyInt:
-					dims = []pyValue{sv}
-				case pyTuple, pyList:
-					dims = sv.items
-				default:
-					return DType{}, at(sv, fmt.Errorf("%w: a field's shape must be an int or a tuple of ints", ErrHeader))
-				}
-				if len(dims) > MaxRank {
-					return DType{}, at(sv, fmt.Errorf("%w: a field's shape has %d dimensions; NumPy arrays have at most %d", ErrHeader, len(dims), MaxRank))
-				}
-				f.Shape = []int64{}
-				for _, dv := range dims {
-					if dv.kind != pyInt || dv.overflow || dv.i < 0 {
-						return DType{}, at(dv, fmt.Errorf("%w: invalid subarray dimension", ErrHeader))
-					}
-					f.Shape = append(f.Shape, dv.i)
-					var ok bool
-					if size, ok = layout.Mul(size, dv.i); !ok || size > math.MaxInt32 {
-						return DType{}, at(dv, fmt.Errorf("field %q: subarray size %w", f.Name, layout.ErrOverflow))
-					}
-				}
-				if len(f.Shape) == 0 {
-					f.Shape = nil // (name, descr, ()) is a scalar field
-				}
-			}
-			f.Offset = off
-			if off += int(size); off > math.MaxInt32 {
-				return DType{}, at(fv, fmt.Errorf("structured item size %w", layout.ErrOverflow))
-			}
-			// Padding: a void field without a name.
-			if f.Name == "" && fd.Kind == 'V' {
+			off = next
+			if pad {
 				continue
 			}
-			if seen[f.Name] || (f.Title != "" && seen[f.Title]) {
-				return DType{}, at(nv, fmt.Errorf("%w: field name %s is used twice", ErrHeader, pyRepr(f.Name)))
-			}
-			seen[f.Name] = true
-			if f.Title != "" {
-				seen[f.Title] = true
+			if err := checkUnique(seen, &f, fv.items[0].pos); err != nil {
+				return DType{}, err
 			}
 			d.Fields = append(d.Fields, f)
 		}
@@ -535,6 +483,78 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 		return DType{}, at(v, fmt.Errorf("descr %s: a subarray dtype as the whole array's type: %w", "(…)", errors.ErrUnsupported))
 	}
 	return DType{}, at(v, fmt.Errorf("%w: descr is a %s, not a dtype descriptor", ErrHeader, v.kind))
+}
+
+// fieldOf reads fv, one field of a structured descr at nesting depth
+// depth: (name, descr) or (name, descr, shape), at byte offset off of an
+// element. next is the offset after it; pad: it is padding (a void field
+// without a name), which takes room and is no field.
+func fieldOf(fv pyValue, off, depth int) (f Field, next int, pad bool, err error) {
+	at := func(v pyValue, err error) error { return &descrError{pos: v.pos, err: err} }
+	if fv.kind != pyTuple && fv.kind != pyList || len(fv.items) < 2 || len(fv.items) > 3 {
+		return f, 0, false, at(fv, fmt.Errorf("%w: a field must be (name, descr) or (name, descr, shape)", ErrHeader))
+	}
+	nv := fv.items[0]
+	switch {
+	case nv.kind == pyStr:
+		f.Name = nv.s
+	case nv.kind == pyTuple && len(nv.items) == 2 && nv.items[0].kind == pyStr && nv.items[1].kind == pyStr:
+		f.Title, f.Name = nv.items[0].s, nv.items[1].s
+	default:
+		return f, 0, false, at(nv, fmt.Errorf("%w: a field name must be a str or a (title, name) tuple", ErrHeader))
+	}
+	fd, err := parseDescrAt(fv.items[1], depth+1)
+	if err != nil {
+		return f, 0, false, err
+	}
+	f.DType = fd
+	size := int64(fd.ItemSize)
+	if len(fv.items) == 3 {
+		sv := fv.items[2]
+		var dims []pyValue
+		switch sv.kind {
+		case pyInt:
+			dims = []pyValue{sv}
+		case pyTuple, pyList:
+			dims = sv.items
+		default:
+			return f, 0, false, at(sv, fmt.Errorf("%w: a field's shape must be an int or a tuple of ints", ErrHeader))
+		}
+		if len(dims) > MaxRank {
+			return f, 0, false, at(sv, fmt.Errorf("%w: a field's shape has %d dimensions; NumPy arrays have at most %d", ErrHeader, len(dims), MaxRank))
+		}
+		if len(dims) > 0 { // (name, descr, ()) is a scalar field
+			f.Shape = make([]int64, 0, len(dims))
+		}
+		for _, dv := range dims {
+			if dv.kind != pyInt || dv.overflow || dv.i < 0 {
+				return f, 0, false, at(dv, fmt.Errorf("%w: invalid subarray dimension", ErrHeader))
+			}
+			f.Shape = append(f.Shape, dv.i)
+			var ok bool
+			if size, ok = layout.Mul(size, dv.i); !ok || size > math.MaxInt32 {
+				return f, 0, false, at(dv, fmt.Errorf("field %q: subarray size %w", f.Name, layout.ErrOverflow))
+			}
+		}
+	}
+	f.Offset = off
+	if next = off + int(size); next > math.MaxInt32 {
+		return f, 0, false, at(fv, fmt.Errorf("structured item size %w", layout.ErrOverflow))
+	}
+	return f, next, f.Name == "" && fd.Kind == 'V', nil
+}
+
+// checkUnique refuses a field whose name or title an earlier field of
+// seen has taken (its name's literal at pos), and adds its own.
+func checkUnique(seen map[string]bool, f *Field, pos int) error {
+	if seen[f.Name] || (f.Title != "" && seen[f.Title]) {
+		return &descrError{pos: pos, err: fmt.Errorf("%w: field name %s is used twice", ErrHeader, pyRepr(f.Name))}
+	}
+	seen[f.Name] = true
+	if f.Title != "" {
+		seen[f.Title] = true
+	}
+	return nil
 }
 
 // parseCommaDescr reads NumPy's comma-separated dtype strings ('i4,f8'):

@@ -96,6 +96,17 @@ type npyHeader struct {
 	// The span of the shape tuple in the header text, which an append
 	// rewrites.
 	shapePos, shapeEnd int
+	// fields are a structured dtype's fields; DType.Fields is nil.
+	fields *fieldTable
+}
+
+// full returns the Header with its dtype's fields.
+func (h *npyHeader) full() Header {
+	out := h.Header
+	if h.fields != nil {
+		out.DType.Fields = h.fields.fields()
+	}
+	return out
 }
 
 func (h *npyHeader) dataOff() int64 { return h.textOff + h.textLen }
@@ -189,7 +200,7 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 	bad := func(pos int, err error, format string, args ...any) error {
 		return errAt(file, textBase+int64(pos), err, format, args...)
 	}
-	v, err := parseLiteral(text, h.major < 3, h.major < 3)
+	v, scans, err := parseLiteral(text, h.major < 3, h.major < 3)
 	var se *syntaxError
 	if errors.As(err, &se) {
 		return bad(se.pos, ErrHeader, "%s", se.msg)
@@ -247,7 +258,11 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 		h.Shape[i] = d.i
 	}
 	dv := vals["descr"]
-	h.DType, err = parseDescr(dv)
+	if dv.kind == pyList && dv.i > 0 {
+		h.DType, h.fields, err = scans[dv.i-1].finish(dv)
+	} else if h.DType, err = parseDescr(dv); err == nil && h.DType.Structured() {
+		h.DType, h.fields = tableOf(h.DType)
+	}
 	if err != nil {
 		pos := dv.pos
 		var de *descrError

@@ -12,17 +12,19 @@ import (
 
 // ScanTable reads the table's columns in batches of rows.
 func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
+	f.mu.RLock()
 	var cols []int
-	for i, r := range f.recs {
-		if r.Kind == format.KindColumn {
+	var refs []recRef
+	for i := range f.slots {
+		if r := f.record(i); r.Kind == format.KindColumn {
 			cols = append(cols, i)
+			refs = append(refs, f.ref(i))
 		}
 	}
 	if batch <= 0 {
 		batch = 1 << 16
 	}
-	f.mu.RLock()
-	a := f.refs[cols[0]].t.a
+	a := refs[0].t.a
 	rows := a.h.Shape[0]
 	item := int64(a.h.DType.ItemSize)
 	f.mu.RUnlock()
@@ -47,7 +49,7 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 			return err
 		}
 		for j, i := range cols {
-			ref := &f.refs[i]
+			ref := &refs[j]
 			var v any
 			var err error
 			v, bufs[j], err = f.column(i, ref, chunk, k, item, bufs[j])
@@ -81,7 +83,7 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 
 // column takes record i's values out of k whole records in chunk.
 func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
-	rec := &f.recs[i]
+	rec := f.Record(i)
 	off, dt := int64(0), ref.t.a.h.DType
 	if ref.t.field != nil {
 		off, dt = int64(ref.t.field.Offset), ref.t.field.DType
@@ -119,14 +121,18 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 // bytes, str or void elements, in logical (C) order; see
 // format.TextReader. A Fortran-order array is read an element at a time.
 func (f *File) ReadText(i int, fn func(batch []string) error) error {
-	ref := &f.refs[i]
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if i < 0 || i >= len(f.slots) {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(f.slots))
+	}
+	ref := f.ref(i)
 	if !ref.isText() {
-		return f.bad(i, errors.ErrUnsupported, "%s is not text", f.recs[i].TypeString())
+		rec := f.record(i)
+		return f.bad(i, errors.ErrUnsupported, "%s is not text", rec.TypeString())
 	}
 	t := ref.t
 	dt := t.dtype()
-	f.mu.RLock()
-	defer f.mu.RUnlock()
 	if f.closed {
 		return f.bad(i, mmapfile.ErrClosed, "read")
 	}
