@@ -174,41 +174,71 @@ func (d DType) simpleDescr() string {
 }
 
 // descr is the Python repr of what NumPy writes as 'descr'.
-func (d DType) descr() string {
+func (d DType) descr() string { return string(d.appendDescr(nil)) }
+
+// appendDescr appends descr to b, without a string of its own for each
+// field: a header may list a hundred thousand.
+func (d DType) appendDescr(b []byte) []byte {
 	if !d.Structured() {
-		return pyRepr(d.simpleDescr())
+		return appendRepr(b, d.simpleDescr())
 	}
-	var b strings.Builder
-	b.WriteByte('[')
+	b = append(b, '[')
 	at := 0
 	n := 0
-	item := func(s string) {
+	sep := func() {
 		if n > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(s)
 		n++
 	}
-	for _, f := range d.Fields {
+	pad := func(size int) {
+		sep()
+		b = append(b, "('', '|V"...)
+		b = strconv.AppendInt(b, int64(size), 10)
+		b = append(b, "')"...)
+	}
+	for i := range d.Fields {
+		f := &d.Fields[i]
 		if f.Offset > at {
-			item("('', '|V" + strconv.Itoa(f.Offset-at) + "')")
+			pad(f.Offset - at)
 		}
-		name := pyRepr(f.Name)
+		sep()
+		b = append(b, '(')
 		if f.Title != "" {
-			name = "(" + pyRepr(f.Title) + ", " + name + ")"
+			b = append(b, '(')
+			b = appendRepr(b, f.Title)
+			b = append(b, ", "...)
+			b = appendRepr(b, f.Name)
+			b = append(b, ')')
+		} else {
+			b = appendRepr(b, f.Name)
 		}
-		s := "(" + name + ", " + f.DType.descr()
+		b = append(b, ", "...)
+		b = f.DType.appendDescr(b)
 		if f.Shape != nil {
-			s += ", " + shapeRepr(f.Shape)
+			b = append(b, ", "...)
+			b = append(b, shapeRepr(f.Shape)...)
 		}
-		item(s + ")")
+		b = append(b, ')')
 		at = f.Offset + f.Size()
 	}
 	if d.ItemSize > at {
-		item("('', '|V" + strconv.Itoa(d.ItemSize-at) + "')")
+		pad(d.ItemSize - at)
 	}
-	b.WriteByte(']')
-	return b.String()
+	return append(b, ']')
+}
+
+// appendRepr appends pyRepr(s) to b; printable ASCII without quotes or
+// backslashes (nearly every name) needs no escapes.
+func appendRepr(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' || c == '\'' || c == '"' {
+			return append(b, pyRepr(s)...)
+		}
+	}
+	b = append(b, '\'')
+	b = append(b, s...)
+	return append(b, '\'')
 }
 
 // shapeRepr is Python's repr of a shape tuple: (), (5,), (3, 4).
@@ -234,7 +264,7 @@ func (d DType) check() error {
 			return errors.New("a structured dtype needs at least one field")
 		}
 		at := 0
-		seen := map[string]bool{}
+		seen := make(map[string]bool, len(d.Fields))
 		for i := range d.Fields {
 			f := &d.Fields[i]
 			if err := f.DType.check(); err != nil {

@@ -296,7 +296,7 @@ func (h *Header) appendDictText(dst []byte) []byte {
 		fo = "True"
 	}
 	dst = append(dst, "{'descr': "...)
-	dst = append(dst, h.DType.descr()...)
+	dst = h.DType.appendDescr(dst)
 	dst = append(dst, ", 'fortran_order': "...)
 	dst = append(dst, fo...)
 	dst = append(dst, ", 'shape': "...)
