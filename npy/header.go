@@ -200,7 +200,10 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 	bad := func(pos int, err error, format string, args ...any) error {
 		return errAt(file, textBase+int64(pos), err, format, args...)
 	}
-	v, scans, err := parseLiteral(text, h.major < 3, h.major < 3)
+	var derr error
+	err := parseLiteral(text, h.major < 3, h.major < 3, func(v pyValue, scans []*fieldScan) {
+		derr = h.dict(text, v, scans, bad)
+	})
 	var se *syntaxError
 	if errors.As(err, &se) {
 		return bad(se.pos, ErrHeader, "%s", se.msg)
@@ -208,37 +211,55 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 	if err != nil {
 		return bad(0, ErrHeader, "%v", err)
 	}
+	return derr
+}
+
+// headerKey is the index of a header's key in dict's values, or -1.
+func headerKey(k string) int {
+	switch k {
+	case "descr":
+		return 0
+	case "fortran_order":
+		return 1
+	case "shape":
+		return 2
+	}
+	return -1
+}
+
+// dict reads the header's literal v, whose descr lists were read by
+// scans, into h.
+func (h *npyHeader) dict(text []byte, v pyValue, scans []*fieldScan, bad func(pos int, err error, format string, args ...any) error) error {
 	if v.kind != pyDict {
 		return bad(v.pos, ErrHeader, "the header is a %s, not a dict", v.kind)
 	}
-	vals := map[string]pyValue{}
-	var keys []string
 	for i := 0; i < len(v.items); i += 2 {
-		k := v.items[i]
-		if k.kind != pyStr {
+		if k := v.items[i]; k.kind != pyStr {
 			return bad(k.pos, ErrHeader, "a header key is a %s; the keys are 'descr', 'fortran_order' and 'shape'", k.kind)
 		}
-		if _, dup := vals[k.s]; !dup {
-			keys = append(keys, k.s)
-		}
-		vals[k.s] = v.items[i+1] // a repeated key: the last wins, as in Python
 	}
-	for _, k := range keys {
-		if k != "descr" && k != "fortran_order" && k != "shape" {
+	var vals [3]pyValue // descr, fortran_order, shape
+	var have [3]bool
+	for i := 0; i < len(v.items); i += 2 {
+		k := v.items[i].s
+		j := headerKey(k)
+		if j < 0 {
 			return bad(v.pos, ErrHeader, "unexpected key %s; the keys are 'descr', 'fortran_order' and 'shape'", pyRepr(k))
 		}
+		vals[j], have[j] = v.items[i+1], true // a repeated key: the last wins, as in Python
 	}
-	for _, k := range []string{"descr", "fortran_order", "shape"} {
-		if _, ok := vals[k]; !ok {
+	for j, k := range []string{"descr", "fortran_order", "shape"} {
+		if !have[j] {
 			return bad(v.pos, ErrHeader, "the header has no %s key", pyRepr(k))
 		}
 	}
-	fo := vals["fortran_order"]
+	var err error
+	fo := vals[1]
 	if fo.kind != pyBool {
 		return bad(fo.pos, ErrHeader, "fortran_order is a %s, not True or False", fo.kind)
 	}
 	h.FortranOrder = fo.b
-	sv := vals["shape"]
+	sv := vals[2]
 	if sv.kind != pyTuple {
 		return bad(sv.pos, ErrHeader, "shape is a %s, not a tuple of ints", sv.kind)
 	}
@@ -257,7 +278,7 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 		}
 		h.Shape[i] = d.i
 	}
-	dv := vals["descr"]
+	dv := vals[0]
 	if dv.kind == pyList && dv.i > 0 {
 		h.DType, h.fields, err = scans[dv.i-1].finish(dv)
 	} else if h.DType, err = parseDescr(dv); err == nil && h.DType.Structured() {

@@ -122,11 +122,13 @@ func (ps *parser) push(items ...pyValue) {
 // headers: an archive of many members parses many small ones.
 var stacks = sync.Pool{New: func() any { return new([]pyValue) }}
 
-// parseLiteral parses the whole of src as one Python literal expression:
-// a header's dict. The fields of a descr list are read as the list is
-// parsed (descrList): that list's value has no items, and its i is one
-// more than the index of its scan in the scans returned.
-func parseLiteral(src []byte, latin1, dropL bool) (pyValue, []*fieldScan, error) {
+// parseLiteral parses the whole of src as one Python literal expression,
+// a header's dict, and hands it to use. The fields of a descr list are
+// read as the list is parsed (descrList): that list's value has no items,
+// and its i is one more than the index of its scan in scans. The dict's
+// own items are lent from the parser's stack, valid only during use: an
+// archive's hundred thousand headers then leave no copy of them.
+func parseLiteral(src []byte, latin1, dropL bool, use func(v pyValue, scans []*fieldScan)) error {
 	ps := &parser{src: src, latin1: latin1, dropL: dropL}
 	stack := stacks.Get().(*[]pyValue)
 	ps.stack = (*stack)[:0]
@@ -137,17 +139,29 @@ func parseLiteral(src []byte, latin1, dropL bool) (pyValue, []*fieldScan, error)
 			stacks.Put(stack)
 		}
 	}()
-	v, err := ps.value(0, nil)
+	if err := ps.space(); err != nil {
+		return err
+	}
+	var v pyValue
+	var err error
+	if ps.p < len(src) && src[ps.p] == '{' {
+		if v, _, err = ps.items(0, nil); err == nil {
+			v.items = ps.stack // a dict is never a parenthesised value
+		}
+	} else {
+		v, err = ps.value(0, nil)
+	}
 	if err != nil {
-		return pyValue{}, nil, err
+		return err
 	}
 	if err := ps.space(); err != nil {
-		return pyValue{}, nil, err
+		return err
 	}
 	if ps.p < len(src) {
-		return pyValue{}, nil, ps.fail(ps.p, "unexpected %s after the header's dict", ps.what(ps.p))
+		return ps.fail(ps.p, "unexpected %s after the header's dict", ps.what(ps.p))
 	}
-	return v, ps.scans, nil
+	use(v, ps.scans)
+	return nil
 }
 
 // what describes the character at i for error messages.
