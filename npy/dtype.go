@@ -182,14 +182,20 @@ func (d DType) appendDescr(b []byte) []byte {
 	if !d.Structured() {
 		return appendRepr(b, d.simpleDescr())
 	}
+	return appendFieldsDescr(b, len(d.Fields), func(j int) Field { return d.Fields[j] }, d.ItemSize)
+}
+
+// appendFieldsDescr appends the descr list of the n fields that field
+// gives, in an element of itemSize bytes: padding as unnamed voids.
+func appendFieldsDescr(b []byte, n int, field func(j int) Field, itemSize int) []byte {
 	b = append(b, '[')
 	at := 0
-	n := 0
+	items := 0
 	sep := func() {
-		if n > 0 {
+		if items > 0 {
 			b = append(b, ", "...)
 		}
-		n++
+		items++
 	}
 	pad := func(size int) {
 		sep()
@@ -197,8 +203,8 @@ func (d DType) appendDescr(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(size), 10)
 		b = append(b, "')"...)
 	}
-	for i := range d.Fields {
-		f := &d.Fields[i]
+	for j := range n {
+		f := field(j)
 		if f.Offset > at {
 			pad(f.Offset - at)
 		}
@@ -222,8 +228,8 @@ func (d DType) appendDescr(b []byte) []byte {
 		b = append(b, ')')
 		at = f.Offset + f.Size()
 	}
-	if d.ItemSize > at {
-		pad(d.ItemSize - at)
+	if itemSize > at {
+		pad(itemSize - at)
 	}
 	return append(b, ']')
 }

@@ -310,14 +310,14 @@ const growthAxisDigits = 21
 
 // appendDictText appends to dst the header's dict as np.save writes it
 // (UTF-8), with the spaces that leave room for the growth axis to
-// lengthen.
-func (h *Header) appendDictText(dst []byte) []byte {
+// lengthen; descr appends the dtype's descr.
+func (h *Header) appendDictText(dst []byte, descr func([]byte) []byte) []byte {
 	fo := "False"
 	if h.FortranOrder {
 		fo = "True"
 	}
 	dst = append(dst, "{'descr': "...)
-	dst = h.DType.appendDescr(dst)
+	dst = descr(dst)
 	dst = append(dst, ", 'fortran_order': "...)
 	dst = append(dst, fo...)
 	dst = append(dst, ", 'shape': "...)
@@ -357,11 +357,30 @@ func (h *Header) Encode() ([]byte, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
+	return h.encode(h.DType.appendDescr, 128), nil
+}
+
+// encoded is the header np.save writes for the array h describes (see
+// canonical), its fields written from their table: a header that parsed
+// needs no check, and a hundred thousand fields need no Field each.
+func (h *npyHeader) encoded() []byte {
+	c := canonical(h.Header)
+	if h.fields == nil {
+		return c.encode(c.DType.appendDescr, 128)
+	}
+	// Room for the text as long as it was: np.save's text is written
+	// without growing the buffer.
+	return c.encode(func(b []byte) []byte { return appendFieldsDescr(b, h.fields.len(), h.fields.field, h.DType.ItemSize) }, int(h.textLen)+128)
+}
+
+// encode is Encode of a header known to be valid, its descr appended by
+// descr, into a buffer of room bytes to start with.
+func (h *Header) encode(descr func([]byte) []byte, room int) []byte {
 	// The text is built where a version 2.0 header puts it, in the
 	// buffer that is returned: a header of ASCII text (nearly all) takes
 	// that one allocation.
 	const pre2 = 12
-	b := h.appendDictText(make([]byte, pre2, pre2+128))
+	b := h.appendDictText(make([]byte, pre2, pre2+room), descr)
 	text := b[pre2:]
 	ascii := true
 	for _, c := range text {
@@ -371,13 +390,13 @@ func (h *Header) Encode() ([]byte, error) {
 		}
 	}
 	if !ascii {
-		return encodeDictText(string(text)), nil
+		return encodeDictText(string(text))
 	}
 	if w, ok := wrapHeaderIn(b, 1); ok {
-		return w, nil
+		return w
 	}
 	w, _ := wrapHeaderIn(b, 2)
-	return w, nil
+	return w
 }
 
 // encodeDictText is Encode for a dict text that is not ASCII: latin-1 in
