@@ -65,18 +65,19 @@ func (f *File) buildFace() {
 	}
 	f.face = face{slots: make([]recSlot, 0, n), inflated: map[int]*format.Payload{}, listOnce: new(sync.Once)}
 	// Records of one type share their Facts (a record's are never
-	// changed): an archive may hold a hundred thousand arrays of a few
-	// types.
+	// changed), and arrays of one type what their records share: an
+	// archive may hold a hundred thousand arrays of a few types.
 	facts := map[string]*format.Facts{}
+	simple := map[string]*arrayFace{}
 	for i, a := range f.arrays {
-		f.addArray(int32(i), a, facts)
+		f.addArray(int32(i), a, facts, simple)
 	}
 	f.arraySlots = len(f.slots)
 	for j := range f.others {
 		f.slots = append(f.slots, recSlot{arr: -1, field: int32(j), mask: -1})
 	}
 }
-func (f *File) addArray(ai int32, a *array, facts map[string]*format.Facts) {
+func (f *File) addArray(ai int32, a *array, facts map[string]*format.Facts, simple map[string]*arrayFace) {
 	h := a.h
 	factsOf := func(d DType) *format.Facts {
 		descr := d.simpleDescr()
@@ -90,7 +91,11 @@ func (f *File) addArray(ai int32, a *array, facts map[string]*format.Facts) {
 	oneD := !f.isZip && len(h.Shape) == 1
 	t := h.fields
 	if t == nil {
-		a.face = arrayFace{facts: []*format.Facts{factsOf(h.DType)}}
+		fa := factsOf(h.DType)
+		if a.face = simple[fa.NativeType]; a.face == nil {
+			a.face = &arrayFace{facts: []*format.Facts{fa}}
+			simple[fa.NativeType] = a.face
+		}
 		if recordKind(h.DType, len(h.Shape), false, oneD) == format.KindColumn {
 			f.table = true
 		}
@@ -102,7 +107,7 @@ func (f *File) addArray(ai int32, a *array, facts map[string]*format.Facts) {
 	}
 	// Fields of one type share their Facts and Extra: a structured type
 	// may have a hundred thousand fields of a few types.
-	a.face = arrayFace{facts: make([]*format.Facts, len(t.types)), extras: make([]map[string]any, len(t.types)), scalar: slices.Clone(h.Shape)}
+	a.face = &arrayFace{facts: make([]*format.Facts, len(t.types)), extras: make([]map[string]any, len(t.types)), scalar: slices.Clone(h.Shape)}
 	for k, d := range t.types {
 		if !d.Structured() {
 			a.face.facts[k] = factsOf(d)

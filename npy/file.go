@@ -78,9 +78,9 @@ type array struct {
 	base int64 // the .npy's first byte in the file; -1 for a deflated member
 	data int64 // the data's first byte in the file; -1 for a deflated member
 	m    *member
-	inf  *inflater // a deflated member's decompressor, made on first use
-	idx  int       // its index in File.arrays
-	face arrayFace // what its records share
+	inf  *inflater  // a deflated member's decompressor, made on first use
+	idx  int        // its index in File.arrays
+	face *arrayFace // what its records share, with other arrays of its type
 }
 
 func (a *array) deflated() bool { return a.data < 0 }
