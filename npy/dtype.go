@@ -174,41 +174,77 @@ func (d DType) simpleDescr() string {
 }
 
 // descr is the Python repr of what NumPy writes as 'descr'.
-func (d DType) descr() string {
+func (d DType) descr() string { return string(d.appendDescr(nil)) }
+
+// appendDescr appends descr to b, without a string of its own for each
+// field: a header may list a hundred thousand.
+func (d DType) appendDescr(b []byte) []byte {
 	if !d.Structured() {
-		return pyRepr(d.simpleDescr())
+		return appendRepr(b, d.simpleDescr())
 	}
-	var b strings.Builder
-	b.WriteByte('[')
+	return appendFieldsDescr(b, len(d.Fields), func(j int) Field { return d.Fields[j] }, d.ItemSize)
+}
+
+// appendFieldsDescr appends the descr list of the n fields that field
+// gives, in an element of itemSize bytes: padding as unnamed voids.
+func appendFieldsDescr(b []byte, n int, field func(j int) Field, itemSize int) []byte {
+	b = append(b, '[')
 	at := 0
-	n := 0
-	item := func(s string) {
-		if n > 0 {
-			b.WriteString(", ")
+	items := 0
+	sep := func() {
+		if items > 0 {
+			b = append(b, ", "...)
 		}
-		b.WriteString(s)
-		n++
+		items++
 	}
-	for _, f := range d.Fields {
+	pad := func(size int) {
+		sep()
+		b = append(b, "('', '|V"...)
+		b = strconv.AppendInt(b, int64(size), 10)
+		b = append(b, "')"...)
+	}
+	for j := range n {
+		f := field(j)
 		if f.Offset > at {
-			item("('', '|V" + strconv.Itoa(f.Offset-at) + "')")
+			pad(f.Offset - at)
 		}
-		name := pyRepr(f.Name)
+		sep()
+		b = append(b, '(')
 		if f.Title != "" {
-			name = "(" + pyRepr(f.Title) + ", " + name + ")"
+			b = append(b, '(')
+			b = appendRepr(b, f.Title)
+			b = append(b, ", "...)
+			b = appendRepr(b, f.Name)
+			b = append(b, ')')
+		} else {
+			b = appendRepr(b, f.Name)
 		}
-		s := "(" + name + ", " + f.DType.descr()
+		b = append(b, ", "...)
+		b = f.DType.appendDescr(b)
 		if f.Shape != nil {
-			s += ", " + shapeRepr(f.Shape)
+			b = append(b, ", "...)
+			b = append(b, shapeRepr(f.Shape)...)
 		}
-		item(s + ")")
+		b = append(b, ')')
 		at = f.Offset + f.Size()
 	}
-	if d.ItemSize > at {
-		item("('', '|V" + strconv.Itoa(d.ItemSize-at) + "')")
+	if itemSize > at {
+		pad(itemSize - at)
 	}
-	b.WriteByte(']')
-	return b.String()
+	return append(b, ']')
+}
+
+// appendRepr appends pyRepr(s) to b; printable ASCII without quotes or
+// backslashes (nearly every name) needs no escapes.
+func appendRepr(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' || c == '\'' || c == '"' {
+			return append(b, pyRepr(s)...)
+		}
+	}
+	b = append(b, '\'')
+	b = append(b, s...)
+	return append(b, '\'')
 }
 
 // shapeRepr is Python's repr of a shape tuple: (), (5,), (3, 4).
@@ -234,7 +270,7 @@ func (d DType) check() error {
 			return errors.New("a structured dtype needs at least one field")
 		}
 		at := 0
-		seen := map[string]bool{}
+		seen := make(map[string]bool, len(d.Fields))
 		for i := range d.Fields {
 			f := &d.Fields[i]
 			if err := f.DType.check(); err != nil {
@@ -457,68 +493,16 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 		seen := make(map[string]bool, len(v.items))
 		off := 0
 		for _, fv := range v.items {
-			if fv.kind != pyTuple && fv.kind != pyList || len(fv.items) < 2 || len(fv.items) > 3 {
-				return DType{}, at(fv, fmt.Errorf("%w: a field must be (name, descr) or (name, descr, shape)", ErrHeader))
-			}
-			var f Field
-			nv := fv.items[0]
-			switch {
-			case nv.kind == pyStr:
-				f.Name = nv.s
-			case nv.kind == pyTuple && len(nv.items) == 2 && nv.items[0].kind == pyStr && nv.items[1].kind == pyStr:
-				f.Title, f.Name = nv.items[0].s, nv.items[1].s
-			default:
-				return DType{}, at(nv, fmt.Errorf("%w: a field name must be a str or a (title, name) tuple", ErrHeader))
-			}
-			fd, err := parseDescrAt(fv.items[1], depth+1)
+			f, next, pad, err := fieldOf(fv, off, depth)
 			if err != nil {
 				return DType{}, err
 			}
-			f.DType = fd
-			size := int64(fd.ItemSize)
-			if len(fv.items) == 3 {
-				sv := fv.items[2]
-				var dims []pyValue
-				switch sv.kind {
-				case pyInt:
-					dims = []pyValue{sv}
-				case pyTuple, pyList:
-					dims = sv.items
-				default:
-					return DType{}, at(sv, fmt.Errorf("%w: a field's shape must be an int or a tuple of ints", ErrHeader))
-				}
-				if len(dims) > MaxRank {
-					return DType{}, at(sv, fmt.Errorf("%w: a field's shape has %d dimensions; NumPy arrays have at most %d", ErrHeader, len(dims), MaxRank))
-				}
-				f.Shape = []int64{}
-				for _, dv := range dims {
-					if dv.kind != pyInt || dv.overflow || dv.i < 0 {
-						return DType{}, at(dv, fmt.Errorf("%w: invalid subarray dimension", ErrHeader))
-					}
-					f.Shape = append(f.Shape, dv.i)
-					var ok bool
-					if size, ok = layout.Mul(size, dv.i); !ok || size > math.MaxInt32 {
-						return DType{}, at(dv, fmt.Errorf("field %q: subarray size %w", f.Name, layout.ErrOverflow))
-					}
-				}
-				if len(f.Shape) == 0 {
-					f.Shape = nil // (name, descr, ()) is a scalar field
-				}
-			}
-			f.Offset = off
-			if off += int(size); off > math.MaxInt32 {
-				return DType{}, at(fv, fmt.Errorf("structured item size %w", layout.ErrOverflow))
-			}
-			// Padding: a void field without a name.
-			if f.Name == "" && fd.Kind == 'V' {
+			off = next
+			if pad {
 				continue
 			}
-			if seen[f.Name] || (f.Title != "" && seen[f.Title]) {
-				return DType{}, at(nv, fmt.Errorf("%w: field name %s is used twice", ErrHeader, pyRepr(f.Name)))
-			}
-			seen[f.Name] = true
-			if f.Title != "" {
-				seen[f.Title] = true
+			if err := checkUnique(seen, &f, fv.items[0].pos); err != nil {
+				return DType{}, err
 			}
 			d.Fields = append(d.Fields, f)
 		}
@@ -535,6 +519,78 @@ func parseDescrAt(v pyValue, depth int) (DType, error) {
 		return DType{}, at(v, fmt.Errorf("descr %s: a subarray dtype as the whole array's type: %w", "(…)", errors.ErrUnsupported))
 	}
 	return DType{}, at(v, fmt.Errorf("%w: descr is a %s, not a dtype descriptor", ErrHeader, v.kind))
+}
+
+// fieldOf reads fv, one field of a structured descr at nesting depth
+// depth: (name, descr) or (name, descr, shape), at byte offset off of an
+// element. next is the offset after it; pad: it is padding (a void field
+// without a name), which takes room and is no field.
+func fieldOf(fv pyValue, off, depth int) (f Field, next int, pad bool, err error) {
+	at := func(v pyValue, err error) error { return &descrError{pos: v.pos, err: err} }
+	if fv.kind != pyTuple && fv.kind != pyList || len(fv.items) < 2 || len(fv.items) > 3 {
+		return f, 0, false, at(fv, fmt.Errorf("%w: a field must be (name, descr) or (name, descr, shape)", ErrHeader))
+	}
+	nv := fv.items[0]
+	switch {
+	case nv.kind == pyStr:
+		f.Name = nv.s
+	case nv.kind == pyTuple && len(nv.items) == 2 && nv.items[0].kind == pyStr && nv.items[1].kind == pyStr:
+		f.Title, f.Name = nv.items[0].s, nv.items[1].s
+	default:
+		return f, 0, false, at(nv, fmt.Errorf("%w: a field name must be a str or a (title, name) tuple", ErrHeader))
+	}
+	fd, err := parseDescrAt(fv.items[1], depth+1)
+	if err != nil {
+		return f, 0, false, err
+	}
+	f.DType = fd
+	size := int64(fd.ItemSize)
+	if len(fv.items) == 3 {
+		sv := fv.items[2]
+		var dims []pyValue
+		switch sv.kind {
+		case pyInt:
+			dims = []pyValue{sv}
+		case pyTuple, pyList:
+			dims = sv.items
+		default:
+			return f, 0, false, at(sv, fmt.Errorf("%w: a field's shape must be an int or a tuple of ints", ErrHeader))
+		}
+		if len(dims) > MaxRank {
+			return f, 0, false, at(sv, fmt.Errorf("%w: a field's shape has %d dimensions; NumPy arrays have at most %d", ErrHeader, len(dims), MaxRank))
+		}
+		if len(dims) > 0 { // (name, descr, ()) is a scalar field
+			f.Shape = make([]int64, 0, len(dims))
+		}
+		for _, dv := range dims {
+			if dv.kind != pyInt || dv.overflow || dv.i < 0 {
+				return f, 0, false, at(dv, fmt.Errorf("%w: invalid subarray dimension", ErrHeader))
+			}
+			f.Shape = append(f.Shape, dv.i)
+			var ok bool
+			if size, ok = layout.Mul(size, dv.i); !ok || size > math.MaxInt32 {
+				return f, 0, false, at(dv, fmt.Errorf("field %q: subarray size %w", f.Name, layout.ErrOverflow))
+			}
+		}
+	}
+	f.Offset = off
+	if next = off + int(size); next > math.MaxInt32 {
+		return f, 0, false, at(fv, fmt.Errorf("structured item size %w", layout.ErrOverflow))
+	}
+	return f, next, f.Name == "" && fd.Kind == 'V', nil
+}
+
+// checkUnique refuses a field whose name or title an earlier field of
+// seen has taken (its name's literal at pos), and adds its own.
+func checkUnique(seen map[string]bool, f *Field, pos int) error {
+	if seen[f.Name] || (f.Title != "" && seen[f.Title]) {
+		return &descrError{pos: pos, err: fmt.Errorf("%w: field name %s is used twice", ErrHeader, pyRepr(f.Name))}
+	}
+	seen[f.Name] = true
+	if f.Title != "" {
+		seen[f.Title] = true
+	}
+	return nil
 }
 
 // parseCommaDescr reads NumPy's comma-separated dtype strings ('i4,f8'):

@@ -78,7 +78,9 @@ type array struct {
 	base int64 // the .npy's first byte in the file; -1 for a deflated member
 	data int64 // the data's first byte in the file; -1 for a deflated member
 	m    *member
-	inf  *inflater // a deflated member's decompressor, made on first use
+	inf  *inflater  // a deflated member's decompressor, made on first use
+	idx  int        // its index in File.arrays
+	face *arrayFace // what its records share, with other arrays of its type
 }
 
 func (a *array) deflated() bool { return a.data < 0 }
@@ -294,6 +296,7 @@ func (f *File) parseZip() error {
 			continue
 		}
 		f.keys[a.key] = len(f.arrays)
+		a.idx = len(f.arrays)
 		f.arrays = append(f.arrays, a)
 	}
 	if err := f.checkCRCs(); err != nil {
@@ -731,7 +734,7 @@ type Array struct {
 }
 
 func (f *File) describe(a *array) Array {
-	out := Array{Name: a.key, Header: a.h.Header, Version: a.h.version(), Offset: a.data, Size: a.h.dataSize}
+	out := Array{Name: a.key, Header: a.h.full(), Version: a.h.version(), Offset: a.data, Size: a.h.dataSize}
 	out.Shape = append([]int64{}, a.h.Shape...)
 	if a.m != nil {
 		out.Member, out.Compressed = a.m.name, a.deflated()

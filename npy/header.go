@@ -96,6 +96,17 @@ type npyHeader struct {
 	// The span of the shape tuple in the header text, which an append
 	// rewrites.
 	shapePos, shapeEnd int
+	// fields are a structured dtype's fields; DType.Fields is nil.
+	fields *fieldTable
+}
+
+// full returns the Header with its dtype's fields.
+func (h *npyHeader) full() Header {
+	out := h.Header
+	if h.fields != nil {
+		out.DType.Fields = h.fields.fields()
+	}
+	return out
 }
 
 func (h *npyHeader) dataOff() int64 { return h.textOff + h.textLen }
@@ -189,7 +200,10 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 	bad := func(pos int, err error, format string, args ...any) error {
 		return errAt(file, textBase+int64(pos), err, format, args...)
 	}
-	v, err := parseLiteral(text, h.major < 3, h.major < 3)
+	var derr error
+	err := parseLiteral(text, h.major < 3, h.major < 3, func(v pyValue, scans []*fieldScan) {
+		derr = h.dict(text, v, scans, bad)
+	})
 	var se *syntaxError
 	if errors.As(err, &se) {
 		return bad(se.pos, ErrHeader, "%s", se.msg)
@@ -197,37 +211,55 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 	if err != nil {
 		return bad(0, ErrHeader, "%v", err)
 	}
+	return derr
+}
+
+// headerKey is the index of a header's key in dict's values, or -1.
+func headerKey(k string) int {
+	switch k {
+	case "descr":
+		return 0
+	case "fortran_order":
+		return 1
+	case "shape":
+		return 2
+	}
+	return -1
+}
+
+// dict reads the header's literal v, whose descr lists were read by
+// scans, into h.
+func (h *npyHeader) dict(text []byte, v pyValue, scans []*fieldScan, bad func(pos int, err error, format string, args ...any) error) error {
 	if v.kind != pyDict {
 		return bad(v.pos, ErrHeader, "the header is a %s, not a dict", v.kind)
 	}
-	vals := map[string]pyValue{}
-	var keys []string
 	for i := 0; i < len(v.items); i += 2 {
-		k := v.items[i]
-		if k.kind != pyStr {
+		if k := v.items[i]; k.kind != pyStr {
 			return bad(k.pos, ErrHeader, "a header key is a %s; the keys are 'descr', 'fortran_order' and 'shape'", k.kind)
 		}
-		if _, dup := vals[k.s]; !dup {
-			keys = append(keys, k.s)
-		}
-		vals[k.s] = v.items[i+1] // a repeated key: the last wins, as in Python
 	}
-	for _, k := range keys {
-		if k != "descr" && k != "fortran_order" && k != "shape" {
+	var vals [3]pyValue // descr, fortran_order, shape
+	var have [3]bool
+	for i := 0; i < len(v.items); i += 2 {
+		k := v.items[i].s
+		j := headerKey(k)
+		if j < 0 {
 			return bad(v.pos, ErrHeader, "unexpected key %s; the keys are 'descr', 'fortran_order' and 'shape'", pyRepr(k))
 		}
+		vals[j], have[j] = v.items[i+1], true // a repeated key: the last wins, as in Python
 	}
-	for _, k := range []string{"descr", "fortran_order", "shape"} {
-		if _, ok := vals[k]; !ok {
+	for j, k := range []string{"descr", "fortran_order", "shape"} {
+		if !have[j] {
 			return bad(v.pos, ErrHeader, "the header has no %s key", pyRepr(k))
 		}
 	}
-	fo := vals["fortran_order"]
+	var err error
+	fo := vals[1]
 	if fo.kind != pyBool {
 		return bad(fo.pos, ErrHeader, "fortran_order is a %s, not True or False", fo.kind)
 	}
 	h.FortranOrder = fo.b
-	sv := vals["shape"]
+	sv := vals[2]
 	if sv.kind != pyTuple {
 		return bad(sv.pos, ErrHeader, "shape is a %s, not a tuple of ints", sv.kind)
 	}
@@ -246,8 +278,12 @@ func (h *npyHeader) parse(file string, text []byte, textBase int64) error {
 		}
 		h.Shape[i] = d.i
 	}
-	dv := vals["descr"]
-	h.DType, err = parseDescr(dv)
+	dv := vals[0]
+	if dv.kind == pyList && dv.i > 0 {
+		h.DType, h.fields, err = scans[dv.i-1].finish(dv)
+	} else if h.DType, err = parseDescr(dv); err == nil && h.DType.Structured() {
+		h.DType, h.fields = tableOf(h.DType)
+	}
 	if err != nil {
 		pos := dv.pos
 		var de *descrError
@@ -274,14 +310,14 @@ const growthAxisDigits = 21
 
 // appendDictText appends to dst the header's dict as np.save writes it
 // (UTF-8), with the spaces that leave room for the growth axis to
-// lengthen.
-func (h *Header) appendDictText(dst []byte) []byte {
+// lengthen; descr appends the dtype's descr.
+func (h *Header) appendDictText(dst []byte, descr func([]byte) []byte) []byte {
 	fo := "False"
 	if h.FortranOrder {
 		fo = "True"
 	}
 	dst = append(dst, "{'descr': "...)
-	dst = append(dst, h.DType.descr()...)
+	dst = descr(dst)
 	dst = append(dst, ", 'fortran_order': "...)
 	dst = append(dst, fo...)
 	dst = append(dst, ", 'shape': "...)
@@ -321,11 +357,30 @@ func (h *Header) Encode() ([]byte, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
+	return h.encode(h.DType.appendDescr, 128), nil
+}
+
+// encoded is the header np.save writes for the array h describes (see
+// canonical), its fields written from their table: a header that parsed
+// needs no check, and a hundred thousand fields need no Field each.
+func (h *npyHeader) encoded() []byte {
+	c := canonical(h.Header)
+	if h.fields == nil {
+		return c.encode(c.DType.appendDescr, 128)
+	}
+	// Room for the text as long as it was: np.save's text is written
+	// without growing the buffer.
+	return c.encode(func(b []byte) []byte { return appendFieldsDescr(b, h.fields.len(), h.fields.field, h.DType.ItemSize) }, int(h.textLen)+128)
+}
+
+// encode is Encode of a header known to be valid, its descr appended by
+// descr, into a buffer of room bytes to start with.
+func (h *Header) encode(descr func([]byte) []byte, room int) []byte {
 	// The text is built where a version 2.0 header puts it, in the
 	// buffer that is returned: a header of ASCII text (nearly all) takes
 	// that one allocation.
 	const pre2 = 12
-	b := h.appendDictText(make([]byte, pre2, pre2+128))
+	b := h.appendDictText(make([]byte, pre2, pre2+room), descr)
 	text := b[pre2:]
 	ascii := true
 	for _, c := range text {
@@ -335,13 +390,13 @@ func (h *Header) Encode() ([]byte, error) {
 		}
 	}
 	if !ascii {
-		return encodeDictText(string(text)), nil
+		return encodeDictText(string(text))
 	}
 	if w, ok := wrapHeaderIn(b, 1); ok {
-		return w, nil
+		return w
 	}
 	w, _ := wrapHeaderIn(b, 2)
-	return w, nil
+	return w
 }
 
 // encodeDictText is Encode for a dict text that is not ASCII: latin-1 in

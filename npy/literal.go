@@ -75,6 +75,16 @@ type parser struct {
 	// text is src as a string, made at the first string literal that
 	// can be a part of it.
 	text string
+	// scans read the fields of the descr lists of the header's dict.
+	scans []*fieldScan
+}
+
+// str is the header's text as a string, made once.
+func (ps *parser) str() string {
+	if ps.text == "" {
+		ps.text = string(ps.src)
+	}
+	return ps.text
 }
 
 // itemBound is the most items a container may hold, and what to say when
@@ -112,8 +122,13 @@ func (ps *parser) push(items ...pyValue) {
 // headers: an archive of many members parses many small ones.
 var stacks = sync.Pool{New: func() any { return new([]pyValue) }}
 
-// parseLiteral parses the whole of src as one Python literal expression.
-func parseLiteral(src []byte, latin1, dropL bool) (pyValue, error) {
+// parseLiteral parses the whole of src as one Python literal expression,
+// a header's dict, and hands it to use. The fields of a descr list are
+// read as the list is parsed (descrList): that list's value has no items,
+// and its i is one more than the index of its scan in scans. The dict's
+// own items are lent from the parser's stack, valid only during use: an
+// archive's hundred thousand headers then leave no copy of them.
+func parseLiteral(src []byte, latin1, dropL bool, use func(v pyValue, scans []*fieldScan)) error {
 	ps := &parser{src: src, latin1: latin1, dropL: dropL}
 	stack := stacks.Get().(*[]pyValue)
 	ps.stack = (*stack)[:0]
@@ -124,17 +139,29 @@ func parseLiteral(src []byte, latin1, dropL bool) (pyValue, error) {
 			stacks.Put(stack)
 		}
 	}()
-	v, err := ps.value(0, nil)
+	if err := ps.space(); err != nil {
+		return err
+	}
+	var v pyValue
+	var err error
+	if ps.p < len(src) && src[ps.p] == '{' {
+		if v, _, err = ps.items(0, nil); err == nil {
+			v.items = ps.stack // a dict is never a parenthesised value
+		}
+	} else {
+		v, err = ps.value(0, nil)
+	}
 	if err != nil {
-		return pyValue{}, err
+		return err
 	}
 	if err := ps.space(); err != nil {
-		return pyValue{}, err
+		return err
 	}
 	if ps.p < len(src) {
-		return pyValue{}, ps.fail(ps.p, "unexpected %s after the header's dict", ps.what(ps.p))
+		return ps.fail(ps.p, "unexpected %s after the header's dict", ps.what(ps.p))
 	}
-	return v, nil
+	use(v, ps.scans)
+	return nil
 }
 
 // what describes the character at i for error messages.
@@ -278,10 +305,27 @@ func isStringPrefix(s string) bool {
 // A non-nil limit bounds the items: the parse stops there, before the
 // items take memory.
 func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
+	base := len(ps.stack)
+	v, single, err := ps.items(d, limit)
+	if err != nil {
+		return pyValue{}, err
+	}
+	if !single && len(ps.stack) > base {
+		v.items = slices.Clone(ps.stack[base:])
+	}
+	clear(ps.stack[base:]) // no strings kept alive by the stack
+	ps.stack = ps.stack[:base]
+	return v, nil
+}
+
+// items parses a container as container does, leaving its items on the
+// stack from its length at the call on; single: it was a parenthesised
+// value, which v is.
+func (ps *parser) items(d int, limit *itemBound) (v pyValue, single bool, err error) {
 	start := ps.p
 	open := ps.src[ps.p]
 	ps.p++
-	v := pyValue{pos: start}
+	v = pyValue{pos: start}
 	var close byte
 	switch open {
 	case '{':
@@ -297,7 +341,7 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 	comma := false // a comma was seen: (x,) is a tuple, (x) is x
 	for n := 0; ; n++ {
 		if err := ps.space(); err != nil {
-			return pyValue{}, err
+			return pyValue{}, false, err
 		}
 		if ps.p < len(ps.src) && ps.src[ps.p] == close {
 			ps.p++
@@ -305,12 +349,12 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 		}
 		if n > 0 {
 			if ps.p >= len(ps.src) || ps.src[ps.p] != ',' {
-				return pyValue{}, ps.fail(ps.p, "expected ',' or %q, found %s", close, ps.what(ps.p))
+				return pyValue{}, false, ps.fail(ps.p, "expected ',' or %q, found %s", close, ps.what(ps.p))
 			}
 			ps.p++
 			comma = true
 			if err := ps.space(); err != nil {
-				return pyValue{}, err
+				return pyValue{}, false, err
 			}
 			if ps.p < len(ps.src) && ps.src[ps.p] == close {
 				ps.p++
@@ -318,7 +362,7 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 			}
 		}
 		if limit != nil && count() >= limit.max {
-			return pyValue{}, ps.fail(ps.p, "%s", limit.msg)
+			return pyValue{}, false, ps.fail(ps.p, "%s", limit.msg)
 		}
 		// (x) is x: the bound of a parenthesised value is its item's.
 		var itemLimit *itemBound
@@ -327,34 +371,39 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 		}
 		item, err := ps.value(d+1, itemLimit)
 		if err != nil {
-			return pyValue{}, err
+			return pyValue{}, false, err
 		}
 		if open == '{' {
 			if err := ps.space(); err != nil {
-				return pyValue{}, err
+				return pyValue{}, false, err
 			}
 			isPair := ps.p < len(ps.src) && ps.src[ps.p] == ':'
 			if n == 0 && !isPair {
 				v.kind = pySet
 			}
 			if (v.kind == pyDict) != isPair {
-				return pyValue{}, ps.fail(ps.p, "a dict entry needs 'key: value', found %s", ps.what(ps.p))
+				return pyValue{}, false, ps.fail(ps.p, "a dict entry needs 'key: value', found %s", ps.what(ps.p))
 			}
 			if isPair {
 				ps.p++
 				var valueLimit *itemBound
 				if header {
 					if item.kind != pyStr {
-						return pyValue{}, ps.fail(item.pos, "a header key is a %s; the keys are 'descr', 'fortran_order' and 'shape'", item.kind)
+						return pyValue{}, false, ps.fail(item.pos, "a header key is a %s; the keys are 'descr', 'fortran_order' and 'shape'", item.kind)
 					}
 					var known bool
 					if valueLimit, known = headerKeys[item.s]; !known {
-						return pyValue{}, ps.fail(start, "unexpected key %s; the keys are 'descr', 'fortran_order' and 'shape'", pyRepr(item.s))
+						return pyValue{}, false, ps.fail(start, "unexpected key %s; the keys are 'descr', 'fortran_order' and 'shape'", pyRepr(item.s))
 					}
 				}
-				val, err := ps.value(d+1, valueLimit)
+				var val pyValue
+				if header && item.s == "descr" {
+					val, err = ps.descr(d + 1)
+				} else {
+					val, err = ps.value(d+1, valueLimit)
+				}
 				if err != nil {
-					return pyValue{}, err
+					return pyValue{}, false, err
 				}
 				ps.push(item, val)
 				continue
@@ -364,12 +413,71 @@ func (ps *parser) container(d int, limit *itemBound) (pyValue, error) {
 	}
 	v.end = ps.p
 	if open == '(' && count() == 1 && !comma {
-		v = ps.stack[base]
-	} else if count() > 0 {
-		v.items = slices.Clone(ps.stack[base:])
+		return ps.stack[base], true, nil
 	}
-	clear(ps.stack[base:]) // no strings kept alive by the stack
-	ps.stack = ps.stack[:base]
+	return v, false, nil
+}
+
+// descr parses the value of the header's descr key at depth d. A list
+// (a structured dtype) is read field by field as it is parsed: each item
+// is handed to a fieldScan with its own items still on the stack, and
+// nothing of it is kept, so that a hundred thousand fields leave no tree
+// behind. The list's value has no items; its i says which scan read it.
+func (ps *parser) descr(d int) (pyValue, error) {
+	if err := ps.space(); err != nil {
+		return pyValue{}, err
+	}
+	if ps.p >= len(ps.src) || ps.src[ps.p] != '[' {
+		return ps.value(d, nil)
+	}
+	scan := newFieldScan(ps.str())
+	v := pyValue{kind: pyList, pos: ps.p}
+	ps.p++
+	for n := 0; ; n++ {
+		if err := ps.space(); err != nil {
+			return pyValue{}, err
+		}
+		if ps.p < len(ps.src) && ps.src[ps.p] == ']' {
+			ps.p++
+			break
+		}
+		if n > 0 {
+			if ps.p >= len(ps.src) || ps.src[ps.p] != ',' {
+				return pyValue{}, ps.fail(ps.p, "expected ',' or %q, found %s", ']', ps.what(ps.p))
+			}
+			ps.p++
+			if err := ps.space(); err != nil {
+				return pyValue{}, err
+			}
+			if ps.p < len(ps.src) && ps.src[ps.p] == ']' {
+				ps.p++
+				break
+			}
+		}
+		base := len(ps.stack)
+		var item pyValue
+		if ps.p < len(ps.src) && (ps.src[ps.p] == '(' || ps.src[ps.p] == '[') {
+			var single bool
+			var err error
+			if item, single, err = ps.items(d+1, nil); err != nil {
+				return pyValue{}, err
+			}
+			if !single {
+				item.items = ps.stack[base:] // borrowed until the scan returns
+			}
+		} else {
+			var err error
+			if item, err = ps.value(d+1, nil); err != nil {
+				return pyValue{}, err
+			}
+		}
+		scan.add(item)
+		clear(ps.stack[base:])
+		ps.stack = ps.stack[:base]
+	}
+	v.end = ps.p
+	ps.scans = append(ps.scans, scan)
+	v.i = int64(len(ps.scans))
 	return v, nil
 }
 
@@ -556,10 +664,7 @@ func (ps *parser) plainString() (pyValue, bool) {
 		// keeps less than its whole text would.
 		v.s = headerWord(b)
 	default:
-		if ps.text == "" {
-			ps.text = string(ps.src)
-		}
-		v.s = ps.text[ps.p+1 : end]
+		v.s = ps.str()[ps.p+1 : end]
 	}
 	ps.p = end + 1
 	return v, true

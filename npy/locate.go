@@ -15,13 +15,13 @@ var _ format.Locator = (*File)(nil)
 func (f *File) Locate(i int) (*format.Location, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if i < 0 || i >= len(f.recs) {
-		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(f.recs))
+	if i < 0 || i >= len(f.slots) {
+		return nil, f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(f.slots))
 	}
 	if f.closed {
 		return nil, f.bad(i, mmapfile.ErrClosed, "locate")
 	}
-	ref := &f.refs[i]
+	ref := f.ref(i)
 	a := ref.t.a
 	switch {
 	case a == nil:

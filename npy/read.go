@@ -21,6 +21,7 @@ type target struct {
 	name  string
 	a     *array
 	field *Field // nil: the whole array
+	fi    int    // the field's index in the array's fields
 }
 
 // dtype is the type of the target's elements.
@@ -66,27 +67,31 @@ func (f *File) resolve(name string) (target, error) {
 		return target{name: f.arrays[0].key, a: f.arrays[0]}, nil
 	}
 	if !f.isZip && len(f.arrays) == 1 {
-		if fl := fieldNamed(f.arrays[0], name); fl != nil {
-			return target{name: name, a: f.arrays[0], field: fl}, nil
+		if t, ok := fieldNamed(f.arrays[0], name, name); ok {
+			return t, nil
 		}
 	}
 	for j := strings.LastIndexByte(name, '/'); j >= 0; j = strings.LastIndexByte(name[:j], '/') {
 		if i, ok := f.keys[name[:j]]; ok {
-			if fl := fieldNamed(f.arrays[i], name[j+1:]); fl != nil {
-				return target{name: name, a: f.arrays[i], field: fl}, nil
+			if t, ok := fieldNamed(f.arrays[i], name, name[j+1:]); ok {
+				return t, nil
 			}
 		}
 	}
 	return target{}, f.errf(-1, format.NoRecord(name), "")
 }
 
-func fieldNamed(a *array, name string) *Field {
-	for i := range a.h.DType.Fields {
-		if a.h.DType.Fields[i].Name == name {
-			return &a.h.DType.Fields[i]
-		}
+// fieldNamed is the target name: the field field of a.
+func fieldNamed(a *array, name, field string) (target, bool) {
+	if a.h.fields == nil {
+		return target{}, false
 	}
-	return nil
+	j := a.h.fields.lookup(field)
+	if j < 0 {
+		return target{}, false
+	}
+	fl := a.h.fields.field(j)
+	return target{name: name, a: a, field: &fl, fi: j}, true
 }
 
 // typeCheck refuses a Go element type that is not the target's.
@@ -160,10 +165,7 @@ func (f *File) lookup(name string, lt layout.Type) (int, target, int64, error) {
 	if err != nil {
 		return 0, t, 0, err
 	}
-	if i, ok := f.index[recKey{t.a, t.field}]; ok {
-		return i, t, t.count(), nil
-	}
-	return -1, t, t.count(), nil
+	return f.recordFor(&t), t, t.count(), nil
 }
 
 // regionFor returns a mapping of the file that reaches end (it grows with
@@ -465,7 +467,8 @@ func (f *File) SetBytes(i int, idx []int64, b []byte) error {
 	if err := f.readable(i); err != nil {
 		return err
 	}
-	return f.setRaw(&f.refs[i].t, idx, b)
+	ref := f.ref(i)
+	return f.setRaw(&ref.t, idx, b)
 }
 
 // setRaw writes one element's bytes (in the file's byte order) at the

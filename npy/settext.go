@@ -16,20 +16,23 @@ import (
 // NaT), text and bytes fields their text (void: 0x… hex). For a nullable
 // column, "null" sets its mask and any value clears it.
 func (f *File) SetText(i int, idx []int64, value string) error {
-	ref := &f.refs[i]
-	rec := &f.recs[i]
-	if rec.Kind == format.KindOpaque && !ref.isText() {
-		return f.bad(i, errors.ErrUnsupported, "%s values cannot be set", rec.TypeString())
-	}
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	if i < 0 || i >= len(f.slots) {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(f.slots))
+	}
+	ref := f.ref(i)
+	rec := f.record(i)
+	if rec.Kind == format.KindOpaque && !ref.isText() {
+		return f.bad(i, errors.ErrUnsupported, "%s values cannot be set", rec.TypeString())
+	}
 	if f.closed {
 		return f.bad(i, mmapfile.ErrClosed, "set")
 	}
 	if ref.mask != nil {
-		m := target{name: ref.t.name + MaskSuffix, a: ref.t.a, field: ref.mask}
+		m := target{name: ref.t.name + MaskSuffix, a: ref.t.a, field: ref.mask, fi: int(f.slots[i].mask)}
 		if value == "null" {
 			return f.setRaw(&m, idx, []byte{1})
 		}

@@ -10,19 +10,40 @@ import (
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
+// scanCol is what ScanTable needs of a column: its record, type, and
+// offsets in a row (the mask's -1 for none), without a target of its own
+// (a table may have a hundred thousand columns).
+type scanCol struct {
+	rec       int
+	typ       layout.Type
+	dt        *DType
+	off, mask int64
+}
+
 // ScanTable reads the table's columns in batches of rows.
 func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) error) error {
-	var cols []int
-	for i, r := range f.recs {
-		if r.Kind == format.KindColumn {
-			cols = append(cols, i)
+	f.mu.RLock()
+	cols := make([]scanCol, 0, len(f.slots))
+	for i, s := range f.slots {
+		r := f.record(i)
+		if r.Kind != format.KindColumn {
+			continue
 		}
+		a := f.arrays[s.arr]
+		c := scanCol{rec: i, typ: r.Type, dt: &a.h.DType, mask: -1}
+		if t := a.h.fields; s.field >= 0 {
+			e := &t.ents[s.field]
+			c.off, c.dt = int64(e.offset), &t.types[e.typ]
+			if s.mask >= 0 {
+				c.mask = int64(t.ents[s.mask].offset)
+			}
+		}
+		cols = append(cols, c)
 	}
 	if batch <= 0 {
 		batch = 1 << 16
 	}
-	f.mu.RLock()
-	a := f.refs[cols[0]].t.a
+	a := f.arrays[f.slots[cols[0].rec].arr]
 	rows := a.h.Shape[0]
 	item := int64(a.h.DType.ItemSize)
 	f.mu.RUnlock()
@@ -46,23 +67,23 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 		if err != nil {
 			return err
 		}
-		for j, i := range cols {
-			ref := &f.refs[i]
+		for j := range cols {
+			c := &cols[j]
 			var v any
 			var err error
-			v, bufs[j], err = f.column(i, ref, chunk, k, item, bufs[j])
+			v, bufs[j], err = f.column(c, chunk, k, item, bufs[j])
 			if err != nil {
 				return err
 			}
 			out[j] = format.Column{Values: v}
-			if ref.mask != nil {
+			if c.mask >= 0 {
 				if int64(cap(reasons[j])) < k {
 					reasons[j] = make([]int8, k)
 				}
 				r := reasons[j][:k]
 				for row := int64(0); row < k; row++ {
 					r[row] = -1
-					if chunk[row*item+int64(ref.mask.Offset)] != 0 {
+					if chunk[row*item+c.mask] != 0 {
 						r[row] = 0
 					}
 				}
@@ -79,15 +100,11 @@ func (f *File) ScanTable(batch int, fn func(first int64, cols []format.Column) e
 	return nil
 }
 
-// column takes record i's values out of k whole records in chunk.
-func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
-	rec := &f.recs[i]
-	off, dt := int64(0), ref.t.a.h.DType
-	if ref.t.field != nil {
-		off, dt = int64(ref.t.field.Offset), ref.t.field.DType
-	}
+// column takes column c's values out of k whole records in chunk.
+func (f *File) column(c *scanCol, chunk []byte, k, item int64, buf []byte) (any, []byte, error) {
+	off, dt := c.off, *c.dt
 	size := int64(dt.ItemSize)
-	if !rec.Type.Valid() {
+	if !c.typ.Valid() {
 		vals := make([]string, k)
 		for row := int64(0); row < k; row++ {
 			p := row*item + off
@@ -108,25 +125,29 @@ func (f *File) column(i int, ref *recRef, chunk []byte, k, item int64, buf []byt
 	// offset or the record's size is no multiple of its size.
 	u := gcd(gcd(item, size), off)
 	layout.NewStridedCopy([]int64{k, size / u}, []int64{item / u, 1}, []int64{size / u, 1}, int(u)).Copy(b, 0, chunk, off/u)
-	layout.SwapOrder(b, rec.Type, dt.byteOrder(), layout.HostOrder())
-	if bad := layout.CheckBools(b, rec.Type, f.opts.Lenient); bad >= 0 {
-		return nil, buf, f.bad(i, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
+	layout.SwapOrder(b, c.typ, dt.byteOrder(), layout.HostOrder())
+	if bad := layout.CheckBools(b, c.typ, f.opts.Lenient); bad >= 0 {
+		return nil, buf, f.bad(c.rec, mmapfile.ErrInvalidBool, "row %d: byte 0x%02x", bad, b[bad])
 	}
-	return layout.SliceOf(rec.Type, b), buf, nil
+	return layout.SliceOf(c.typ, b), buf, nil
 }
 
 // ReadText calls fn with the elements of record i, an array or field of
 // bytes, str or void elements, in logical (C) order; see
 // format.TextReader.
 func (f *File) ReadText(i int, fn func(batch []string) error) error {
-	ref := &f.refs[i]
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if i < 0 || i >= len(f.slots) {
+		return f.errf(-1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(f.slots))
+	}
+	ref := f.ref(i)
 	if !ref.isText() {
-		return f.bad(i, errors.ErrUnsupported, "%s is not text", f.recs[i].TypeString())
+		rec := f.record(i)
+		return f.bad(i, errors.ErrUnsupported, "%s is not text", rec.TypeString())
 	}
 	t := ref.t
 	dt := t.dtype()
-	f.mu.RLock()
-	defer f.mu.RUnlock()
 	if f.closed {
 		return f.bad(i, mmapfile.ErrClosed, "read")
 	}

@@ -246,13 +246,19 @@ func WriteFile(path string, h Header, data io.Reader, o *Options) error {
 // exactly the data size.
 func writeNPY(path string, w io.Writer, h Header, o *Options, data func(io.Writer) error) error {
 	hdr, err := h.Encode()
-	if err == nil {
-		err = checkHeaderLen(hdr, o != nil && o.LargeHeaders)
-	}
 	if err != nil {
 		return errAt(path, -1, err, "header")
 	}
 	size, _ := h.DataSize()
+	return writeEncoded(path, w, hdr, size, o, data)
+}
+
+// writeEncoded is writeNPY of the encoded header hdr and size bytes of
+// data.
+func writeEncoded(path string, w io.Writer, hdr []byte, size int64, o *Options, data func(io.Writer) error) error {
+	if err := checkHeaderLen(hdr, o != nil && o.LargeHeaders); err != nil {
+		return errAt(path, -1, err, "header")
+	}
 	bw := bufio.NewWriterSize(&fileWriter{path: path, w: w}, 1<<20)
 	if _, err := bw.Write(hdr); err != nil {
 		return err

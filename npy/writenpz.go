@@ -196,7 +196,7 @@ func (f *File) addTo(z *ZipWriter) error {
 	}
 	if !f.isZip {
 		a := f.arrays[0]
-		return z.addNPY(a.key, canonical(a.h.Header), func(w io.Writer) error { return f.copyData(a, w) })
+		return z.addEncoded(a.key, a.h.encoded(), a.h.dataSize, func(w io.Writer) error { return f.copyData(a, w) })
 	}
 	byMember := map[*member]*array{}
 	for _, a := range f.arrays {
@@ -204,7 +204,7 @@ func (f *File) addTo(z *ZipWriter) error {
 	}
 	for _, m := range f.dir.members {
 		if a := byMember[m]; a != nil {
-			if err := z.addNPY(a.key, canonical(a.h.Header), func(w io.Writer) error { return f.copyData(a, w) }); err != nil {
+			if err := z.addEncoded(a.key, a.h.encoded(), a.h.dataSize, func(w io.Writer) error { return f.copyData(a, w) }); err != nil {
 				return err
 			}
 			continue

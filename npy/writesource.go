@@ -50,7 +50,7 @@ func writeNPYSource(path string, src format.Source, o *Options) error {
 		a := f.arrays[0]
 		f.mu.RUnlock()
 		return atomicfile.Write(path, o.Perm, func(w *os.File) error {
-			return writeNPY(path, atomicfile.Writeback(w), canonical(a.h.Header), o, func(out io.Writer) error { return f.copyData(a, out) })
+			return writeEncoded(path, atomicfile.Writeback(w), a.h.encoded(), a.h.dataSize, o, func(out io.Writer) error { return f.copyData(a, out) })
 		})
 	}
 	recs := src.Records()

@@ -106,13 +106,18 @@ func AddArray[T layout.Elem](z *ZipWriter, key string, shape []int64, order layo
 // addNPY appends a member holding a .npy file: h's header, then data.
 func (z *ZipWriter) addNPY(key string, h Header, data func(io.Writer) error) error {
 	hdr, err := h.Encode()
-	if err == nil {
-		err = checkHeaderLen(hdr, z.largeHeaders)
-	}
 	if err != nil {
 		return z.fail(fmt.Errorf("member %q: %w", key, err))
 	}
 	size, _ := h.DataSize()
+	return z.addEncoded(key, hdr, size, data)
+}
+
+// addEncoded is addNPY of the encoded header hdr and size bytes of data.
+func (z *ZipWriter) addEncoded(key string, hdr []byte, size int64, data func(io.Writer) error) error {
+	if err := checkHeaderLen(hdr, z.largeHeaders); err != nil {
+		return z.fail(fmt.Errorf("member %q: %w", key, err))
+	}
 	total, ok := layout.Add(int64(len(hdr)), size)
 	if !ok {
 		return z.fail(fmt.Errorf("member %q: %w", key, layout.ErrOverflow))
