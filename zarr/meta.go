@@ -240,13 +240,23 @@ func parseV2(doc []byte, attrs map[string]any) (*meta, *metaError) {
 		}
 		m.fill = fill
 	}
-	if d, ok := attrs["_ARRAY_DIMENSIONS"].([]any); ok && len(d) == len(m.shape) {
-		for _, x := range d {
-			s, _ := x.(string)
-			m.dims = append(m.dims, s)
-		}
-	}
+	m.dims = attrDims(attrs, len(m.shape))
 	return m, nil
+}
+
+// attrDims are the axis names xarray keeps in the attribute
+// _ARRAY_DIMENSIONS, or nil where it holds no list of rank names.
+func attrDims(attrs map[string]any, rank int) []string {
+	d, ok := attrs["_ARRAY_DIMENSIONS"].([]any)
+	if !ok || len(d) != rank {
+		return nil
+	}
+	var dims []string
+	for _, x := range d {
+		s, _ := x.(string)
+		dims = append(dims, s)
+	}
+	return dims
 }
 
 // v2Codec is the codec of a v2 compressor id.
@@ -522,11 +532,8 @@ func parseV3(z *zarrJSONDoc) (*meta, *metaError) {
 			}
 			m.dims = append(m.dims, s)
 		}
-	} else if d, ok := z.Attributes["_ARRAY_DIMENSIONS"].([]any); ok && len(d) == len(m.shape) {
-		for _, x := range d {
-			s, _ := x.(string)
-			m.dims = append(m.dims, s)
-		}
+	} else {
+		m.dims = attrDims(z.Attributes, len(m.shape))
 	}
 	return m, nil
 }
