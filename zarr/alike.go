@@ -67,10 +67,7 @@ func (l *loader) arrayV3(doc []byte) (m *meta, attrs []byte, ok bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	l.key = append(l.key[:0], doc...)
-	if start >= 0 {
-		l.key = append(append(l.key[:0], doc[:start]...), doc[end:]...)
-	}
+	l.key = withoutAttributes(doc, l.key[:0])
 	if m = l.alike[string(l.key)]; m == nil {
 		return nil, nil, false
 	}
@@ -98,11 +95,8 @@ func (l *loader) v3(doc []byte, z *zarrJSONDoc) (*meta, []byte, *metaError) {
 	}
 	start, end, ok := attributesValue(doc)
 	if ok {
-		key := string(doc)
-		if start >= 0 {
-			key = string(doc[:start]) + string(doc[end:])
-		}
-		l.remember(key, m)
+		l.key = withoutAttributes(doc, l.key[:0])
+		l.remember(string(l.key), m)
 	}
 	switch {
 	case z.Attributes == nil:
@@ -151,6 +145,17 @@ func decodeAttrs(raw []byte) map[string]any {
 		attrs = map[string]any{}
 	}
 	return attrs
+}
+
+// withoutAttributes appends to dst the JSON object doc (valid JSON)
+// without the value of its member "attributes": the same for documents
+// that differ in nothing else. Where attributesValue gives up, it is doc.
+func withoutAttributes(doc, dst []byte) []byte {
+	start, end, ok := attributesValue(doc)
+	if !ok || start < 0 {
+		return append(dst, doc...)
+	}
+	return append(append(dst, doc[:start]...), doc[end:]...)
 }
 
 // attributesValue finds the value of the member "attributes" of the JSON
