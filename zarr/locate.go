@@ -23,7 +23,7 @@ var _ format.Locator = (*Store)(nil)
 // of the shard file from its checked index, keys in version 2 form
 // ("0.0"). Other codecs, and types NumPy lacks, cannot be described.
 func (s *Store) Locate(i int) (*format.Location, error) {
-	a, err := s.arrayAt(i)
+	a, err := s.arrayAt(i, true)
 	if err != nil {
 		return nil, err
 	}
@@ -167,5 +167,6 @@ func (s *Store) Attributes() (map[string]any, error) {
 	if _, root, err := s.readMeta(".zarray"); err != nil || root {
 		return nil, err
 	}
-	return s.readAttrs(".zattrs")
+	attrs, err := s.readAttrs(&loader{}, ".zattrs")
+	return decodeAttrs(attrs), err
 }

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -240,13 +241,23 @@ func parseV2(doc []byte, attrs map[string]any) (*meta, *metaError) {
 		}
 		m.fill = fill
 	}
-	if d, ok := attrs["_ARRAY_DIMENSIONS"].([]any); ok && len(d) == len(m.shape) {
-		for _, x := range d {
-			s, _ := x.(string)
-			m.dims = append(m.dims, s)
-		}
-	}
+	m.dims = attrDims(attrs, len(m.shape))
 	return m, nil
+}
+
+// attrDims are the axis names xarray keeps in the attribute
+// _ARRAY_DIMENSIONS, or nil where it holds no list of rank names.
+func attrDims(attrs map[string]any, rank int) []string {
+	d, ok := attrs["_ARRAY_DIMENSIONS"].([]any)
+	if !ok || len(d) != rank {
+		return nil
+	}
+	var dims []string
+	for _, x := range d {
+		s, _ := x.(string)
+		dims = append(dims, s)
+	}
+	return dims
 }
 
 // v2Codec is the codec of a v2 compressor id.
@@ -522,11 +533,8 @@ func parseV3(z *zarrJSONDoc) (*meta, *metaError) {
 			}
 			m.dims = append(m.dims, s)
 		}
-	} else if d, ok := z.Attributes["_ARRAY_DIMENSIONS"].([]any); ok && len(d) == len(m.shape) {
-		for _, x := range d {
-			s, _ := x.(string)
-			m.dims = append(m.dims, s)
-		}
+	} else {
+		m.dims = attrDims(z.Attributes, len(m.shape))
 	}
 	return m, nil
 }
@@ -724,68 +732,116 @@ func floatJSON(f float64) []byte {
 // writeMeta writes the metadata documents: each array's, then the groups',
 // the root's last with the consolidated metadata.
 func (w *writer) writeMeta() error {
-	all := map[string]any{} // consolidated: key (v2) or path (v3) → document
+	var all []member // consolidated: key (v2) or path (v3) → document
 	groups := map[string]bool{}
 	for i, m := range w.arrays {
 		for g := path.Dir(m.path); m.path != "" && g != "."; g = path.Dir(g) {
 			groups[g] = true
 		}
-		doc := w.docs[i]
 		if w.version == 2 {
-			zt, err := json.Marshal(m.attrs)
-			if err != nil {
+			za, zt := join(m.path, ".zarray"), join(m.path, ".zattrs")
+			if err := w.putRaw(za, w.docs[i]); err != nil {
 				return err
 			}
-			if err := w.put(join(m.path, ".zarray"), doc); err != nil {
+			if err := w.putRaw(zt, w.attrs[i]); err != nil {
 				return err
 			}
-			if err := w.put(join(m.path, ".zattrs"), json.RawMessage(zt)); err != nil {
-				return err
-			}
-			all[join(m.path, ".zarray")], all[join(m.path, ".zattrs")] = doc, json.RawMessage(zt)
+			all = append(all, member{za, w.docs[i]}, member{zt, w.attrs[i]})
 			continue
 		}
-		if err := w.put(join(m.path, "zarr.json"), doc); err != nil {
+		if err := w.putRaw(join(m.path, "zarr.json"), w.docs[i]); err != nil {
 			return err
 		}
-		all[m.path] = doc
+		all = append(all, member{m.path, w.docs[i]})
 	}
 	if len(w.arrays) == 1 && w.arrays[0].path == "" {
 		return nil
 	}
+	group := mustJSON(map[string]any{"zarr_format": 3, "node_type": "group", "attributes": map[string]any{}})
+	if w.version == 2 {
+		group = mustJSON(map[string]any{"zarr_format": 2})
+	}
 	for g := range groups {
+		key, doc := g+"/zarr.json", group
 		if w.version == 2 {
-			doc := map[string]any{"zarr_format": 2}
-			all[g+"/.zgroup"] = doc
-			if err := w.put(g+"/.zgroup", doc); err != nil {
-				return err
-			}
-			continue
+			key = g + "/.zgroup"
 		}
-		doc := map[string]any{"zarr_format": 3, "node_type": "group", "attributes": map[string]any{}}
-		all[g] = doc
-		if err := w.put(g+"/zarr.json", doc); err != nil {
+		all = append(all, member{strings.TrimSuffix(key, "/zarr.json"), doc})
+		if err := w.putRaw(key, doc); err != nil {
 			return err
 		}
 	}
 	if w.version == 2 {
-		root := map[string]any{"zarr_format": 2}
-		all[".zgroup"] = root
-		if err := w.put(".zgroup", root); err != nil {
+		all = append(all, member{".zgroup", group})
+		if err := w.putRaw(".zgroup", group); err != nil {
 			return err
 		}
-		return w.put(".zmetadata", map[string]any{"metadata": all, "zarr_consolidated_format": 1})
+		return w.putConsolidated(".zmetadata", map[string]any{"metadata": consolidated, "zarr_consolidated_format": 1}, all)
 	}
-	return w.put("zarr.json", map[string]any{"zarr_format": 3, "node_type": "group", "attributes": map[string]any{},
-		"consolidated_metadata": map[string]any{"kind": "inline", "must_understand": false, "metadata": all}})
+	return w.putConsolidated("zarr.json", map[string]any{"zarr_format": 3, "node_type": "group", "attributes": map[string]any{},
+		"consolidated_metadata": map[string]any{"kind": "inline", "must_understand": false, "metadata": consolidated}}, all)
 }
 
-func (w *writer) put(key string, doc any) error {
-	b, err := json.MarshalIndent(doc, "", "    ")
+// member is a member of the consolidated metadata: a key and its
+// document, compact JSON.
+type member struct {
+	key string
+	doc json.RawMessage
+}
+
+// consolidated stands for the consolidated metadata in the document that
+// holds it, which putConsolidated writes in its place.
+var consolidated = json.RawMessage("0")
+
+// putConsolidated writes the document doc at key, indented as put indents
+// it, with the members in place of consolidated: the object is written
+// member by member (sorted as encoding/json sorts a map's keys), never
+// held whole, and equals the document a map of them would give.
+func (w *writer) putConsolidated(key string, doc map[string]any, members []member) error {
+	outer, err := json.MarshalIndent(doc, "", indent)
 	if err != nil {
 		return err
 	}
-	return w.st.write(key, append(b, '\n'))
+	at := bytes.Index(outer, []byte(`"metadata": 0`))
+	head, tail := outer[:at+len(`"metadata": `)], outer[at+len(`"metadata": 0`):]
+	depth := bytes.LastIndexByte(head, '\n')
+	inner := strings.Repeat(indent, (at-depth-1)/len(indent)+1) // where the members are
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	return w.st.writeFrom(key, func(out *bufio.Writer) error {
+		out.Write(head)
+		out.WriteByte('{')
+		var buf bytes.Buffer
+		for i, m := range members {
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.WriteString("\n" + inner)
+			k, _ := json.Marshal(m.key)
+			out.Write(k)
+			out.WriteString(": ")
+			buf.Reset()
+			if err := json.Indent(&buf, m.doc, inner, indent); err != nil {
+				return err
+			}
+			out.Write(buf.Bytes())
+		}
+		out.WriteString("\n" + inner[len(indent):] + "}")
+		out.Write(tail)
+		return out.WriteByte('\n')
+	})
+}
+
+// indent is the indentation of the metadata documents written.
+const indent = "    "
+
+// putRaw writes doc, compact JSON from encoding/json, indented.
+func (w *writer) putRaw(key string, doc json.RawMessage) error {
+	w.indented.Reset()
+	if err := json.Indent(&w.indented, doc, "", indent); err != nil {
+		return err
+	}
+	w.indented.WriteByte('\n')
+	return w.st.write(key, w.indented.Bytes())
 }
 
 // docV2 is an array's .zarray and .zattrs.

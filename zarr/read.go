@@ -569,7 +569,7 @@ func (s *Store) ReadArray(i int, dst []byte, first int64, order layout.Order, bo
 	if i < 0 || i >= len(s.arrays) {
 		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
-	return s.arrays[i].readLinear(dst, first, order, bo)
+	return s.array(i, false).readLinear(dst, first, order, bo)
 }
 
 // readLinear copies the elements [first, first+len(dst)/size) of the

@@ -23,7 +23,8 @@ type unitRef struct {
 // each error once.
 func (s *Store) salvage() {
 	seen := map[string]bool{}
-	for _, a := range s.arrays {
+	for i := range s.arrays {
+		a := s.array(i, false)
 		if !a.m.dt.typ.Valid() {
 			continue // never read: nothing to salvage
 		}

@@ -1,7 +1,9 @@
 package zarr
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -125,6 +127,29 @@ func (st *stage) write(key string, data []byte) error {
 		return err
 	}
 	return st.written(f, int64(len(data)))
+}
+
+// writeFrom puts at key what fill writes to it through a buffer, as write
+// puts data: a document too large to be held whole.
+func (st *stage) writeFrom(key string, fill func(*bufio.Writer) error) error {
+	f, err := st.create(key)
+	if err != nil {
+		return err
+	}
+	b := bufio.NewWriterSize(f, 64<<10)
+	err = fill(b)
+	if err == nil {
+		err = b.Flush()
+	}
+	var size int64
+	if err == nil {
+		size, err = f.Seek(0, io.SeekCurrent)
+	}
+	if err != nil {
+		f.Close()
+		return err
+	}
+	return st.written(f, size)
 }
 
 // create makes the file key in the stage, and its directories.

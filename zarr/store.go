@@ -71,9 +71,16 @@ type Store struct {
 	writable bool
 	opts     Options
 
-	arrays []*Array
-	recs   []format.Record
-	lock   *mmapfile.File // the root metadata document, locked while read-write
+	arrays []entry
+	// recs are the records, listed on the first call of Records;
+	// describe, guarded by descMu, shares what records described alike
+	// have in common.
+	recsOnce sync.Once
+	recs     []format.Record
+	descMu   sync.Mutex
+	describe describer
+
+	lock *mmapfile.File // the root metadata document, locked while read-write
 
 	wmu    sync.Mutex // serialises Set and chunk creation
 	swaps  keyLocks   // keep chunk files in place while they are read
@@ -181,7 +188,7 @@ func (s *Store) rootKey() string {
 	if s.version == 3 {
 		return "zarr.json"
 	}
-	if len(s.arrays) == 1 && s.arrays[0].m.path == "" {
+	if len(s.arrays) == 1 && s.arrays[0].path == "" {
 		return ".zarray"
 	}
 	return ".zgroup"
@@ -195,7 +202,14 @@ func (s *Store) errf(key string, off int64, err error, format string, a ...any) 
 }
 
 // readMeta reads a metadata document; ok is false if it does not exist.
-func (s *Store) readMeta(key string) ([]byte, bool, error) {
+func (s *Store) readMeta(key string) ([]byte, bool, error) { return s.readMetaInto(key, nil) }
+
+// readMetaInto reads a metadata document into buf (its capacity) where
+// it fits, so that a walk over many documents reuses one buffer; ok is
+// false if it does not exist. A document that does not fit is read into
+// a buffer of the size the file says (checked against the limit first),
+// not one grown by doubling.
+func (s *Store) readMetaInto(key string, buf []byte) ([]byte, bool, error) {
 	f, err := s.fsys.Open(key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -204,35 +218,43 @@ func (s *Store) readMeta(key string) ([]byte, bool, error) {
 		return nil, false, s.keyErr(key, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, s.keyErr(key, err)
-	}
-	if fi.IsDir() {
-		return nil, false, nil
-	}
-	if fi.Size() > maxMetadata {
-		return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document of %d bytes is larger than %d", fi.Size(), maxMetadata)
-	}
-	// Read into a buffer of the size the file says (checked above), not
-	// one grown by doubling or padded for reads to come: a group's
-	// metadata may be megabytes, in documents of a hundred bytes each. A
-	// file that grew since is read on to EOF, up to the limit.
-	b := make([]byte, 0, fi.Size()+1)
+	b := buf[:0]
+	sized := false // b has the size the file says
 	for {
+		if len(b) == cap(b) {
+			if !sized {
+				// Most documents are a few hundred bytes: their size is
+				// asked for only when they outgrow buf.
+				fi, err := f.Stat()
+				if err != nil {
+					return nil, false, s.keyErr(key, err)
+				}
+				if fi.IsDir() {
+					return nil, false, nil
+				}
+				if fi.Size() > maxMetadata {
+					return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document of %d bytes is larger than %d", fi.Size(), maxMetadata)
+				}
+				sized = true
+				b = append(make([]byte, 0, max(fi.Size(), int64(len(b)))+1), b...)
+			} else {
+				// The file grew since: read on to EOF, up to the limit.
+				b = slices.Grow(b, min(len(b), maxMetadata+1-len(b)))
+			}
+		}
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			if fi, serr := f.Stat(); serr == nil && fi.IsDir() {
+				return nil, false, nil
+			}
 			return nil, false, s.keyErr(key, err)
 		}
 		if len(b) > maxMetadata {
 			return nil, false, s.errf(key, maxMetadata, ErrInvalid, "a metadata document larger than %d bytes", maxMetadata)
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, min(len(b), maxMetadata+1-len(b)))
 		}
 	}
 	return b, true, nil
@@ -258,36 +280,25 @@ func (s *Store) checkKey(where, key string) error {
 	return nil
 }
 
-// load reads the hierarchy and describes its arrays.
+// load reads the hierarchy's arrays; their records are described on
+// demand.
 func (s *Store) load() error {
-	if err := s.loadArrays(); err != nil {
-		return err
-	}
-	s.recs = make([]format.Record, len(s.arrays))
-	var d describer
-	for i, a := range s.arrays {
-		s.recs[i] = d.record(a.m)
-	}
-	return nil
-}
-
-// loadArrays reads the hierarchy's arrays.
-func (s *Store) loadArrays() error {
+	var l loader
 	if doc, ok, err := s.readMeta("zarr.json"); err != nil {
 		return err
 	} else if ok {
 		s.version = 3
-		return s.loadV3(doc)
+		return s.loadV3(&l, doc)
 	}
 	s.version = 2
 	if doc, ok, err := s.readMeta(".zarray"); err != nil {
 		return err
 	} else if ok {
-		attrs, err := s.readAttrs(".zattrs")
+		attrs, err := s.readAttrs(&l, ".zattrs")
 		if err != nil {
 			return err
 		}
-		return s.addV2("", ".zarray", doc, attrs)
+		return s.addV2(&l, "", ".zarray", doc, attrs)
 	}
 	if _, ok, err := s.readMeta(".zgroup"); err != nil {
 		return err
@@ -297,22 +308,22 @@ func (s *Store) loadArrays() error {
 	if doc, ok, err := s.readMeta(".zmetadata"); err != nil {
 		return err
 	} else if ok {
-		return s.loadConsolidatedV2(doc)
+		return s.loadConsolidatedV2(&l, doc)
 	}
 	// Each array is added as the walk finds it, its document read once.
 	return s.walk("", func(p string) (bool, error) {
 		key := join(p, ".zarray")
-		if doc, ok, err := s.readMeta(key); err != nil || ok {
+		if doc, ok, err := s.readMetaInto(key, l.doc[:]); err != nil || ok {
 			if !ok {
 				return false, err
 			}
-			attrs, err := s.readAttrs(join(p, ".zattrs"))
+			attrs, err := s.readAttrs(&l, join(p, ".zattrs"))
 			if err != nil {
 				return false, err
 			}
-			return false, s.addV2(p, key, doc, attrs)
+			return false, s.addV2(&l, p, key, doc, attrs)
 		}
-		_, ok, err := s.readMeta(join(p, ".zgroup"))
+		_, ok, err := s.readMetaInto(join(p, ".zgroup"), l.doc[:])
 		return ok, err
 	})
 }
@@ -329,6 +340,9 @@ func (s *Store) walk(prefix string, visit func(p string) (bool, error)) error {
 	if err != nil {
 		return s.keyErr(dir, err)
 	}
+	// Most of a group's entries are arrays: room for them at once, rather
+	// than a list grown (and copied) many times.
+	s.arrays = slices.Grow(s.arrays, len(entries))
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "__") {
@@ -367,9 +381,10 @@ func join(prefix, name string) string {
 	return prefix + "/" + name
 }
 
-// readAttrs reads a .zattrs document, or nil if there is none.
-func (s *Store) readAttrs(key string) (map[string]any, error) {
-	doc, ok, err := s.readMeta(key)
+// readAttrs reads a .zattrs document: its compact JSON, or nil if there
+// is none.
+func (s *Store) readAttrs(l *loader, key string) ([]byte, error) {
+	doc, ok, err := s.readMetaInto(key, l.attrs[:])
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -377,27 +392,46 @@ func (s *Store) readAttrs(key string) (map[string]any, error) {
 	if off, err := decodeJSON(doc, &attrs); err != nil {
 		return nil, s.errf(key, off, invalid(err), "%v", err)
 	}
-	return attrs, nil
+	return l.compact(doc, attrs == nil), nil
 }
 
-// addV2 adds the array at path p from its .zarray document.
-func (s *Store) addV2(p, key string, doc []byte, attrs map[string]any) error {
-	m, merr := parseV2(doc, attrs)
+// addV2 adds the array at path p from its .zarray document and the
+// compact JSON of its attributes.
+func (s *Store) addV2(l *loader, p, key string, doc, attrs []byte) error {
+	m, merr := l.v2(doc)
 	if merr != nil {
 		return s.errf(key, merr.off, merr.err, "%s", merr.msg)
 	}
-	return s.add(m, p, key)
-}
-
-func (s *Store) add(m *meta, p, key string) error {
-	m.path, m.metaKey = p, key
-	m.name = "/" + p
-	s.arrays = append(s.arrays, &Array{s: s, m: m, i: len(s.arrays)})
+	s.add(p, m, attrs)
 	return nil
 }
 
+func (s *Store) add(p string, m *meta, attrs []byte) {
+	s.arrays = append(s.arrays, entry{path: p, m: m, attrs: attrs})
+}
+
+// array returns array i of the store, described afresh from its entry;
+// withAttrs decodes its attributes (and the dimension names they hold)
+// too, which reads and writes of its elements do without.
+func (s *Store) array(i int, withAttrs bool) *Array {
+	e := &s.arrays[i]
+	m := *e.m
+	m.path, m.name = e.path, "/"+e.path
+	m.metaKey = join(e.path, ".zarray")
+	if s.version == 3 {
+		m.metaKey = join(e.path, "zarr.json")
+	}
+	if withAttrs {
+		m.attrs = decodeAttrs(e.attrs)
+		if m.dims == nil {
+			m.dims = attrDims(m.attrs, len(m.shape))
+		}
+	}
+	return &Array{s: s, m: &m, i: i}
+}
+
 // loadConsolidatedV2 reads the arrays listed in .zmetadata.
-func (s *Store) loadConsolidatedV2(doc []byte) error {
+func (s *Store) loadConsolidatedV2(l *loader, doc []byte) error {
 	var z struct {
 		Metadata map[string]json.RawMessage `json:"metadata"`
 		Format   json.RawMessage            `json:"zarr_consolidated_format"`
@@ -422,6 +456,7 @@ func (s *Store) loadConsolidatedV2(doc []byte) error {
 		}
 	}
 	sortPaths(paths)
+	s.arrays = slices.Grow(s.arrays, len(paths))
 	for _, p := range paths {
 		inGroup := true
 		for q := path.Dir(p); q != "."; q = path.Dir(q) {
@@ -431,19 +466,19 @@ func (s *Store) loadConsolidatedV2(doc []byte) error {
 		if !inGroup {
 			continue // zarr-python does not see arrays outside groups
 		}
-		var attrs map[string]any
+		var attrs []byte
 		if a, ok := z.Metadata[p+"/.zattrs"]; ok {
-			if _, err := decodeJSON(a, &attrs); err != nil {
+			var decoded map[string]any
+			if _, err := decodeJSON(a, &decoded); err != nil {
 				return s.errf(".zmetadata", -1, ErrInvalid, "%s/.zattrs: %v", p, err)
 			}
+			attrs = l.compact(a, decoded == nil)
 		}
-		m, merr := parseV2(z.Metadata[p+"/.zarray"], attrs)
+		m, merr := l.v2(z.Metadata[p+"/.zarray"])
 		if merr != nil {
 			return s.errf(".zmetadata", -1, merr.err, "%s/.zarray: %s", p, merr.msg)
 		}
-		if err := s.add(m, p, p+"/.zarray"); err != nil {
-			return err
-		}
+		s.add(p, m, attrs)
 	}
 	return nil
 }
@@ -457,13 +492,13 @@ func sortPaths(paths []string) {
 }
 
 // loadV3 reads a version 3 hierarchy from its root zarr.json.
-func (s *Store) loadV3(doc []byte) error {
+func (s *Store) loadV3(l *loader, doc []byte) error {
 	z, merr := parseNodeV3(doc)
 	if merr != nil {
 		return s.errf("zarr.json", merr.off, merr.err, "%s", merr.msg)
 	}
 	if z.NodeType == "array" {
-		return s.addV3("", "zarr.json", z)
+		return s.addV3(l, "", "zarr.json", doc, z)
 	}
 	if c := bytes.TrimSpace(z.Consolidated); len(c) > 0 && string(c) != "null" {
 		var cm struct {
@@ -473,34 +508,49 @@ func (s *Store) loadV3(doc []byte) error {
 		if off, err := decodeJSON(c, &cm); err != nil || cm.Kind != "inline" {
 			return s.errf("zarr.json", off, ErrInvalid, "consolidated_metadata is not {\"kind\": \"inline\", \"metadata\": {…}}")
 		}
+		type node struct {
+			m     *meta
+			attrs []byte
+		}
 		var paths []string
-		nodes := map[string]*zarrJSONDoc{}
+		arrays := map[string]node{}
 		for k, v := range cm.Metadata {
 			if err := s.checkKey("zarr.json", k); err != nil {
 				return err
 			}
-			n, merr := parseNodeV3(v)
-			if merr != nil {
-				return s.errf("zarr.json", -1, merr.err, "consolidated_metadata %q: %s", k, merr.msg)
+			m, attrs, ok := l.arrayV3(v)
+			if !ok {
+				n, merr := parseNodeV3(v)
+				if merr != nil {
+					return s.errf("zarr.json", -1, merr.err, "consolidated_metadata %q: %s", k, merr.msg)
+				}
+				if n.NodeType == "array" {
+					if m, attrs, merr = l.v3(v, n); merr != nil {
+						return s.errf(k+"/zarr.json", merr.off, merr.err, "%s", merr.msg)
+					}
+				}
 			}
-			nodes[k] = n
-			if n.NodeType == "array" {
+			if m != nil {
+				arrays[k] = node{m, attrs}
 				paths = append(paths, k)
 			}
 		}
 		sortPaths(paths)
+		s.arrays = slices.Grow(s.arrays, len(paths))
 		for _, p := range paths {
-			if err := s.addV3(p, p+"/zarr.json", nodes[p]); err != nil {
-				return err
-			}
+			s.add(p, arrays[p].m, arrays[p].attrs)
 		}
 		return nil
 	}
 	return s.walk("", func(p string) (bool, error) {
 		key := join(p, "zarr.json")
-		doc, ok, err := s.readMeta(key)
+		doc, ok, err := s.readMetaInto(key, l.doc[:])
 		if err != nil || !ok {
 			return false, err
+		}
+		if m, attrs, ok := l.arrayV3(doc); ok {
+			s.add(p, m, attrs)
+			return false, nil
 		}
 		n, merr := parseNodeV3(doc)
 		if merr != nil {
@@ -509,16 +559,19 @@ func (s *Store) loadV3(doc []byte) error {
 		if n.NodeType == "group" {
 			return true, nil
 		}
-		return false, s.addV3(p, key, n)
+		return false, s.addV3(l, p, key, doc, n)
 	})
 }
 
-func (s *Store) addV3(p, key string, z *zarrJSONDoc) error {
-	m, merr := parseV3(z)
+// addV3 adds the array at path p from its zarr.json document doc,
+// decoded as z.
+func (s *Store) addV3(l *loader, p, key string, doc []byte, z *zarrJSONDoc) error {
+	m, attrs, merr := l.v3(doc, z)
 	if merr != nil {
 		return s.errf(key, merr.off, merr.err, "%s", merr.msg)
 	}
-	return s.add(m, p, key)
+	s.add(p, m, attrs)
+	return nil
 }
 
 // describer describes arrays as format.Records. Arrays described alike
@@ -528,10 +581,13 @@ func (s *Store) addV3(p, key string, z *zarrJSONDoc) error {
 type describer struct {
 	extras map[string]map[string]any
 	facts  map[string]*format.Facts
+	// keys are the keys of extras and facts of the entries' shared metas.
+	keys map[*meta]string
 }
 
-// record describes an array as a format.Record.
-func (d *describer) record(m *meta) format.Record {
+// record describes an array as a format.Record; alike is the meta it
+// shares with the arrays described alike.
+func (d *describer) record(m, alike *meta) format.Record {
 	r := format.Record{
 		Array: layout.Array{Name: m.name, Type: m.dt.typ, Shape: m.shape, BigEndian: m.dt.big, Offset: -1},
 		Kind:  format.KindArray, TypeName: m.dt.name,
@@ -547,13 +603,18 @@ func (d *describer) record(m *meta) format.Record {
 	} else if n, err := layout.Count(m.shape); err == nil {
 		r.Size, _ = layout.Mul(n, m.dt.itemsize)
 	}
-	storage := storageOf(m)
-	var key string
+	var storage, key string
 	if m.dims == nil && len(m.attrs) == 0 {
-		key = strings.Join([]string{storage, layout.ShapeString(m.unit), layout.ShapeString(m.grid), string(m.compressor), string(m.codecs), string(m.fillJSON)}, "\x00")
+		if key = d.keys[alike]; key == "" {
+			storage = storageOf(m)
+			key = strings.Join([]string{storage, layout.ShapeString(m.unit), layout.ShapeString(m.grid), string(m.compressor), string(m.codecs), string(m.fillJSON)}, "\x00")
+		}
 		if r.Extra, r.Facts = d.extras[key], d.facts[key]; r.Extra != nil {
 			return r
 		}
+	}
+	if storage == "" {
+		storage = storageOf(m)
 	}
 	r.Extra = map[string]any{"chunks": m.unit}
 	if m.shard != nil {
@@ -584,9 +645,12 @@ func (d *describer) record(m *meta) format.Record {
 	r.Extra["storage"] = storage
 	if key != "" {
 		if d.extras == nil {
-			d.extras, d.facts = map[string]map[string]any{}, map[string]*format.Facts{}
+			d.extras, d.facts, d.keys = map[string]map[string]any{}, map[string]*format.Facts{}, map[*meta]string{}
 		}
 		d.extras[key], d.facts[key] = r.Extra, r.Facts
+		if alike != nil && len(d.keys) < maxAlike {
+			d.keys[alike] = key
+		}
 	}
 	return r
 }
@@ -625,7 +689,13 @@ func storageOf(m *meta) string {
 }
 
 // Arrays lists the store's arrays, in the order zarr-python visits them.
-func (s *Store) Arrays() []*Array { return slices.Clone(s.arrays) }
+func (s *Store) Arrays() []*Array {
+	out := make([]*Array, len(s.arrays))
+	for i := range out {
+		out[i] = s.array(i, true)
+	}
+	return out
+}
 
 // Array returns the array named name ("/temp"; the leading "/" may be
 // left out).
@@ -633,19 +703,46 @@ func (s *Store) Array(name string) (*Array, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	i, err := format.Find(s, name)
-	if err != nil {
-		return nil, s.errf("", -1, format.NoRecord(name), "")
+	// An array's name is "/" and its path: a name with or without the
+	// "/" is found by its path.
+	p := strings.TrimPrefix(name, "/")
+	for i := range s.arrays {
+		if s.arrays[i].path == p {
+			return s.array(i, true), nil
+		}
 	}
-	return s.arrays[i], nil
+	return nil, s.errf("", -1, format.NoRecord(name), "")
 }
 
 // Records describes the arrays as format records: Offset -1 (the payload
 // is many files); Facts with the fill value, dimension names and
 // attributes, which writers keep; and, for listings, Extra with "chunks",
 // "shards" (sharded arrays), "compressor" (v2) or "codecs" (v3),
-// "fill_value", "dimension_names" and "attributes".
-func (s *Store) Records() []format.Record { return s.recs }
+// "fill_value", "dimension_names" and "attributes". The list is made on
+// the first call; Record describes one array without it.
+func (s *Store) Records() []format.Record {
+	s.recsOnce.Do(func() {
+		recs := make([]format.Record, len(s.arrays))
+		for i := range recs {
+			recs[i] = s.Record(i)
+		}
+		s.recs = recs
+	})
+	return s.recs
+}
+
+// NumRecords is the number of arrays (format.RecordLister).
+func (s *Store) NumRecords() int { return len(s.arrays) }
+
+// Record describes array i as Records does, built afresh
+// (format.RecordLister): a listing of a group of many arrays need not
+// hold a record for each.
+func (s *Store) Record(i int) format.Record {
+	m := s.array(i, true).m
+	s.descMu.Lock()
+	defer s.descMu.Unlock()
+	return s.describe.record(m, s.arrays[i].m)
+}
 
 // Format returns "zarr".
 func (s *Store) Format() string { return "zarr" }

@@ -201,26 +201,25 @@ func (a *Array) createForView(idx []int64, key string) error {
 // ViewChunk cannot alias, give the error ViewChunk gives, naming the
 // copying call.
 func (s *Store) Payload(i int) (*format.Payload, error) {
-	a, err := s.arrayAt(i)
+	a, err := s.arrayAt(i, false)
 	if err != nil {
 		return nil, err
 	}
 	if err := a.oneChunk(); err != nil {
 		return nil, err
 	}
-	return s.pays.Get(i, func() (*format.Payload, error) { return a.payload(&s.recs[i]) })
+	return s.pays.Get(i, a.payload)
 }
 
-// payload builds the reader of the one chunk of the array, described by
-// rec.
-func (a *Array) payload(rec *format.Record) (*format.Payload, error) {
+// payload builds the reader of the one chunk of the array.
+func (a *Array) payload() (*format.Payload, error) {
 	s, m := a.s, a.m
 	zero := make([]int64, len(m.shape))
 	mp, loc, err := a.viewable(zero, false)
 	if err != nil {
 		return nil, err
 	}
-	p := &format.Payload{Array: rec.Array, Data: mp.r, Off: loc.off, Lenient: s.opts.Lenient,
+	p := &format.Payload{Array: layout.Array{Name: m.name}, Data: mp.r, Off: loc.off, Lenient: s.opts.Lenient,
 		Wrap: func(off int64, err error) error {
 			return s.errf(loc.key, off, err, "array %q", m.name)
 		}}
@@ -234,15 +233,15 @@ func (a *Array) payload(rec *format.Record) (*format.Payload, error) {
 	return p, nil
 }
 
-// arrayAt returns array i of an open store.
-func (s *Store) arrayAt(i int) (*Array, error) {
+// arrayAt returns array i of an open store (see Store.array).
+func (s *Store) arrayAt(i int, withAttrs bool) (*Array, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
 	if i < 0 || i >= len(s.arrays) {
 		return nil, s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
-	return s.arrays[i], nil
+	return s.array(i, withAttrs), nil
 }
 
 // oneChunk checks that the array is stored as one chunk of its shape.
@@ -292,7 +291,7 @@ func Set[T layout.Elem](a *Array, idx []int64, v T) error {
 // SetBytes changes the element of array i at idx to b, one element in the
 // stored byte order, wherever the array keeps it (format.BytesSetter).
 func (s *Store) SetBytes(i int, idx []int64, b []byte) error {
-	a, err := s.arrayAt(i)
+	a, err := s.arrayAt(i, false)
 	if err != nil {
 		return err
 	}
@@ -306,7 +305,7 @@ func (s *Store) SetText(i int, idx []int64, value string) error {
 	if i < 0 || i >= len(s.arrays) {
 		return s.errf("", -1, mmapfile.ErrOutOfRange, "record %d of %d", i, len(s.arrays))
 	}
-	a := s.arrays[i]
+	a := s.array(i, false)
 	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
 	if err != nil {
 		return s.errf("", -1, err, "array %q", a.m.name)

@@ -75,15 +75,15 @@ func Write(path string, src format.Source, o *Options) error {
 	if err != nil {
 		return err
 	}
-	recs := arr.Records()
-	specs := make([]ArraySpec, len(recs))
-	for i := range recs {
-		r := &recs[i]
+	// Each record is described when its array is planned: a source of many
+	// records (a group, a wide table) need not list them all at once.
+	spec := func(i int) (ArraySpec, error) {
+		r := format.RecordAt(arr, i)
 		if r.Kind != format.KindArray && r.Kind != format.KindColumn {
-			return format.Unrepresentable(r, "Zarr stores hold arrays, not "+r.Kind.String()+" records")
+			return ArraySpec{}, format.Unrepresentable(&r, "Zarr stores hold arrays, not "+r.Kind.String()+" records")
 		}
 		if err := representable(r.Type); err != nil {
-			return format.Unrepresentable(r, err.Error())
+			return ArraySpec{}, format.Unrepresentable(&r, err.Error())
 		}
 		sp := ArraySpec{Name: r.Name, Type: r.Type, Shape: r.Shape, Order: r.Order, BigEndian: r.BigEndian}
 		if strings.HasPrefix(r.TypeName, "datetime64[") || strings.HasPrefix(r.TypeName, "timedelta64[") {
@@ -95,15 +95,15 @@ func Write(path string, src format.Source, o *Options) error {
 			}
 			sp.DimensionNames, sp.Attributes = fa.DimensionNames, fa.Attributes
 		}
-		specs[i] = sp
+		return sp, nil
 	}
-	w, err := newWriter(path, specs, &opts, true)
+	w, err := newWriter(path, format.NumRecords(arr), spec, &opts, true)
 	if err != nil {
 		return err
 	}
 	defer w.st.abort()
-	for i, m := range w.arrays {
-		if err := w.writeData(m, arr, i); err != nil {
+	for i := range w.arrays {
+		if err := w.writeData(w.array(i), arr, i); err != nil {
 			return err
 		}
 	}
@@ -133,7 +133,7 @@ func Create(path string, arrays []ArraySpec, o *Options) (*Store, error) {
 			return nil, storeErr(path, format.ErrNotRepresentable, fmt.Sprintf("array %q: %v", arrays[i].Name, err))
 		}
 	}
-	w, err := newWriter(path, arrays, &opts, false)
+	w, err := newWriter(path, len(arrays), func(i int) (ArraySpec, error) { return arrays[i], nil }, &opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -162,17 +162,22 @@ func representable(t layout.Type) error {
 type writer struct {
 	st      *stage
 	version int
-	arrays  []*meta
-	// docs are the arrays' metadata documents (.zarray, zarr.json),
-	// encoded once: as compact JSON they cost a store of many arrays
-	// little memory until the consolidated metadata is written.
-	docs []json.RawMessage
-	bufs sync.Pool // *worker: the chunk buffers, kept from slab to slab
+	// arrays are the arrays' paths and metas, one meta for the arrays
+	// whose documents differ in nothing but their attributes.
+	arrays []entry
+	// docs are the arrays' metadata documents (.zarray, zarr.json), and
+	// attrs their .zattrs in version 2, encoded once: as compact JSON
+	// they cost a store of many arrays little memory until the
+	// consolidated metadata is written. The arrays' metas keep neither
+	// attributes nor dimension names.
+	docs, attrs []json.RawMessage
+	indented    bytes.Buffer // a document being written
+	bufs        sync.Pool    // *worker: the chunk buffers, kept from slab to slab
 }
 
-// newWriter plans the arrays of a store: names, chunks, codecs, dimension
-// names.
-func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*writer, error) {
+// newWriter plans the n arrays of a store, spec(i) describing array i:
+// names, chunks, codecs, dimension names.
+func newWriter(target string, n int, spec func(i int) (ArraySpec, error), o *Options, fromSource bool) (*writer, error) {
 	w := &writer{version: o.Version}
 	if w.version == 0 {
 		w.version = 3
@@ -194,17 +199,22 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 	if err != nil {
 		return nil, fail("", ErrInvalid, "%v", err)
 	}
-	if len(specs) == 0 {
+	if n == 0 {
 		return nil, fail("", format.ErrNotRepresentable, "no arrays to write")
-	}
-	if o.Chunks != nil && !slices.ContainsFunc(specs, func(s ArraySpec) bool { return len(s.Shape) == len(o.Chunks) }) {
-		return nil, fail("", ErrInvalid, "chunks %v fit no array (of rank %d)", o.Chunks, len(o.Chunks))
 	}
 	paths := map[string]bool{}
 	dims := format.Dimensions{}
 	var total, totalFiles int64 // what Write writes: chunk bytes, files
-	for _, sp := range specs {
-		p, err := arrayPath(sp.Name, len(specs))
+	var back loader             // reads the documents back, each alike one once
+	alike := map[string]*meta{} // the metas of documents apart from their attributes
+	chunksFit := o.Chunks == nil
+	for i := range n {
+		sp, err := spec(i)
+		if err != nil {
+			return nil, err
+		}
+		chunksFit = chunksFit || len(sp.Shape) == len(o.Chunks)
+		p, err := arrayPath(sp.Name, n)
 		if err != nil {
 			return nil, fail(sp.Name, format.ErrNotRepresentable, "%v", err)
 		}
@@ -249,7 +259,7 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 		}
 		m.dims = dims.Name(m.path, m.shape, sp.DimensionNames)
 		m.attrs["_ARRAY_DIMENSIONS"] = m.dims
-		doc, merr := readBack(m)
+		doc, attrs, merr := back.readBack(m)
 		if merr != nil {
 			return nil, fail(sp.Name, format.ErrNotRepresentable, "a store written with it could not be read back: %s", merr.msg)
 		}
@@ -265,8 +275,19 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 				return nil, fail(sp.Name, ErrUnsupported, "%s%s in chunks %v: the store would hold %s bytes in %s chunk files, past the %d bytes (16 TiB) or %d files that Write writes", m.dt.typ, layout.ShapeString(m.shape), m.grid, sizeText(total, ok), sizeText(totalFiles, ok), int64(maxWriteBytes), maxWriteFiles)
 			}
 		}
-		w.arrays = append(w.arrays, m)
+		m.attrs, m.dims = nil, nil // in doc and attrs
+		back.key = withoutAttributes(doc, back.key[:0])
+		if a := alike[string(back.key)]; a != nil {
+			m = a
+		} else if len(alike) < maxAlike {
+			alike[string(back.key)] = m
+		}
+		w.arrays = append(w.arrays, entry{path: p, m: m})
 		w.docs = append(w.docs, doc)
+		w.attrs = append(w.attrs, attrs)
+	}
+	if !chunksFit {
+		return nil, fail("", ErrInvalid, "chunks %v fit no array (of rank %d)", o.Chunks, len(o.Chunks))
 	}
 	// Each array's groups, checked against the arrays: linear in the
 	// arrays (a table of many columns is many arrays).
@@ -289,6 +310,13 @@ func newWriter(target string, specs []ArraySpec, o *Options, fromSource bool) (*
 	}
 	w.st = st
 	return w, nil
+}
+
+// array returns the meta of array i, with its path and name.
+func (w *writer) array(i int) *meta {
+	m := *w.arrays[i].m
+	m.path, m.name = w.arrays[i].path, "/"+w.arrays[i].path
+	return &m
 }
 
 // maxWriteBytes and maxWriteFiles bound the store Write writes, edge
@@ -328,28 +356,35 @@ func sizeText(n int64, ok bool) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// readBack encodes the metadata document of m (.zarray or zarr.json) and
-// parses it as a reader of the store will: a writer must not write what
-// its own reader refuses.
-func readBack(m *meta) (json.RawMessage, *metaError) {
+// readBack encodes the metadata document of m (.zarray or zarr.json; in
+// version 2 also .zattrs) and parses it as a reader of the store will: a
+// writer must not write what its own reader refuses. A document equal to
+// one read back before (but for its attributes) is not parsed again.
+func (l *loader) readBack(m *meta) (doc, attrs json.RawMessage, merr *metaError) {
 	if m.version == 2 {
 		za, zt := docV2(m)
 		doc, err := json.Marshal(za)
-		if err != nil {
-			return nil, bad("%v", err)
+		if err == nil {
+			attrs, err = json.Marshal(zt)
 		}
-		_, merr := parseV2(doc, zt)
-		return doc, merr
+		if err != nil {
+			return nil, nil, bad("%v", err)
+		}
+		_, merr := l.v2(doc)
+		return doc, attrs, merr
 	}
 	doc, err := json.Marshal(docV3(m))
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, nil, bad("%v", err)
+	}
+	if _, _, ok := l.arrayV3(doc); ok {
+		return doc, nil, nil
 	}
 	z, merr := parseNodeV3(doc)
 	if merr == nil {
-		_, merr = parseV3(z)
+		_, _, merr = l.v3(doc, z)
 	}
-	return doc, merr
+	return doc, nil, merr
 }
 
 // arrayPath is the store path of an array named name: "" for a root
