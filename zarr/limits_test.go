@@ -107,7 +107,7 @@ func TestManyArraysWrittenInBoundedMemory(t *testing.T) {
 	src := &memSource{}
 	for i := range arrays {
 		src.add(fmt.Sprint("g/a", i), layout.F32, []int64{5}, layout.RowMajor, false, ramp(layout.F32, 5, float64(i)))
-		src.recs[i].Facts = &format.Facts{Attributes: map[string]any{"units": "m", "index": float64(i)}, FillValue: []byte("0")}
+		src.Records()[i].Facts = &format.Facts{Attributes: map[string]any{"units": "m", "index": float64(i)}, FillValue: []byte("0")}
 	}
 	for _, version := range []int{2, 3} {
 		out := filepath.Join(t.TempDir(), "m.zarr")
