@@ -151,3 +151,43 @@ func TestScanTableRecordByRecord(t *testing.T) {
 	c7, c2 := 7+3, 2+1 // records: c0 c1 c1.reason c2 c3 c3.reason …
 	assert.Equal(t, map[int]int{c7: 1, c2: 1}, src.reads)
 }
+
+// TestRenameDescribesOnDemand: a renamed source describes its records
+// from the source's own, one at a time, and never asks for the list
+// (lister panics if it is asked), so renaming a file of many records
+// holds no second list of them; the names given are its own copy.
+func TestRenameDescribesOnDemand(t *testing.T) {
+	var recs []Record
+	for _, name := range []string{"a", "/b", "c"} {
+		recs = append(recs, Record{Array: layout.Array{Name: name, Type: layout.I16, Shape: []int64{2}}})
+	}
+	src := &lister{memSource: memSource{recs: recs}}
+	names := []string{"x", "y", "z"}
+	r, err := Rename(src, names)
+	require.NoError(t, err)
+	names[1] = "changed"
+	assert.Equal(t, 3, NumRecords(r))
+	got := RecordAt(r, 1)
+	assert.Equal(t, "y", got.Name)
+	assert.Equal(t, layout.I16, got.Type)
+	assert.Equal(t, []int64{2}, got.Shape)
+	i, err := Find(r, "z")
+	require.NoError(t, err)
+	assert.Equal(t, 2, i)
+	assert.Equal(t, "/b", src.recs[1].Name, "the source's records are left as they were")
+
+	rooted := rootRelative(src)
+	assert.Equal(t, []string{"a", "b", "c"}, []string{RecordAt(rooted, 0).Name, RecordAt(rooted, 1).Name, RecordAt(rooted, 2).Name})
+
+	_, err = Rename(src, []string{"x", "y"})
+	assert.ErrorContains(t, err, "2 names for 3 records")
+	_, err = Rename(src, []string{"x", "y", "x"})
+	assert.ErrorContains(t, err, `the name "x" is given twice`)
+
+	plain, err := Rename(&memSource{recs: recs}, []string{"p", "q", "r"})
+	require.NoError(t, err)
+	listed := plain.Records()
+	require.Len(t, listed, 3)
+	assert.Equal(t, "q", listed[1].Name)
+	assert.Equal(t, listed[2], RecordAt(plain, 2))
+}

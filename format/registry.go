@@ -447,14 +447,15 @@ func rootRelative(src Source) Source {
 	}) == nil {
 		return src
 	}
-	recs := src.Records()
-	names := make([]string, len(recs))
-	for i, r := range recs {
-		names[i] = r.Name
+	names := make([]string, 0, NumRecords(src))
+	_ = EachRecord(src, func(_ int, r *Record) error {
 		if len(r.Name) > 1 && r.Name[0] == '/' {
-			names[i] = r.Name[1:]
+			names = append(names, r.Name[1:])
+		} else {
+			names = append(names, r.Name)
 		}
-	}
+		return nil
+	})
 	renamed, err := Rename(src, names)
 	if err != nil {
 		return src

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
@@ -143,34 +145,61 @@ func finder(src Source) func(name string) (int, error) {
 }
 
 // Rename returns a Source whose records carry the given names, in record
-// order.
+// order. Its records are described on demand from src's, so renaming a
+// source of many records holds no second list of them.
 func Rename(src Source, names []string) (Source, error) {
-	recs := src.Records()
-	if len(names) != len(recs) {
-		return nil, fmt.Errorf("%d names for %d records", len(names), len(recs))
+	if n := NumRecords(src); len(names) != n {
+		return nil, fmt.Errorf("%d names for %d records", len(names), n)
 	}
-	s := &view{src: src}
-	seen := map[string]bool{}
-	for i, r := range recs {
-		if seen[names[i]] {
-			return nil, fmt.Errorf("the name %q is given twice", names[i])
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		if seen[name] {
+			return nil, fmt.Errorf("the name %q is given twice", name)
 		}
-		seen[names[i]] = true
-		r.Name = names[i]
-		s.index = append(s.index, i)
-		s.recs = append(s.recs, r)
+		seen[name] = true
+	}
+	s := &view{src: src, index: make([]int, len(names)), names: slices.Clone(names)}
+	for i := range s.index {
+		s.index[i] = i
 	}
 	return s, nil
 }
 
-// view is a Source over some records of another, possibly renamed.
+// view is a Source over some records of another, possibly renamed: a
+// selection lists its records when made; a renaming (names set)
+// describes each from src's on demand.
 type view struct {
 	src   Source
 	index []int
-	recs  []Record
+	names []string
+
+	once sync.Once
+	recs []Record
 }
 
-func (v *view) Records() []Record { return v.recs }
+func (v *view) NumRecords() int { return len(v.index) }
+
+func (v *view) Record(i int) Record {
+	if v.names == nil {
+		return v.recs[i]
+	}
+	r := RecordAt(v.src, v.index[i])
+	r.Name = v.names[i]
+	return r
+}
+
+func (v *view) Records() []Record {
+	if v.names != nil {
+		v.once.Do(func() {
+			recs := make([]Record, len(v.index))
+			for i := range recs {
+				recs[i] = v.Record(i)
+			}
+			v.recs = recs
+		})
+	}
+	return v.recs
+}
 
 func (v *view) ReadArray(i int, dst []byte, first int64, order layout.Order, bo binary.ByteOrder) error {
 	return v.src.ReadArray(v.index[i], dst, first, order, bo)
