@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
-	"github.com/mmapkit/mmapkit/mmapfile"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // goldenV3 are the v3 stores testdata/make_v3.py builds by hand from the
