@@ -308,7 +308,9 @@ func (s *Store) SetText(i int, idx []int64, value string) error {
 	a := s.array(i, false)
 	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
 	if err != nil {
-		return s.errf("", -1, err, "array %q", a.m.name)
+		e := storeErr(s.name, err, "")
+		e.Record = a.m.name
+		return e
 	}
 	return a.setBytes(idx, b)
 }
