@@ -264,7 +264,9 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	}
 	le, err := format.ParseLiteral(t, value, binary.LittleEndian)
 	if err != nil {
-		return f.errf(e.start, err, "record %q", key)
+		fe := errAt(f.name, -1, err, "")
+		fe.Record = key
+		return fe
 	}
 	if idx == nil {
 		idx = []int64{}

@@ -250,7 +250,9 @@ func TestFormatSetText(t *testing.T) {
 	fe := requireFormatErr(t, s.SetText(2, []int64{3, 0}, "1"), 236, mmapfile.ErrOutOfRange)
 	assert.Equal(t, p, fe.File)
 	requireFormatErr(t, s.SetText(2, []int64{0}, "1"), 236, mmapfile.ErrOutOfRange)
-	fe = requireFormatErr(t, s.SetText(2, []int64{0, 0}, "x"), 236, nil)
+	// A bad literal is about the record, not a byte of the file.
+	fe = requireFormatErr(t, s.SetText(2, []int64{0, 0}, "x"), -1, layout.ErrSyntax)
+	assert.Equal(t, "ζ!/b", fe.Record)
 	assert.Contains(t, fe.Error(), `"x" is not a f64`)
 	require.NoError(t, s.Sync())
 	require.NoError(t, f.Close())

@@ -232,7 +232,9 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	}
 	b, err := format.ParseLiteral(e.typ, value, binary.LittleEndian)
 	if err != nil {
-		return f.ioErr(e.start, fmt.Sprintf("value %d", i), err)
+		fe := errAt(f.name, -1, err, "")
+		fe.Record = strconv.Itoa(i)
+		return fe
 	}
 	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
 	if err != nil {

@@ -155,6 +155,10 @@ func TestFormatSetText(t *testing.T) {
 			assert.Equal(t, p, fe.File)
 		}
 	}
+	// A bad literal is about the record, named as Records names it, not
+	// about the offset of its header.
+	assert.EqualError(t, s.SetText(1, []int64{0, 0}, "abc"),
+		"futhark: "+p+`: record "1": layout: "abc" is not a i32 literal: unexpected 'a' at byte 0, expected digits: syntax error`)
 	require.NoError(t, s.Sync())
 	require.NoError(t, ff.Close())
 	var out bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mmapkit/mmapkit/format"
 	"github.com/mmapkit/mmapkit/layout"
 	"github.com/mmapkit/mmapkit/mmapfile"
 )
@@ -118,13 +119,8 @@ func (a *Array) ChunkKey(idx ...int64) (string, error) {
 
 func (a *Array) checkChunk(idx []int64) error {
 	g := a.m.unitGrid()
-	if len(idx) != len(g) {
-		return a.s.errf(a.m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: chunk index %v has %d components, the array has rank %d", a.m.name, idx, len(idx), len(g))
-	}
-	for i := range idx {
-		if idx[i] < 0 || idx[i] >= g[i] {
-			return a.s.errf(a.m.metaKey, -1, mmapfile.ErrOutOfRange, "array %q: chunk index %v outside the grid %v", a.m.name, idx, g)
-		}
+	if err := layout.CheckIndex("", g, idx); err != nil {
+		return a.s.errf(a.m.metaKey, -1, format.IndexError(err), "array %q: chunk grid %s", a.m.name, layout.ShapeString(g))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmapkit/mmapkit/internal/unsafeslice"
 	"github.com/mmapkit/mmapkit/layout"
+	"github.com/mmapkit/mmapkit/mmapfile"
 )
 
 // goldenV3 are the v3 stores testdata/make_v3.py builds by hand from the
@@ -98,6 +99,17 @@ func TestGoldenV3Details(t *testing.T) {
 	}
 	if _, err := ViewChunk[float64](a, 1, 0); !errors.Is(err, ErrMissingChunk) {
 		t.Errorf("view of a missing chunk: %v", err)
+	}
+	// A chunk index of the wrong rank is a wrong-rank call, as for Set,
+	// not an index outside the grid.
+	for _, idx := range [][]int64{{0}, {0, 0, 0}} {
+		_, err := ViewChunk[float64](a, idx...)
+		if !errors.Is(err, layout.ErrIndexCount) || !errors.Is(err, mmapfile.ErrOutOfRange) {
+			t.Errorf("view of chunk %v: %v, want layout.ErrIndexCount", idx, err)
+		}
+	}
+	if _, err := ViewChunk[float64](a, 9, 0); !errors.Is(err, layout.ErrIndexRange) || !errors.Is(err, mmapfile.ErrOutOfRange) {
+		t.Errorf("view of chunk [9,0]: %v, want layout.ErrIndexRange", err)
 	}
 	// Chunk (0, 0) is a raw little-endian block: a view of its file.
 	c, err := ViewChunk[float64](a, 0, 0)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -382,4 +383,29 @@ func TestStageAbortedLeavesNothing(t *testing.T) {
 	st.abort()
 	left, _ := os.ReadDir(dir)
 	assert.Empty(t, left)
+}
+
+// Set on a store whose directory was moved away and replaced by another
+// at its path (by hand, which the advisory lock does not stop) fails with
+// ErrReplaced and leaves the new store as it was, whether the chunk is
+// changed in place or re-encoded to a new file.
+func TestSetAfterReplaced(t *testing.T) {
+	for _, o := range []Options{{}, {Compress: "zlib"}, {Shards: []int64{4, 6}}} {
+		t.Run(o.Compress+fmt.Sprint(o.Shards), func(t *testing.T) {
+			p, _ := writeStore(t, o)
+			s, err := OpenFile(p, mmapfile.ReadWrite, nil)
+			require.NoError(t, err)
+			defer s.Close()
+			a, err := s.Array("x")
+			require.NoError(t, err)
+			require.NoError(t, os.Rename(p, p+".moved"))
+			q, _ := writeStore(t, o)
+			require.NoError(t, os.Rename(q, p))
+			want := files(t, p)
+			err = Set(a, []int64{1, 1}, 42.0)
+			require.ErrorIs(t, err, ErrReplaced)
+			assert.Contains(t, err.Error(), p)
+			assert.Equal(t, want, files(t, p))
+		})
+	}
 }

@@ -308,7 +308,9 @@ func (s *Store) SetText(i int, idx []int64, value string) error {
 	a := s.array(i, false)
 	b, err := parseText(a.m.dt.typ, value, a.m.byteOrder())
 	if err != nil {
-		return s.errf("", -1, err, "array %q", a.m.name)
+		e := storeErr(s.name, err, "")
+		e.Record = a.m.name
+		return e
 	}
 	return a.setBytes(idx, b)
 }
@@ -325,6 +327,11 @@ func (a *Array) setElement(idx []int64, b []byte) error {
 	}
 	if !s.writable {
 		return s.errf(m.metaKey, -1, mmapfile.ErrNotWritable, "array %q: the store is open read-only", m.name)
+	}
+	// Chunks are written by path: at a store put in this one's place they
+	// would change that store.
+	if err := s.inPlace(); err != nil {
+		return err
 	}
 	if _, err := layout.Index(m.shape, layout.RowMajor, idx...); err != nil {
 		return s.errf(m.metaKey, -1, format.IndexError(err), "array %q", m.name)
@@ -575,6 +582,10 @@ func (s *Store) writeKey(key string, data []byte, ok func() error) error {
 	}
 	l := s.swaps.of(key)
 	l.Lock()
+	if err := s.inPlace(); err != nil {
+		l.Unlock()
+		return err
+	}
 	if ok != nil {
 		if err := ok(); err != nil {
 			l.Unlock()

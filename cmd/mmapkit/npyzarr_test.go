@@ -236,3 +236,29 @@ func TestZarrUnreadableTypeFails(t *testing.T) {
 	assert.Contains(t, r.stderr, "str4")
 	assert.NotContains(t, r.stdout, "serialized")
 }
+
+// A bad literal given to set reads alike in every format that set
+// changes: the file, the record as ls names it, and layout's reason, with
+// no offset (the literal is wrong, not a byte of the file).
+func TestSetBadLiteralReadsAlike(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "s.npy")
+	require.NoError(t, npy.Save(src, []int64{2, 3}, layout.RowMajor, make([]float64, 6)))
+	const reason = `layout: "abc" is not a f64 literal: unexpected 'a' at byte 0, expected digits: syntax error`
+	for _, c := range []struct{ file, record string }{
+		{"s.npy", "0"},
+		{"s.abf", "0"},
+		{"s.fut", "0"},
+		{"s.dbdf", "matrix"},
+		{"s.zarr", "/0"},
+		{"s.h5", "/0"},
+	} {
+		p := filepath.Join(dir, c.file)
+		if p != src {
+			mustMk(t, "convert", src, p)
+		}
+		r := mk(t, "set", p, c.record, "[0,0]", "abc")
+		assert.Equal(t, 1, r.code, c.file)
+		assert.Equal(t, fmt.Sprintf("mmapkit: %s: record %q: %s\n", p, c.record, reason), r.stderr, c.file)
+	}
+}
