@@ -230,15 +230,20 @@ func (f *File) SetText(i int, idx []int64, value string) error {
 	if err != nil {
 		return err
 	}
-	b, err := format.ParseLiteral(e.typ, value, binary.LittleEndian)
-	if err != nil {
+	// A bad literal or index is about the record, as Records names it, and
+	// no place in the file.
+	recordErr := func(err error) error {
 		fe := errAt(f.name, -1, err, "")
 		fe.Record = strconv.Itoa(i)
 		return fe
 	}
+	b, err := format.ParseLiteral(e.typ, value, binary.LittleEndian)
+	if err != nil {
+		return recordErr(err)
+	}
 	linear, err := layout.Index(f.idx.shape(e), layout.RowMajor, idx...)
 	if err != nil {
-		return f.err(e.start, format.IndexError(err), "value %d", i)
+		return recordErr(format.IndexError(err))
 	}
 	return f.setElement(i, e, linear, b)
 }

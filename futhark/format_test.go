@@ -159,6 +159,9 @@ func TestFormatSetText(t *testing.T) {
 	// about the offset of its header.
 	assert.EqualError(t, s.SetText(1, []int64{0, 0}, "abc"),
 		"futhark: "+p+`: record "1": layout: "abc" is not a i32 literal: unexpected 'a' at byte 0, expected digits: syntax error`)
+	// So is an index outside its shape.
+	assert.EqualError(t, s.SetText(1, []int64{2, 0}, "1"),
+		"futhark: "+p+`: record "1": index [2,0]: 2 is past the end of dimension 0 of shape [2][2] (0 to 1)`)
 	require.NoError(t, s.Sync())
 	require.NoError(t, ff.Close())
 	var out bytes.Buffer
