@@ -264,6 +264,11 @@ func (l *Layout) setChunkDims(d *decoder, dims []uint64, rank int) error {
 	if d.err != nil {
 		return d.err
 	}
+	if len(dims) < 2 {
+		// HDF5 chunks only datasets of rank 1 or more: a scalar is never
+		// chunked, and a chunk of no dimensions holds nothing to index.
+		return errorf(d.at, "chunk has %d dimensions: a chunked layout has at least one besides the element size", len(dims))
+	}
 	if rank >= 0 && len(dims) != rank+1 {
 		return errorf(d.at, "chunk has %d dimensions, want the dataspace rank %d + 1", len(dims), rank)
 	}
