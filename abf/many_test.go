@@ -272,6 +272,9 @@ func TestRecordOnDemand(t *testing.T) {
 	live := float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)) / float64(n)
 	t.Logf("EachRecord over %d records: %.1f bytes/record allocated, %.1f live", n, alloc, live)
 	assert.Equal(t, int64(n), size)
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates on its own account: the bounds are for normal builds")
+	}
 	assert.Less(t, alloc, 16.0)
 	assert.Less(t, live, 1.0)
 }

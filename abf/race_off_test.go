@@ -1,0 +1,5 @@
+//go:build !race
+
+package abf
+
+const raceEnabled = false
